@@ -1,0 +1,408 @@
+/*
+ * print.c - printing expressions in the canonical sympy str() form (which
+ * re-parses to the same DAG node) and in torch's Python printer form.
+ *
+ * Parentheses follow Python's precedence (the parser's grammar), so every
+ * printed text parses back to what was printed. Output is bounded by
+ * SG_EXPR_MAX_PRINT; recursion by the node depth (<= SG_EXPR_MAX_DEPTH).
+ */
+#include <string.h>
+
+#include "solver/expr_impl.h"
+
+/* Python precedence levels, low to high. */
+enum {
+    P_TERNARY = 1, P_OR, P_AND, P_NOT, P_CMP, P_BOR, P_BAND, P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM
+};
+
+typedef struct printer {
+    sg_buf b;
+    sg_syntax syntax;
+    sg_symbol_namer namer;
+    void *payload;
+} printer;
+
+static void emit(printer *pr, const sg_expr *e, int ctx);
+
+static void put(printer *pr, const char *s) { sg_buf_puts(&pr->b, s); }
+
+static void put_int(printer *pr, sg_int v)
+{
+    char buf[SG_INT_STRLEN];
+    put(pr, sg_int_format(buf, v));
+}
+
+static bool is_neg_lit(const sg_expr *e)
+{
+    return (e->kind == SG_INT && e->u.ival < 0) || (e->kind == SG_RAT && e->u.rat.num < 0);
+}
+
+/* A Mul whose leading coefficient is negative prints with a leading '-'. */
+static bool is_neg_term(const sg_expr *e)
+{
+    return is_neg_lit(e) || (e->kind == SG_MUL && is_neg_lit(e->args[0]));
+}
+
+static bool lit_is_minus_one(const sg_expr *e) { return e->kind == SG_INT && e->u.ival == -1; }
+
+static bool python(const printer *pr) { return pr->syntax == SG_SYNTAX_PYTHON; }
+
+/* The precedence at which `e` prints (its outermost operator). */
+static int prec_of(const printer *pr, const sg_expr *e)
+{
+    switch (e->kind) {
+    case SG_INT: return e->u.ival < 0 ? P_UNARY : P_ATOM;
+    case SG_RAT: return python(pr) ? P_ATOM : P_MUL; /* sympy: 1/2, -1/2 */
+    case SG_INF: return e->u.inf.sign < 0 ? P_UNARY : P_ATOM;
+    case SG_ADD: return P_ADD;
+    case SG_MUL: /* -x is unary; -2*x and 2*x are products */
+        return e->nargs == 2 && lit_is_minus_one(e->args[0]) ? P_UNARY : P_MUL;
+    case SG_POW: return P_POW;
+    case SG_AND: return python(pr) ? P_AND : P_BAND;
+    case SG_OR: return python(pr) ? P_OR : P_BOR;
+    case SG_NOT: return python(pr) ? P_NOT : P_UNARY;
+    case SG_LT: case SG_LE: case SG_GT: case SG_GE: return P_CMP;
+    case SG_EQ: case SG_NE: return python(pr) ? P_CMP : P_ATOM;
+    case SG_IDENTITY: return python(pr) ? prec_of(pr, e->args[0]) : P_ATOM;
+    case SG_FLOORDIV: case SG_CLEANDIV: case SG_MOD: case SG_PYMOD: return python(pr) ? P_MUL : P_ATOM;
+    case SG_POWNAT: return python(pr) ? P_POW : P_ATOM;
+    case SG_CEILDIV: return python(pr) ? P_UNARY : P_ATOM;
+    default: return P_ATOM; /* calls and fully parenthesised forms */
+    }
+}
+
+/* Print `e` in a context of precedence `ctx`, parenthesised if it binds looser. */
+static void emit_in(printer *pr, const sg_expr *e, int ctx)
+{
+    if (prec_of(pr, e) < ctx) {
+        put(pr, "(");
+        emit(pr, e, 0);
+        put(pr, ")");
+    } else {
+        emit(pr, e, ctx);
+    }
+}
+
+static void emit_call(printer *pr, const char *name, const sg_expr *e)
+{
+    size_t i;
+    put(pr, name);
+    put(pr, "(");
+    for (i = 0; i < e->nargs; i++) {
+        if (i)
+            put(pr, ", ");
+        emit(pr, e->args[i], 0);
+    }
+    put(pr, ")");
+}
+
+static void emit_rat(printer *pr, const sg_expr *e)
+{
+    if (python(pr))
+        put(pr, "(");
+    put_int(pr, e->u.rat.num);
+    put(pr, "/");
+    put_int(pr, e->u.rat.den);
+    if (python(pr))
+        put(pr, ")");
+}
+
+/* Mul: [-]coef*f1*f2 ... ; `neg` drops the sign of a negative coefficient. */
+static void emit_mul(printer *pr, const sg_expr *e, bool drop_sign)
+{
+    size_t i = 0;
+    bool first = true;
+    if (is_neg_lit(e->args[0]) && !drop_sign)
+        put(pr, "-");
+    if (e->args[0]->kind == SG_INT) {
+        sg_int c = e->args[0]->u.ival < 0 ? -e->args[0]->u.ival : e->args[0]->u.ival;
+        i = 1;
+        if (c != 1) {
+            put_int(pr, c);
+            first = false;
+        }
+    } else if (e->args[0]->kind == SG_RAT) {
+        sg_int num = e->args[0]->u.rat.num < 0 ? -e->args[0]->u.rat.num : e->args[0]->u.rat.num;
+        i = 1;
+        if (python(pr))
+            put(pr, "(");
+        put_int(pr, num);
+        put(pr, "/");
+        put_int(pr, e->args[0]->u.rat.den);
+        if (python(pr))
+            put(pr, ")");
+        first = false;
+    }
+    for (; i < e->nargs; i++) {
+        if (!first)
+            put(pr, "*");
+        first = false;
+        emit_in(pr, e->args[i], P_MUL + 1);
+    }
+}
+
+/* A term of a sum after the first: " + t" or " - |t|". */
+static void emit_term(printer *pr, const sg_expr *t)
+{
+    if (!is_neg_term(t)) {
+        put(pr, " + ");
+        emit_in(pr, t, P_ADD + 1);
+    } else if (t->kind == SG_INT) {
+        put(pr, " - ");
+        put_int(pr, -t->u.ival);
+    } else if (t->kind == SG_RAT) {
+        put(pr, " - ");
+        if (python(pr))
+            put(pr, "(");
+        put_int(pr, -t->u.rat.num);
+        put(pr, "/");
+        put_int(pr, t->u.rat.den);
+        if (python(pr))
+            put(pr, ")");
+    } else {
+        put(pr, " - ");
+        emit_mul(pr, t, true);
+    }
+}
+
+static void emit_add(printer *pr, const sg_expr *e)
+{
+    size_t i, n = e->nargs;
+    /* torch's Python printer puts the constant first ("4 + x"); sympy's str() last */
+    if (python(pr) && (e->args[n - 1]->kind == SG_INT || e->args[n - 1]->kind == SG_RAT)) {
+        emit_in(pr, e->args[n - 1], P_ADD);
+        for (i = 0; i + 1 < n; i++)
+            emit_term(pr, e->args[i]);
+        return;
+    }
+    emit_in(pr, e->args[0], P_ADD);
+    for (i = 1; i < n; i++)
+        emit_term(pr, e->args[i]);
+}
+
+static void emit_infix(printer *pr, const sg_expr *e, const char *op, int prec)
+{
+    size_t i;
+    for (i = 0; i < e->nargs; i++) {
+        if (i)
+            put(pr, op);
+        emit_in(pr, e->args[i], prec + 1);
+    }
+}
+
+/* sympy's & and |: every non-atomic operand in parentheses, as sympy prints them. */
+static void emit_bool_sympy(printer *pr, const sg_expr *e, const char *op)
+{
+    size_t i;
+    for (i = 0; i < e->nargs; i++) {
+        if (i)
+            put(pr, op);
+        emit_in(pr, e->args[i], P_ATOM);
+    }
+}
+
+static const char *rel_text(sg_kind k)
+{
+    switch (k) {
+    case SG_EQ: return " == ";
+    case SG_NE: return " != ";
+    case SG_LT: return " < ";
+    case SG_LE: return " <= ";
+    case SG_GT: return " > ";
+    default: return " >= ";
+    }
+}
+
+/* Operands of == and != in torch's Python printer: compound ones in parentheses;
+ * of the order relations: // and % (precedence of a relation there) in parentheses. */
+static void emit_rel_operand(printer *pr, const sg_expr *x, sg_kind rel)
+{
+    bool call = x->kind == SG_MAX || x->kind == SG_MIN || x->kind == SG_TRUNC || x->kind == SG_FLOOR ||
+                x->kind == SG_CEIL;
+    bool divmod = x->kind == SG_FLOORDIV || x->kind == SG_CLEANDIV || x->kind == SG_MOD || x->kind == SG_PYMOD;
+    if (python(pr) && ((((rel == SG_EQ || rel == SG_NE) && x->nargs > 0 && !call)) || divmod)) {
+        put(pr, "(");
+        emit(pr, x, 0);
+        put(pr, ")");
+        return;
+    }
+    emit_in(pr, x, P_CMP + 1);
+}
+
+static void emit_python(printer *pr, const sg_expr *e)
+{
+    switch (e->kind) {
+    case SG_FLOORDIV: case SG_CLEANDIV:
+        emit_in(pr, e->args[0], P_MUL);
+        put(pr, " // ");
+        emit_in(pr, e->args[1], P_MUL + 1);
+        break;
+    case SG_MOD: case SG_PYMOD:
+        emit_in(pr, e->args[0], P_MUL);
+        put(pr, " % ");
+        emit_in(pr, e->args[1], P_MUL + 1);
+        break;
+    case SG_CEILDIV: /* -(-a // b) */
+        put(pr, "-(-");
+        emit_in(pr, e->args[0], P_UNARY);
+        put(pr, " // ");
+        emit_in(pr, e->args[1], P_MUL + 1);
+        put(pr, ")");
+        break;
+    case SG_MODIDX:
+        put(pr, "((");
+        emit_in(pr, e->args[0], P_MUL);
+        put(pr, " // ");
+        emit_in(pr, e->args[1], P_MUL + 1);
+        put(pr, ") % ");
+        emit_in(pr, e->args[2], P_MUL + 1);
+        put(pr, ")");
+        break;
+    case SG_TRUEDIV:
+        put(pr, "(");
+        emit_in(pr, e->args[0], P_MUL);
+        put(pr, " / ");
+        emit_in(pr, e->args[1], P_MUL + 1);
+        put(pr, ")");
+        break;
+    case SG_POWNAT:
+        emit_in(pr, e->args[0], P_POW + 1);
+        put(pr, " ** ");
+        emit_in(pr, e->args[1], P_UNARY);
+        break;
+    case SG_TRUNC: emit_call(pr, "math.trunc", e); break;
+    case SG_FLOOR: emit_call(pr, "math.floor", e); break;
+    case SG_CEIL: emit_call(pr, "math.ceil", e); break;
+    case SG_MAX: emit_call(pr, "max", e); break;
+    case SG_MIN: emit_call(pr, "min", e); break;
+    case SG_WHERE:
+        put(pr, "(");
+        emit_in(pr, e->args[1], P_OR);
+        put(pr, " if ");
+        emit_in(pr, e->args[0], P_OR);
+        put(pr, " else ");
+        emit_in(pr, e->args[2], P_TERNARY);
+        put(pr, ")");
+        break;
+    case SG_IDENTITY: emit(pr, e->args[0], 0); break;
+    case SG_AND: emit_infix(pr, e, " and ", P_AND); break;
+    case SG_OR: emit_infix(pr, e, " or ", P_OR); break;
+    case SG_NOT:
+        put(pr, "not ");
+        emit_in(pr, e->args[0], P_NOT);
+        break;
+    default: break;
+    }
+}
+
+static void emit_piecewise(printer *pr, const sg_expr *e)
+{
+    size_t i;
+    put(pr, "Piecewise(");
+    for (i = 0; i < e->nargs; i += 2) {
+        if (i)
+            put(pr, ", ");
+        put(pr, "(");
+        emit(pr, e->args[i], 0);
+        put(pr, ", ");
+        emit(pr, e->args[i + 1], 0);
+        put(pr, ")");
+    }
+    put(pr, ")");
+}
+
+static void emit(printer *pr, const sg_expr *e, int ctx)
+{
+    (void)ctx;
+    if (pr->b.failed)
+        return;
+    switch (e->kind) {
+    case SG_INT: put_int(pr, e->u.ival); return;
+    case SG_RAT: emit_rat(pr, e); return;
+    case SG_TRUE: put(pr, "True"); return;
+    case SG_FALSE: put(pr, "False"); return;
+    case SG_INF:
+        put(pr, e->u.inf.sign < 0 ? "-" : "");
+        put(pr, e->u.inf.integer ? "int_oo" : (python(pr) ? "math.inf" : "oo"));
+        return;
+    case SG_SYM: {
+        const char *name = pr->namer ? pr->namer(e, pr->payload) : NULL;
+        put(pr, name ? name : e->u.sym.name);
+        return;
+    }
+    case SG_ADD: emit_add(pr, e); return;
+    case SG_MUL: emit_mul(pr, e, false); return;
+    case SG_POW:
+        emit_in(pr, e->args[0], P_POW + 1);
+        put(pr, "**");
+        put_int(pr, e->args[1]->u.ival);
+        return;
+    case SG_LT: case SG_LE: case SG_GT: case SG_GE:
+        emit_rel_operand(pr, e->args[0], (sg_kind)e->kind);
+        put(pr, rel_text((sg_kind)e->kind));
+        emit_rel_operand(pr, e->args[1], (sg_kind)e->kind);
+        return;
+    case SG_EQ: case SG_NE:
+        if (python(pr)) {
+            emit_rel_operand(pr, e->args[0], (sg_kind)e->kind);
+            put(pr, rel_text((sg_kind)e->kind));
+            emit_rel_operand(pr, e->args[1], (sg_kind)e->kind);
+        } else {
+            emit_call(pr, e->kind == SG_EQ ? "Eq" : "Ne", e);
+        }
+        return;
+    case SG_PIECEWISE: emit_piecewise(pr, e); return;
+    default: break;
+    }
+    if (python(pr)) {
+        if (e->kind != SG_AND && e->kind != SG_OR && e->kind != SG_NOT && e->kind != SG_FLOORDIV &&
+            e->kind != SG_CLEANDIV && e->kind != SG_MOD && e->kind != SG_PYMOD && e->kind != SG_CEILDIV &&
+            e->kind != SG_MODIDX && e->kind != SG_TRUEDIV && e->kind != SG_POWNAT && e->kind != SG_TRUNC &&
+            e->kind != SG_FLOOR && e->kind != SG_CEIL && e->kind != SG_MAX && e->kind != SG_MIN &&
+            e->kind != SG_WHERE && e->kind != SG_IDENTITY)
+            emit_call(pr, sg_kind_name((sg_kind)e->kind), e);
+        else
+            emit_python(pr, e);
+        return;
+    }
+    switch (e->kind) {
+    case SG_FLOORDIV: /* sympy prints FloorDiv as (a//b) */
+        put(pr, "(");
+        emit_in(pr, e->args[0], P_ATOM);
+        put(pr, "//");
+        emit_in(pr, e->args[1], P_ATOM);
+        put(pr, ")");
+        return;
+    case SG_AND: emit_bool_sympy(pr, e, " & "); return;
+    case SG_OR: emit_bool_sympy(pr, e, " | "); return;
+    case SG_NOT:
+        put(pr, "~");
+        emit_in(pr, e->args[0], P_ATOM);
+        return;
+    default: emit_call(pr, sg_kind_name((sg_kind)e->kind), e); return;
+    }
+}
+
+int sg_expr_print(char **out, const sg_expr *e, sg_syntax syntax, sg_symbol_namer namer, void *payload,
+                  sg_error *err)
+{
+    printer pr;
+    *out = NULL;
+    memset(&pr, 0, sizeof pr);
+    sg_buf_init(&pr.b, SG_EXPR_MAX_PRINT);
+    pr.syntax = syntax;
+    pr.namer = namer;
+    pr.payload = payload;
+    emit(&pr, e, 0);
+    if (pr.b.failed) {
+        int rc = pr.b.failed;
+        sg_buf_dispose(&pr.b);
+        if (rc == SG_ELIMIT)
+            return sg_error_set(err, rc, "printed expression longer than %zu bytes", (size_t)SG_EXPR_MAX_PRINT);
+        return sg_error_set(err, rc, "out of memory printing an expression");
+    }
+    *out = sg_buf_take(&pr.b);
+    if (!*out)
+        return sg_error_set(err, SG_ENOMEM, "out of memory printing an expression");
+    return 0;
+}

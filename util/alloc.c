@@ -1,0 +1,82 @@
+/*
+ * alloc.c - shapegate's allocator: malloc/calloc/realloc behind a counter, so
+ * tests can make the N-th allocation fail (sg_alloc_fail_after) and check that
+ * every library call then reports SG_ENOMEM and leaks nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static long fail_after = -1;      /* allocations left before failing; <0: never */
+static unsigned long alloc_count; /* successful and failed attempts */
+
+void sg_alloc_fail_after(long n) { fail_after = n; }
+
+unsigned long sg_alloc_count(void) { return alloc_count; }
+
+/* True when this allocation must fail. */
+static bool inject_failure(void)
+{
+    alloc_count++;
+    if (fail_after < 0)
+        return false;
+    if (fail_after == 0)
+        return true;
+    fail_after--;
+    return false;
+}
+
+void *sg__malloc(size_t n)
+{
+    if (inject_failure())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *sg__calloc(size_t count, size_t size)
+{
+    if (inject_failure())
+        return NULL;
+    return calloc(count ? count : 1, size ? size : 1);
+}
+
+void *sg__realloc(void *p, size_t n)
+{
+    if (inject_failure())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+char *sg__strndup(const char *s, size_t n)
+{
+    char *r = sg__malloc(n + 1);
+    if (!r)
+        return NULL;
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+void sg_free(void *p) { free(p); }
+
+int sg__grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t ncap;
+    void *p;
+
+    if (need <= *cap)
+        return 0;
+    ncap = *cap ? *cap : 8;
+    while (ncap < need) {
+        if (ncap > ((size_t)-1 / 2) / elem)
+            return SG_ENOMEM;
+        ncap *= 2;
+    }
+    p = sg__realloc(*arr, ncap * elem);
+    if (!p)
+        return SG_ENOMEM;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * buf.c - sg_buf, a bounded growable string (see util.h for the contract).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+void sg_buf_init(sg_buf *b, size_t max)
+{
+    memset(b, 0, sizeof *b);
+    b->max = max;
+}
+
+void sg_buf_dispose(sg_buf *b)
+{
+    sg_free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+int sg_buf_append(sg_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return b->failed;
+    if (n > b->max || b->len > b->max - n)
+        return b->failed = SG_ELIMIT;
+    if (sg__grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
+        return b->failed = SG_ENOMEM;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int sg_buf_puts(sg_buf *b, const char *s) { return sg_buf_append(b, s, strlen(s)); }
+
+int sg_buf_putc(sg_buf *b, char c) { return sg_buf_append(b, &c, 1); }
+
+int sg_buf_printf(sg_buf *b, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return b->failed = SG_ERROR;
+    if ((size_t)n < sizeof small)
+        return sg_buf_append(b, small, (size_t)n);
+    {
+        char *big = sg__malloc((size_t)n + 1);
+        int rc;
+        if (!big)
+            return b->failed = SG_ENOMEM;
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        rc = sg_buf_append(b, big, (size_t)n);
+        sg_free(big);
+        return rc;
+    }
+}
+
+char *sg_buf_take(sg_buf *b)
+{
+    char *s;
+    if (b->failed)
+        return NULL;
+    if (!b->data && sg_buf_append(b, "", 0))
+        return NULL;
+    s = b->data;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    return s;
+}

@@ -1,0 +1,59 @@
+/*
+ * util.h - library-internal helpers shared by every module: the allocator
+ * (with the failure-injection hook of common.h), and a bounded string builder.
+ * Not installed; never included by cli/ or service/.
+ */
+#ifndef SG_UTIL_H
+#define SG_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shapegate/common.h"
+#include "shapegate/error.h"
+
+/* Allocation through these can be made to fail by sg_alloc_fail_after(). */
+void *sg__malloc(size_t n);
+void *sg__calloc(size_t count, size_t size);
+void *sg__realloc(void *p, size_t n);
+char *sg__strndup(const char *s, size_t n);
+
+/* Grow `*arr` (of `*cap` elements of `elem` bytes) to hold at least `need`.
+ * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */
+int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/*
+ * sg_buf: a growable NUL-terminated byte string with a hard maximum length.
+ * Appends fail with SG_ELIMIT past `max` and SG_ENOMEM when out of memory;
+ * after a failure the buffer keeps its earlier content and later appends
+ * fail with the same code (check once at the end).
+ */
+typedef struct sg_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    size_t max;
+    int failed;
+} sg_buf;
+
+void sg_buf_init(sg_buf *b, size_t max);
+void sg_buf_dispose(sg_buf *b);
+int sg_buf_append(sg_buf *b, const char *s, size_t n);
+int sg_buf_puts(sg_buf *b, const char *s);
+int sg_buf_putc(sg_buf *b, char c);
+int sg_buf_printf(sg_buf *b, const char *fmt, ...) SG_PRINTF(2, 3);
+/* Hand the string over (caller frees with sg_free()); the buffer is left empty. */
+char *sg_buf_take(sg_buf *b);
+
+/* Checked 128-bit arithmetic: return false on overflow. */
+static inline bool sg__add(sg_int a, sg_int b, sg_int *r) { return !__builtin_add_overflow(a, b, r); }
+static inline bool sg__sub(sg_int a, sg_int b, sg_int *r) { return !__builtin_sub_overflow(a, b, r); }
+static inline bool sg__mul(sg_int a, sg_int b, sg_int *r) { return !__builtin_mul_overflow(a, b, r); }
+
+/* Python's a // b and a % b for b != 0 (the caller checks b); false on overflow. */
+bool sg__floordiv(sg_int a, sg_int b, sg_int *r);
+bool sg__pymod(sg_int a, sg_int b, sg_int *r);
+sg_int sg__gcd(sg_int a, sg_int b); /* non-negative; gcd(0, 0) = 0; arguments > SG_INT_MIN */
+
+#endif
