@@ -1,0 +1,710 @@
+/*
+ * smt.c - the Z3 encoding of guard expressions (include/shapegate/smt.h),
+ * with exactly the semantics of sg_expr_eval(): Python floor division and
+ * modulo for every sign, exact reals, strict definedness. docs/smt.md gives
+ * the encoding of every kind.
+ *
+ * Reference counting: the context is created with Z3_mk_context_rc, so every
+ * term held here carries a reference. Each new term goes through tmp(), which
+ * takes a reference and pushes it on a stack of temporaries; encoding one node
+ * (and every public call) marks the stack and releases back to the mark at its
+ * end, so intermediates stay alive exactly while they are in use. Terms kept
+ * beyond that (the memo) get a reference of their own from keep(), released in
+ * sg_smt_free().
+ *
+ * Errors: a no-op error handler is installed (the default one exits the
+ * process); Z3 records the code in the context and tmp() checks
+ * Z3_get_error_code after every call that builds a term. The first failure is
+ * kept in `s->failed` and every builder returns NULL for a NULL argument, so a
+ * chain of builders is checked once, at the end of the node.
+ */
+#include <string.h>
+
+#include "shapegate/smt.h"
+#include "util/util.h"
+
+#define SG_SMT_MAX_POW 4096                     /* largest literal exponent expanded */
+#define SG_SMT_MAX_TEXT (4 * SG_EXPR_MAX_PRINT) /* bytes of one SMT-LIB rendering */
+
+/* The terms of one expression id, each holding a reference (NULL: none). */
+typedef struct sg_smt_memo {
+    Z3_ast val;   /* value: Int, Real or Bool; NULL while not encoded */
+    Z3_ast def;   /* definedness; NULL when always defined */
+    Z3_ast holds; /* and(def, val) of a boolean, made by sg_smt_holds */
+} sg_smt_memo;
+
+struct sg_smt {
+    sg_pool *pool;
+    Z3_context ctx;
+    Z3_sort int_sort, real_sort; /* referenced */
+    Z3_ast tru;                  /* referenced `true`: the definedness of total terms */
+    sg_smt_memo *memo;           /* by expression id */
+    size_t cap;
+    Z3_ast *tmp; /* referenced temporaries of the work in progress */
+    size_t ntmp, tmpcap;
+    int failed;          /* first failure of the current call: 0, SG_ERROR (Z3) or SG_ENOMEM */
+    Z3_error_code zcode; /* Z3's code when failed == SG_ERROR */
+};
+
+/* ---- References and errors ---------------------------------------------------------------- */
+
+/* Z3 leaves the code in the context; tmp() reads it. Installed so Z3 never exits the process. */
+static void on_z3_error(Z3_context ctx, Z3_error_code code)
+{
+    (void)ctx;
+    (void)code;
+}
+
+static void set_failed(sg_smt *s, int code, Z3_error_code zcode)
+{
+    if (!s->failed) {
+        s->failed = code;
+        s->zcode = zcode;
+    }
+}
+
+/* The fresh result `a` of a Z3 call, referenced until release(); NULL if Z3 failed. */
+static Z3_ast tmp(sg_smt *s, Z3_ast a)
+{
+    Z3_error_code code = Z3_get_error_code(s->ctx);
+    if (code != Z3_OK || !a) {
+        set_failed(s, SG_ERROR, code != Z3_OK ? code : Z3_EXCEPTION);
+        return NULL;
+    }
+    if (sg__grow((void **)&s->tmp, &s->tmpcap, s->ntmp + 1, sizeof *s->tmp)) {
+        set_failed(s, SG_ENOMEM, Z3_OK);
+        return NULL;
+    }
+    Z3_inc_ref(s->ctx, a);
+    s->tmp[s->ntmp++] = a;
+    return a;
+}
+
+/* Drop the temporaries made since `mark`. */
+static void release(sg_smt *s, size_t mark)
+{
+    while (s->ntmp > mark)
+        Z3_dec_ref(s->ctx, s->tmp[--s->ntmp]);
+}
+
+/* A reference of its own for a term the memo keeps, given back by unref(). NULL-safe. */
+static Z3_ast keep(sg_smt *s, Z3_ast a)
+{
+    if (a)
+        Z3_inc_ref(s->ctx, a);
+    return a;
+}
+
+static void unref(sg_smt *s, Z3_ast a)
+{
+    if (a)
+        Z3_dec_ref(s->ctx, a);
+}
+
+/* The error for the recorded failure. */
+static int failure(sg_smt *s, sg_error *err)
+{
+    if (s->failed == SG_ENOMEM)
+        return sg_error_set(err, SG_ENOMEM, "out of memory encoding for Z3");
+    if (s->zcode == Z3_OK)
+        s->zcode = Z3_EXCEPTION;
+    return sg_error_set(err, SG_ERROR, "Z3 error %d: %s", (int)s->zcode, Z3_get_error_msg(s->ctx, s->zcode));
+}
+
+/* ---- Term builders: borrowed arguments, temporary result, NULL in -> NULL out --------------- */
+
+typedef Z3_ast (*z3_unary)(Z3_context, Z3_ast);
+typedef Z3_ast (*z3_binary)(Z3_context, Z3_ast, Z3_ast);
+typedef Z3_ast (*z3_nary)(Z3_context, unsigned, Z3_ast const[]);
+
+static Z3_ast mk1(sg_smt *s, z3_unary f, Z3_ast a) { return a ? tmp(s, f(s->ctx, a)) : NULL; }
+static Z3_ast mk2(sg_smt *s, z3_binary f, Z3_ast a, Z3_ast b) { return a && b ? tmp(s, f(s->ctx, a, b)) : NULL; }
+
+/* An n-ary operator (add, mul, sub, and, or) on two terms. */
+static Z3_ast mkn(sg_smt *s, z3_nary f, Z3_ast a, Z3_ast b)
+{
+    Z3_ast args[2];
+    args[0] = a;
+    args[1] = b;
+    return a && b ? tmp(s, f(s->ctx, 2, args)) : NULL;
+}
+
+static Z3_ast ite(sg_smt *s, Z3_ast c, Z3_ast t, Z3_ast e)
+{
+    return c && t && e ? tmp(s, Z3_mk_ite(s->ctx, c, t, e)) : NULL;
+}
+
+static Z3_ast neg(sg_smt *s, Z3_ast a) { return mk1(s, Z3_mk_unary_minus, a); }
+
+static bool is_real(sg_smt *s, Z3_ast a)
+{
+    return a && Z3_get_sort_kind(s->ctx, Z3_get_sort(s->ctx, a)) == Z3_REAL_SORT;
+}
+
+/* `a` made Real when `real` and it is an Int term; else `a` itself. */
+static Z3_ast conv(sg_smt *s, Z3_ast a, bool real)
+{
+    return real && a && !is_real(s, a) ? mk1(s, Z3_mk_int2real, a) : a;
+}
+
+/* A numeral from decimal text ("-7", "7/2" for a Real). */
+static Z3_ast numeral(sg_smt *s, const char *text, bool real)
+{
+    return tmp(s, Z3_mk_numeral(s->ctx, text, real ? s->real_sort : s->int_sort));
+}
+
+static Z3_ast num(sg_smt *s, sg_int v, bool real)
+{
+    char buf[SG_INT_STRLEN];
+    return numeral(s, sg_int_format(buf, v), real);
+}
+
+/* True with `*v` set when `e` is an integer literal. */
+static bool int_lit(const sg_expr *e, sg_int *v)
+{
+    *v = sg_expr_int_value(e);
+    return sg_expr_kind(e) == SG_INT;
+}
+
+/* "t != 0" for the divisor `t` of expression `be`: NULL (no condition) for a nonzero literal. */
+static Z3_ast nonzero(sg_smt *s, const sg_expr *be, Z3_ast t)
+{
+    sg_int p, q;
+    if (sg_expr_rational_value(be, &p, &q) && p != 0)
+        return NULL;
+    return mk1(s, Z3_mk_not, mk2(s, Z3_mk_eq, t, num(s, 0, is_real(s, t))));
+}
+
+/*
+ * Python's a // b, `be` being b's expression. SMT-LIB div is Euclidean, which
+ * is floor division when b > 0; for b < 0, a // b == (-a) // (-b) with -b > 0.
+ */
+static Z3_ast floordiv(sg_smt *s, const sg_expr *be, Z3_ast a, Z3_ast b)
+{
+    sg_int v;
+    char buf[SG_INT_STRLEN];
+    if (int_lit(be, &v) && v > 0)
+        return mk2(s, Z3_mk_div, a, b);
+    if (int_lit(be, &v) && v < 0) /* -v is the literal's text without its sign */
+        return mk2(s, Z3_mk_div, neg(s, a), numeral(s, sg_int_format(buf, v) + 1, false));
+    return ite(s, mk2(s, Z3_mk_gt, b, num(s, 0, false)), mk2(s, Z3_mk_div, a, b),
+               mk2(s, Z3_mk_div, neg(s, a), neg(s, b)));
+}
+
+/* Python's a % b (the divisor's sign): Euclidean mod when b is a positive literal, else a - b*(a//b). */
+static Z3_ast pymod(sg_smt *s, const sg_expr *be, Z3_ast a, Z3_ast b)
+{
+    sg_int v;
+    if (int_lit(be, &v) && v > 0)
+        return mk2(s, Z3_mk_mod, a, b);
+    return mkn(s, Z3_mk_sub, a, mkn(s, Z3_mk_mul, b, floordiv(s, be, a, b)));
+}
+
+/* b**k for a literal 0 <= k, by square-and-multiply. */
+static Z3_ast pow_lit(sg_smt *s, Z3_ast b, sg_int k)
+{
+    Z3_ast acc = NULL, sq = b;
+    if (k == 0)
+        return num(s, 1, is_real(s, b));
+    for (; k > 0; k >>= 1) {
+        if (k & 1)
+            acc = acc ? mkn(s, Z3_mk_mul, acc, sq) : sq;
+        if (k > 1)
+            sq = mkn(s, Z3_mk_mul, sq, sq);
+    }
+    return acc;
+}
+
+/* ---- Encoding of one node ------------------------------------------------------------------- */
+
+/* The value term of an encoded expression (held by the memo). */
+static Z3_ast val_of(sg_smt *s, const sg_expr *e) { return s->memo[sg_expr_id(e)].val; }
+
+/* Add, Mul, And or Or of all arguments, Int ones made Real when `real`. */
+static Z3_ast enc_nary(sg_smt *s, const sg_expr *e, z3_nary f, bool real)
+{
+    size_t i, n = sg_expr_nargs(e);
+    Z3_ast *args = sg__calloc(n, sizeof *args), r = NULL;
+    if (!args) {
+        set_failed(s, SG_ENOMEM, Z3_OK);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        args[i] = conv(s, val_of(s, sg_expr_arg(e, i)), real);
+    if (!s->failed)
+        r = tmp(s, f(s->ctx, (unsigned)n, args));
+    sg_free(args);
+    return r;
+}
+
+/* Max or Min as an ite chain. */
+static Z3_ast enc_maxmin(sg_smt *s, const sg_expr *e, bool real)
+{
+    size_t i;
+    z3_binary better = sg_expr_kind(e) == SG_MAX ? Z3_mk_gt : Z3_mk_lt;
+    Z3_ast m = conv(s, val_of(s, sg_expr_arg(e, 0)), real);
+    for (i = 1; i < sg_expr_nargs(e); i++) {
+        Z3_ast a = conv(s, val_of(s, sg_expr_arg(e, i)), real);
+        m = ite(s, mk2(s, better, a, m), a, m);
+    }
+    return m;
+}
+
+/* Piecewise((e1, c1), ..., (en, cn)) = ite(c1, e1, ite(c2, e2, ... en)); *cond = "some ci holds". */
+static Z3_ast enc_piecewise(sg_smt *s, const sg_expr *e, bool real, Z3_ast *cond)
+{
+    size_t i = sg_expr_nargs(e);
+    Z3_ast v = conv(s, val_of(s, sg_expr_arg(e, i - 2)), real);
+    Z3_ast any = val_of(s, sg_expr_arg(e, i - 1));
+    for (i -= 2; i >= 2; i -= 2) {
+        Z3_ast c = val_of(s, sg_expr_arg(e, i - 1));
+        v = ite(s, c, conv(s, val_of(s, sg_expr_arg(e, i - 2)), real), v);
+        any = mkn(s, Z3_mk_or, c, any);
+    }
+    *cond = any;
+    return v;
+}
+
+/* TruncToInt, FloorToInt or CeilToInt of a Real term (to_int is floor). */
+static Z3_ast enc_round(sg_smt *s, sg_kind k, Z3_ast x)
+{
+    Z3_ast fl = k != SG_CEIL ? mk1(s, Z3_mk_real2int, x) : NULL;
+    Z3_ast ce = k != SG_FLOOR ? neg(s, mk1(s, Z3_mk_real2int, neg(s, x))) : NULL;
+    return k == SG_FLOOR ? fl : k == SG_CEIL ? ce : ite(s, mk2(s, Z3_mk_ge, x, num(s, 0, true)), fl, ce);
+}
+
+/*
+ * PowByNatural(b, e). A literal e is expanded; otherwise Z3's ^, which leaves
+ * 0^0 unspecified and on Ints yields a Real in Z3 4.8 (an Int in later ones).
+ */
+static int enc_pownat(sg_smt *s, const sg_expr *ee, Z3_ast b, Z3_ast e, Z3_ast *out, Z3_ast *cond,
+                      sg_error *err)
+{
+    sg_int k;
+    Z3_ast p;
+    if (int_lit(ee, &k)) {
+        if (k > SG_SMT_MAX_POW)
+            return sg_error_set(err, SG_EUNSUPPORTED, "an exponent over %d", SG_SMT_MAX_POW);
+        *cond = k < 0 ? tmp(s, Z3_mk_false(s->ctx)) : NULL;
+        *out = k < 0 ? num(s, 0, false) : pow_lit(s, b, k);
+        return 0;
+    }
+    p = mk2(s, Z3_mk_power, b, e);
+    *out = ite(s, mk2(s, Z3_mk_eq, e, num(s, 0, false)), num(s, 1, false),
+               is_real(s, p) ? mk1(s, Z3_mk_real2int, p) : p);
+    *cond = mk2(s, Z3_mk_ge, e, num(s, 0, false));
+    return 0;
+}
+
+/* A relation of two numbers (as Reals when mixed) or, for Eq/Ne, of two booleans. */
+static Z3_ast enc_rel(sg_smt *s, sg_kind k, Z3_ast a, Z3_ast b)
+{
+    static const z3_binary ops[] = {Z3_mk_eq, Z3_mk_eq, Z3_mk_lt, Z3_mk_le, Z3_mk_gt, Z3_mk_ge};
+    bool real = is_real(s, a) || is_real(s, b);
+    Z3_ast r = mk2(s, ops[k - SG_EQ], conv(s, a, real), conv(s, b, real));
+    return k == SG_NE ? mk1(s, Z3_mk_not, r) : r;
+}
+
+/* The Real numeral p/q of an SG_RAT. */
+static Z3_ast rat_lit(sg_smt *s, const sg_expr *e)
+{
+    sg_int p = 0, q = 1;
+    char a[SG_INT_STRLEN], b[SG_INT_STRLEN], text[2 * SG_INT_STRLEN + 1];
+    sg_expr_rational_value(e, &p, &q);
+    snprintf(text, sizeof text, "%s/%s", sg_int_format(a, p), sg_int_format(b, q));
+    return numeral(s, text, true);
+}
+
+/* True when `n` arguments suit kind `k` (constructors guarantee it; checked before indexing). */
+static bool arity_ok(sg_kind k, size_t n)
+{
+    switch (k) {
+    case SG_INT: case SG_RAT: case SG_TRUE: case SG_FALSE: case SG_INF: case SG_SYM: return n == 0;
+    case SG_ADD: case SG_MUL: case SG_MAX: case SG_MIN: case SG_AND: case SG_OR: return n >= 1;
+    case SG_PIECEWISE: return n >= 2 && n % 2 == 0;
+    case SG_MODIDX: case SG_WHERE: return n == 3;
+    case SG_TRUNC: case SG_FLOOR: case SG_CEIL: case SG_IDENTITY: case SG_NOT: return n == 1;
+    default: return n == 2;
+    }
+}
+
+/*
+ * The value of node `e`, whose arguments are encoded, into *out, and its own
+ * definedness condition beyond its arguments' into *cond (NULL for none).
+ * Both are temporaries.
+ */
+static int enc_node(sg_smt *s, const sg_expr *e, Z3_ast *out, Z3_ast *cond, sg_error *err)
+{
+    sg_kind k = sg_expr_kind(e);
+    size_t n = sg_expr_nargs(e);
+    bool real = sg_expr_sort(e) == SG_SORT_REAL;
+    const sg_expr *e1 = sg_expr_arg(e, 1), *e2 = sg_expr_arg(e, 2);
+    Z3_ast x = n > 0 ? val_of(s, sg_expr_arg(e, 0)) : NULL;
+    Z3_ast y = n > 1 ? val_of(s, e1) : NULL, z = n > 2 ? val_of(s, e2) : NULL, c1, c2;
+    sg_int v;
+
+    *out = *cond = NULL;
+    if (!arity_ok(k, n))
+        return sg_error_set(err, SG_EINVALID, "%s with %zu arguments", sg_kind_name(k), n);
+    switch (k) {
+    case SG_INT: *out = num(s, sg_expr_int_value(e), false); break;
+    case SG_RAT: *out = rat_lit(s, e); break;
+    case SG_TRUE: *out = tmp(s, Z3_mk_true(s->ctx)); break;
+    case SG_FALSE: *out = tmp(s, Z3_mk_false(s->ctx)); break;
+    case SG_INF: return sg_error_set(err, SG_EUNSUPPORTED, "an infinity has no finite Z3 encoding");
+    case SG_SYM:
+        *out = tmp(s, Z3_mk_const(s->ctx, Z3_mk_string_symbol(s->ctx, sg_expr_symbol_name(e)), s->int_sort));
+        break;
+    case SG_ADD: *out = enc_nary(s, e, Z3_mk_add, real); break;
+    case SG_MUL: *out = enc_nary(s, e, Z3_mk_mul, real); break;
+    case SG_AND: *out = enc_nary(s, e, Z3_mk_and, false); break;
+    case SG_OR: *out = enc_nary(s, e, Z3_mk_or, false); break;
+    case SG_POW:
+        if (!int_lit(e1, &v) || v < 0 || v > SG_SMT_MAX_POW)
+            return sg_error_set(err, SG_EUNSUPPORTED, "Pow needs a literal exponent 0..%d", SG_SMT_MAX_POW);
+        *out = pow_lit(s, x, v);
+        break;
+    case SG_POWNAT: return enc_pownat(s, e1, x, y, out, cond, err);
+    case SG_FLOORDIV: case SG_CLEANDIV: *out = floordiv(s, e1, x, y); break;
+    case SG_CEILDIV: *out = neg(s, floordiv(s, e1, neg(s, x), y)); break;
+    case SG_MOD: case SG_PYMOD: *out = pymod(s, e1, x, y); break;
+    case SG_MODIDX: *out = pymod(s, e2, floordiv(s, e1, x, y), z); break;
+    case SG_TRUEDIV: *out = mk2(s, Z3_mk_div, conv(s, x, true), conv(s, y, true)); break;
+    case SG_TRUNC: case SG_FLOOR: case SG_CEIL: *out = is_real(s, x) ? enc_round(s, k, x) : x; break;
+    case SG_MAX: case SG_MIN: *out = enc_maxmin(s, e, real); break;
+    case SG_WHERE: *out = ite(s, x, conv(s, y, real), conv(s, z, real)); break;
+    case SG_PIECEWISE: *out = enc_piecewise(s, e, real, cond); break;
+    case SG_IDENTITY: *out = x; break;
+    case SG_EQ: case SG_NE: case SG_LT: case SG_LE: case SG_GT: case SG_GE: *out = enc_rel(s, k, x, y); break;
+    case SG_NOT: *out = mk1(s, Z3_mk_not, x); break;
+    default: return sg_error_set(err, SG_EINVALID, "unknown expression kind %d", (int)k);
+    }
+    if (k >= SG_FLOORDIV && k <= SG_TRUEDIV) { /* the division family: divisors must be nonzero */
+        c1 = nonzero(s, e1, y);
+        c2 = k == SG_MODIDX ? nonzero(s, e2, z) : NULL;
+        *cond = c1 && c2 ? mkn(s, Z3_mk_and, c1, c2) : c1 ? c1 : c2;
+    }
+    return 0;
+}
+
+/* and(definedness of e's arguments, cond), or NULL when that is trivially true. */
+static Z3_ast enc_defined(sg_smt *s, const sg_expr *e, Z3_ast cond)
+{
+    size_t i, m = 0, n = sg_expr_nargs(e);
+    Z3_ast *parts, r;
+    if (!(parts = sg__calloc(n + 1, sizeof *parts))) {
+        set_failed(s, SG_ENOMEM, Z3_OK);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        Z3_ast d = s->memo[sg_expr_id(sg_expr_arg(e, i))].def;
+        if (d && (m == 0 || parts[m - 1] != d)) /* skip a repeat of the previous argument's */
+            parts[m++] = d;
+    }
+    if (cond)
+        parts[m++] = cond;
+    r = m == 0 ? NULL : m == 1 ? parts[0] : tmp(s, Z3_mk_and(s->ctx, (unsigned)m, parts));
+    sg_free(parts);
+    return r;
+}
+
+/* Encode `e` and everything below it into the memo; recursion is bounded by sg_expr_depth(). */
+static int enc(sg_smt *s, const sg_expr *e, sg_error *err)
+{
+    uint32_t id = sg_expr_id(e);
+    size_t i, mark = s->ntmp;
+    Z3_ast v = NULL, cond = NULL, d = NULL;
+    int rc;
+
+    if (id >= s->cap)
+        return sg_error_set(err, SG_EINVALID, "expression %u is not from the encoder's pool", (unsigned)id);
+    if (s->memo[id].val)
+        return 0;
+    for (i = 0; i < sg_expr_nargs(e); i++)
+        if ((rc = enc(s, sg_expr_arg(e, i), err)) < 0)
+            return rc;
+    rc = enc_node(s, e, &v, &cond, err);
+    if (rc == 0)
+        d = enc_defined(s, e, cond);
+    if (rc == 0 && (s->failed || !v))
+        rc = failure(s, err);
+    if (rc == 0) {
+        s->memo[id].val = keep(s, v);
+        s->memo[id].def = keep(s, d);
+    }
+    release(s, mark);
+    return rc;
+}
+
+/* Start a public call on `e`: reset the failure, grow the memo to the pool, encode `e`. */
+static int begin(sg_smt *s, const sg_expr *e, sg_error *err)
+{
+    size_t old;
+    if (!s || !e)
+        return sg_error_set(err, SG_EINVALID, "sg_smt: NULL argument");
+    s->failed = 0;
+    s->zcode = Z3_OK;
+    if ((old = s->cap) < sg_pool_size(s->pool)) {
+        if (sg__grow((void **)&s->memo, &s->cap, sg_pool_size(s->pool), sizeof *s->memo))
+            return sg_error_set(err, SG_ENOMEM, "out of memory growing the Z3 term memo");
+        memset(s->memo + old, 0, (s->cap - old) * sizeof *s->memo);
+    }
+    return enc(s, e, err);
+}
+
+/* ---- Public API ---------------------------------------------------------------------------- */
+
+int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err)
+{
+    sg_smt *s;
+    Z3_config cfg;
+
+    *out = NULL;
+    if (!(s = sg__calloc(1, sizeof *s)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory creating the Z3 encoder");
+    s->pool = pool;
+    if ((cfg = Z3_mk_config()) != NULL) {
+        s->ctx = Z3_mk_context_rc(cfg);
+        Z3_del_config(cfg);
+    }
+    if (!s->ctx) {
+        sg_free(s);
+        return sg_error_set(err, SG_ERROR, "Z3 could not create a context");
+    }
+    Z3_set_error_handler(s->ctx, on_z3_error);
+    Z3_set_ast_print_mode(s->ctx, Z3_PRINT_SMTLIB2_COMPLIANT);
+    s->int_sort = Z3_mk_int_sort(s->ctx);
+    Z3_inc_ref(s->ctx, Z3_sort_to_ast(s->ctx, s->int_sort));
+    s->real_sort = Z3_mk_real_sort(s->ctx);
+    Z3_inc_ref(s->ctx, Z3_sort_to_ast(s->ctx, s->real_sort));
+    s->tru = keep(s, tmp(s, Z3_mk_true(s->ctx)));
+    release(s, 0);
+    if (!s->tru) {
+        int rc = failure(s, err);
+        sg_smt_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void sg_smt_free(sg_smt *s)
+{
+    size_t i;
+    if (!s)
+        return;
+    release(s, 0);
+    for (i = 0; i < s->cap; i++) {
+        unref(s, s->memo[i].val);
+        unref(s, s->memo[i].def);
+        unref(s, s->memo[i].holds);
+    }
+    unref(s, s->tru);
+    Z3_dec_ref(s->ctx, Z3_sort_to_ast(s->ctx, s->int_sort));
+    Z3_dec_ref(s->ctx, Z3_sort_to_ast(s->ctx, s->real_sort));
+    Z3_del_context(s->ctx);
+    sg_free(s->memo);
+    sg_free(s->tmp);
+    sg_free(s);
+}
+
+Z3_context sg_smt_context(sg_smt *smt) { return smt ? smt->ctx : NULL; }
+
+int sg_smt_encode(sg_smt *smt, const sg_expr *e, Z3_ast *value, Z3_ast *defined, sg_error *err)
+{
+    int rc = begin(smt, e, err);
+    if (rc < 0)
+        return rc;
+    if (value)
+        *value = smt->memo[sg_expr_id(e)].val;
+    if (defined)
+        *defined = smt->memo[sg_expr_id(e)].def ? smt->memo[sg_expr_id(e)].def : smt->tru;
+    return 0;
+}
+
+int sg_smt_holds(sg_smt *smt, const sg_expr *e, Z3_ast *out, sg_error *err)
+{
+    sg_smt_memo *m;
+    int rc = begin(smt, e, err);
+    if (rc < 0)
+        return rc;
+    if (sg_expr_sort(e) != SG_SORT_BOOL)
+        return sg_error_set(err, SG_EINVALID, "sg_smt_holds needs a boolean expression");
+    m = &smt->memo[sg_expr_id(e)];
+    if (m->def && !m->holds) {
+        m->holds = keep(smt, mkn(smt, Z3_mk_and, m->def, m->val));
+        release(smt, 0);
+        if (!m->holds)
+            return failure(smt, err);
+    }
+    *out = m->def ? m->holds : m->val;
+    return 0;
+}
+
+Z3_ast sg_smt_symbol(sg_smt *smt, const sg_expr *sym)
+{
+    if (!sym || sg_expr_kind(sym) != SG_SYM || begin(smt, sym, NULL) < 0)
+        return NULL;
+    return smt->memo[sg_expr_id(sym)].val;
+}
+
+/* Append the SMT-LIB text of `a`, copied at once (Z3 reuses its buffer on the next call). */
+static void put_ast(sg_smt *s, sg_buf *b, const char *before, Z3_ast a, const char *after)
+{
+    Z3_string text = Z3_ast_to_string(s->ctx, a);
+    if (Z3_get_error_code(s->ctx) != Z3_OK || !text)
+        set_failed(s, SG_ERROR, Z3_get_error_code(s->ctx));
+    else
+        sg_buf_printf(b, "%s%s%s", before, text, after);
+}
+
+int sg_smt_to_smtlib(char **out, sg_smt *smt, const sg_expr *e, sg_error *err)
+{
+    const sg_expr **syms = NULL;
+    size_t i, nsyms = 0;
+    Z3_ast value = NULL, defined = NULL;
+    sg_buf b;
+    int rc;
+
+    *out = NULL;
+    sg_buf_init(&b, SG_SMT_MAX_TEXT);
+    if ((rc = sg_smt_encode(smt, e, &value, &defined, err)) < 0 ||
+        (rc = sg_expr_symbols(&syms, &nsyms, smt->pool, e, err)) < 0)
+        goto cleanup;
+    if (sg_expr_sort(e) == SG_SORT_BOOL && (rc = sg_smt_holds(smt, e, &value, err)) < 0)
+        goto cleanup;
+    for (i = 0; i < nsyms; i++) /* Z3 prints the name as in the terms, |quoted| where needed */
+        put_ast(smt, &b, "(declare-const ", smt->memo[sg_expr_id(syms[i])].val, " Int)\n");
+    if (sg_expr_sort(e) == SG_SORT_BOOL) {
+        put_ast(smt, &b, "(assert ", value, ")\n");
+    } else {
+        put_ast(smt, &b, sg_expr_sort(e) == SG_SORT_INT ? "(define-fun value () Int " : "(define-fun value () Real ",
+                value, ")\n");
+        put_ast(smt, &b, "(define-fun defined () Bool ", defined, ")\n");
+    }
+    if (smt->failed)
+        rc = failure(smt, err);
+    else if (b.failed == SG_ELIMIT)
+        rc = sg_error_set(err, SG_ELIMIT, "SMT-LIB text over %zu bytes", (size_t)SG_SMT_MAX_TEXT);
+    else if (b.failed || !(*out = sg_buf_take(&b)))
+        rc = sg_error_set(err, b.failed ? b.failed : SG_ENOMEM, "cannot build the SMT-LIB text");
+cleanup:
+    sg_free(syms);
+    sg_buf_dispose(&b);
+    return rc;
+}
+
+/* Parse the Z3 integer numeral `a`: SG_EOVERFLOW beyond 128 bits. */
+static int numeral_int(sg_smt *s, Z3_ast a, sg_int *out, sg_error *err)
+{
+    Z3_string text = a ? Z3_get_numeral_string(s->ctx, a) : NULL;
+    int rc;
+    if (!text || Z3_get_error_code(s->ctx) != Z3_OK)
+        return sg_error_set(err, SG_ERROR, "Z3 did not give a numeral");
+    if ((rc = sg_int_parse(out, text, strlen(text))) == SG_EOVERFLOW)
+        return sg_error_set(err, rc, "Z3 value %.60s is beyond 128 bits", text);
+    return rc < 0 ? sg_error_set(err, SG_ERROR, "Z3 numeral %.60s is not an integer", text) : 0;
+}
+
+/* What is left unevaluated after model_eval() is a power b^e with e > SG_SMT_MAX_POW (and |b| > 1). */
+static int unevaluated(sg_error *err)
+{
+    return sg_error_set(err, SG_EOVERFLOW, "a power with an exponent over %d (beyond 128 bits)", SG_SMT_MAX_POW);
+}
+
+/* Convert the evaluated term `r` into an sg_value. */
+static int to_value(sg_smt *s, Z3_ast r, sg_value *out, sg_error *err)
+{
+    Z3_sort_kind sk = Z3_get_sort_kind(s->ctx, Z3_get_sort(s->ctx, r));
+    int rc;
+    out->den = 1;
+    if (sk == Z3_BOOL_SORT ? Z3_get_bool_value(s->ctx, r) == Z3_L_UNDEF : !Z3_is_numeral_ast(s->ctx, r))
+        return unevaluated(err);
+    if (sk == Z3_BOOL_SORT) {
+        out->kind = SG_VAL_BOOL;
+        out->num = Z3_get_bool_value(s->ctx, r) == Z3_L_TRUE;
+        return 0;
+    }
+    if (sk == Z3_INT_SORT) {
+        out->kind = SG_VAL_INT;
+        return numeral_int(s, r, &out->num, err);
+    }
+    out->kind = SG_VAL_REAL; /* Z3 keeps rationals reduced, with a positive denominator */
+    if ((rc = numeral_int(s, tmp(s, Z3_get_numerator(s->ctx, r)), &out->num, err)) < 0)
+        return rc;
+    return numeral_int(s, tmp(s, Z3_get_denominator(s->ctx, r)), &out->den, err);
+}
+
+/*
+ * Evaluate `a` in model `m` with completion, as a temporary (NULL on failure).
+ * Z3's evaluator leaves b^e unexpanded for e > 64 (its rewriter's max_degree),
+ * so a result that is not a numeral or true/false is simplified again with
+ * max_degree raised to SG_SMT_MAX_POW.
+ */
+static Z3_ast model_eval(sg_smt *s, Z3_model m, Z3_ast a)
+{
+    Z3_ast r = NULL;
+    Z3_params ps;
+    if (!Z3_model_eval(s->ctx, m, a, true, &r) || !(r = tmp(s, r)))
+        return tmp(s, NULL);
+    if (Z3_is_numeral_ast(s->ctx, r) || Z3_get_bool_value(s->ctx, r) != Z3_L_UNDEF)
+        return r;
+    ps = Z3_mk_params(s->ctx);
+    Z3_params_inc_ref(s->ctx, ps);
+    Z3_params_set_uint(s->ctx, ps, Z3_mk_string_symbol(s->ctx, "max_degree"), SG_SMT_MAX_POW);
+    r = tmp(s, Z3_simplify_ex(s->ctx, r, ps));
+    Z3_params_dec_ref(s->ctx, ps);
+    return r;
+}
+
+int sg_smt_eval(sg_value *out, sg_smt *smt, const sg_expr *e, const sg_int *values, size_t nvalues,
+                sg_error *err)
+{
+    const sg_expr **syms = NULL;
+    size_t i, nsyms = 0;
+    Z3_model model = NULL;
+    Z3_ast value, defined, rd;
+    int rc;
+
+    if ((rc = sg_smt_encode(smt, e, &value, &defined, err)) < 0 ||
+        (rc = sg_expr_symbols(&syms, &nsyms, smt->pool, e, err)) < 0)
+        return rc;
+    model = Z3_mk_model(smt->ctx);
+    if (!model || Z3_get_error_code(smt->ctx) != Z3_OK) {
+        rc = sg_error_set(err, SG_ERROR, "Z3 could not create a model");
+        goto cleanup;
+    }
+    Z3_model_inc_ref(smt->ctx, model);
+    for (i = 0; i < nsyms; i++) {
+        uint32_t idx = sg_expr_symbol_index(syms[i]);
+        Z3_app c = Z3_to_app(smt->ctx, smt->memo[sg_expr_id(syms[i])].val);
+        Z3_ast lit = idx < nvalues && values ? num(smt, values[idx], false) : NULL;
+        if (!lit) {
+            rc = smt->failed ? failure(smt, err)
+                             : sg_error_set(err, SG_EINVALID, "no value for symbol %s", sg_expr_symbol_name(syms[i]));
+            goto cleanup;
+        }
+        Z3_add_const_interp(smt->ctx, model, Z3_get_app_decl(smt->ctx, c), lit);
+        if (Z3_get_error_code(smt->ctx) != Z3_OK) {
+            rc = sg_error_set(err, SG_ERROR, "Z3 rejected the value of %s", sg_expr_symbol_name(syms[i]));
+            goto cleanup;
+        }
+    }
+    if (!(rd = model_eval(smt, model, defined))) {
+        rc = failure(smt, err);
+    } else if (Z3_get_bool_value(smt->ctx, rd) == Z3_L_FALSE) {
+        rc = sg_error_set(err, SG_EUNDEFINED, "undefined under these values (Python would raise)");
+    } else if (Z3_get_bool_value(smt->ctx, rd) != Z3_L_TRUE) {
+        rc = unevaluated(err);
+    } else if (!(value = model_eval(smt, model, value))) {
+        rc = failure(smt, err);
+    } else {
+        rc = to_value(smt, value, out, err);
+    }
+cleanup:
+    release(smt, 0);
+    if (model)
+        Z3_model_dec_ref(smt->ctx, model);
+    sg_free(syms);
+    return rc;
+}
