@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# build.sh - shapegate's quick start and test entry point.
+#
+#   ./build.sh demo    install missing packages, build (Release) into build/, run the demo
+#   ./build.sh test    install missing packages, build and run ctest in build/, then again
+#                      with ASan+UBSan in build-asan/; fails if either fails
+#   ./build.sh deps    only install missing Debian packages (apt-get, as root or via sudo)
+#   ./build.sh build   only configure and build build/
+#
+# Needs Debian 12 (bookworm) or a system with the same packages.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ROOT=$PWD
+
+# Keep this list equal to the one in .ci/run.
+PACKAGES=(build-essential cmake ninja-build pkg-config libz3-dev z3 libzip-dev libcjson-dev
+          libmicrohttpd-dev python3 jq)
+DEMO_CASE=tests/corpus/cases/err_div_view_8
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+    sed -n '2,11s/^# \{0,1\}//p' "$0"
+}
+
+# Install the packages of PACKAGES that dpkg does not report as installed.
+deps() {
+    local missing=() p
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        say "dpkg not found: not a Debian system; make sure these are installed: ${PACKAGES[*]}"
+        return 0
+    fi
+    for p in "${PACKAGES[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+            missing+=("$p")
+        fi
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "all packages present"
+        return 0
+    fi
+    say "installing: ${missing[*]}"
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || die "not root and no sudo: install ${missing[*]} yourself"
+        sudo=(sudo)
+    fi
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+}
+
+# configure_build DIR [cmake options...]: configure with Ninja and build.
+configure_build() {
+    local dir=$1
+    shift
+    say "building $dir"
+    cmake -S "$ROOT" -B "$ROOT/$dir" -G Ninja "$@"
+    cmake --build "$ROOT/$dir" -j "$JOBS"
+}
+
+build() {
+    configure_build build -DCMAKE_BUILD_TYPE=Release
+}
+
+# The demo: a real torch.export case, each guard torch recorded printed in the three forms
+# shapegate writes, then evaluated at the example sizes torch traced with.
+demo() {
+    local sg="$ROOT/build/shapegate" guards="$DEMO_CASE/guards.json" env_idx
+    local -a assigns=() exprs=()
+    local expr rc i=0
+
+    [ -x "$sg" ] || die "$sg is missing: build failed?"
+    env_idx=$(jq -r '.main_shape_env_index // 0' "$guards")
+    mapfile -t exprs < <(jq -r ".shape_envs[$env_idx].guards[].expr" "$guards")
+    mapfile -t assigns < <(jq -r ".shape_envs[$env_idx].backed_var_to_val // {} | to_entries[]
+                                  | \"\(.key)=\(.value)\"" "$guards")
+
+    echo
+    say "case $DEMO_CASE: $(jq -r '.description // .name' "$DEMO_CASE/case.json")"
+    echo "torch said: $(jq -r '.error_type // "no error"' "$DEMO_CASE/case.json")"
+    echo "example sizes (hints): ${assigns[*]}"
+    for expr in "${exprs[@]}"; do
+        i=$((i + 1))
+        echo
+        echo "guard $i: $expr"
+        printf '  sympy : '; "$sg" parse -- "$expr"
+        printf '  python: '; "$sg" parse --python -- "$expr"
+        echo '  smt-lib:'
+        "$sg" parse --smt -- "$expr" | sed 's/^/    /'
+        printf '  at the example sizes: '
+        rc=0
+        "$sg" eval -- "$expr" "${assigns[@]}" || rc=$?
+        # 1 means False or undefined: a finding, not a failure of the demo
+        [ "$rc" -le 1 ] || die "shapegate eval failed with exit code $rc"
+    done
+    echo
+    say "demo done ($i guards)"
+}
+
+# run_ctest DIR [env assignments...]: ctest with output on failure; returns its status.
+run_ctest() {
+    local dir=$1
+    shift
+    say "ctest in $dir"
+    env "$@" ctest --test-dir "$ROOT/$dir" --output-on-failure -j "$JOBS"
+}
+
+test_all() {
+    local plain=0 asan=0
+    build
+    run_ctest build || plain=$?
+    configure_build build-asan -DCMAKE_BUILD_TYPE=Debug -DSG_SANITIZE=ON
+    run_ctest build-asan ASAN_OPTIONS=detect_leaks=1 \
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 || asan=$?
+    if [ "$plain" -ne 0 ] || [ "$asan" -ne 0 ]; then
+        die "tests failed (build/: status $plain, build-asan/: status $asan)"
+    fi
+    say "all tests passed in build/ and build-asan/"
+}
+
+case "${1:-}" in
+    deps) deps ;;
+    build) deps; build ;;
+    demo) deps; build; demo ;;
+    test) deps; test_all ;;
+    -h | --help | help) usage ;;
+    *) usage >&2; exit 2 ;;
+esac

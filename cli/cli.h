@@ -1,0 +1,98 @@
+/*
+ * cli.h - private header of the `shapegate` command-line tool: exit codes, the
+ * one mapping from library status codes to exit codes, the command table entry
+ * type, and small helpers every command uses to report errors the same way.
+ *
+ * The CLI is a thin client of the public headers (include/shapegate/); it
+ * never includes anything from solver/ or util/. Each command lives in its
+ * own file (cmd_expr.c has `parse` and `eval`) and is listed in the table in
+ * main.c. A command function gets its own argv, with argv[0] the command name,
+ * parses its options with getopt_long, and returns an exit code.
+ */
+#ifndef SG_CLI_H
+#define SG_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "shapegate/error.h"
+
+#ifndef SG_VERSION
+#define SG_VERSION "0.1.0"
+#endif
+
+/* The program's name in every message. */
+#define SG_CLI_PROG "shapegate"
+
+/*
+ * Exit codes, the same for every command (docs/cli.md has the table).
+ * The later `check` command reads 1 as "some guard refuted or the spec is
+ * invalid", 3 as "input unreadable" and 4 as "unknown (timeout, unsupported)".
+ */
+typedef enum sg_exit {
+    SG_EXIT_OK = 0,       /* success; for `eval`, a value other than False */
+    SG_EXIT_FALSE = 1,    /* the answer is no: refuted, False, or undefined (Python would raise) */
+    SG_EXIT_USAGE = 2,    /* bad command line: unknown command or option, malformed argument */
+    SG_EXIT_INPUT = 3,    /* invalid or unreadable input: syntax, limits, i/o */
+    SG_EXIT_UNKNOWN = 4,  /* no answer could be found (reserved for the solver commands) */
+    SG_EXIT_INTERNAL = 5  /* out of memory or an internal error */
+} sg_exit;
+
+/*
+ * Where a library error arose. The same status code means different things
+ * at different stages: SG_EUNDEFINED while *reading* an expression (a
+ * constant such as `FloorDiv(1, 0)` folded by the parser) means the text was
+ * rejected, exit 3; while *computing* a result it is the result itself
+ * ("undefined"), exit 1.
+ */
+typedef enum sg_cli_stage {
+    SG_CLI_READING,   /* turning the user's text into expressions */
+    SG_CLI_COMPUTING  /* evaluating or deciding */
+} sg_cli_stage;
+
+/*
+ * The one mapping from an sg_error code (SG_OK, SG_E*) to an exit code:
+ *   SG_OK                                          -> 0
+ *   SG_EUNDEFINED, SG_EOVERFLOW                    -> 1 when computing, 3 when reading
+ *   SG_EINVALID, SG_ELIMIT, SG_EUNSUPPORTED, SG_EIO -> 3
+ *   SG_ENOMEM, SG_ERROR and anything else          -> 5
+ */
+sg_exit sg_cli_exit_code(int code, sg_cli_stage stage);
+
+/* A command: its name, its entry point, and the one line `shapegate --help` shows. */
+typedef struct sg_cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} sg_cli_command;
+
+/* Print "shapegate CMD: <message>\n" to stderr (CMD omitted when NULL). */
+void sg_cli_errorf(const char *cmd, const char *fmt, ...) SG_PRINTF(2, 3);
+
+/*
+ * Report a getopt_long failure for command `cmd` (NULL: the program itself):
+ * an unknown or ambiguous option, a missing or unexpected argument.
+ * `optchar` is what getopt_long returned ('?' or ':', with ':' first in the
+ * optstring and opterr = 0), `longopts` the table it was given. Commands give
+ * long-only options values >= 256. One line on stderr; returns SG_EXIT_USAGE.
+ */
+int sg_cli_bad_option(const char *cmd, int argc, char **argv, int optchar,
+                      const struct option *longopts);
+
+/*
+ * Report a usage error as one line on stderr,
+ * "shapegate CMD: <message> (see 'shapegate CMD --help')". Returns SG_EXIT_USAGE.
+ */
+int sg_cli_usage_error(const char *cmd, const char *fmt, ...) SG_PRINTF(2, 3);
+
+/* Flush stdout; on a write error report it and return SG_EXIT_INTERNAL, else `rc`. */
+int sg_cli_finish_output(const char *cmd, int rc);
+
+/* ---- Commands (one file each) ---------------------------------------------------- */
+
+/* cmd_expr.c: `shapegate parse` and `shapegate eval`. */
+int sg_cmd_parse(int argc, char **argv);
+int sg_cmd_eval(int argc, char **argv);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * main.c - entry point of the `shapegate` command-line tool: the command
+ * table, global options (--help, --version), dispatch to a command, the
+ * status-code to exit-code mapping and the shared error-reporting helpers.
+ * Commands themselves live in cmd_*.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Every command, in the order `--help` lists them. */
+static const sg_cli_command commands[] = {
+    {"parse", sg_cmd_parse, "parse guard expressions and print them (sympy, Python or SMT-LIB form)"},
+    {"eval", sg_cmd_eval, "evaluate one expression with integer values for its symbols"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* Write the top-level help to `out`. */
+static void print_help(FILE *out)
+{
+    size_t i;
+
+    fprintf(out,
+            "Usage: %s <command> [options] [arguments]\n"
+            "       %s --help | --version\n"
+            "\n"
+            "Checks torch.export dynamic-shape guards with exact integer semantics.\n"
+            "\n"
+            "Commands:\n",
+            SG_CLI_PROG, SG_CLI_PROG);
+    for (i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "Run '%s <command> --help' for a command's options.\n"
+            "Exit codes: 0 ok, 1 false/undefined/refuted, 2 usage, 3 invalid input,\n"
+            "4 unknown, 5 internal error (docs/cli.md).\n",
+            SG_CLI_PROG);
+}
+
+sg_exit sg_cli_exit_code(int code, sg_cli_stage stage)
+{
+    switch (code) {
+    case SG_OK:
+        return SG_EXIT_OK;
+    case SG_EUNDEFINED:
+    case SG_EOVERFLOW:
+        return stage == SG_CLI_COMPUTING ? SG_EXIT_FALSE : SG_EXIT_INPUT;
+    case SG_EINVALID:
+    case SG_ELIMIT:
+    case SG_EUNSUPPORTED:
+    case SG_EIO:
+        return SG_EXIT_INPUT;
+    default: /* SG_ENOMEM, SG_ERROR, codes this version does not know */
+        return SG_EXIT_INTERNAL;
+    }
+}
+
+void sg_cli_errorf(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (cmd)
+        fprintf(stderr, "%s %s: ", SG_CLI_PROG, cmd);
+    else
+        fprintf(stderr, "%s: ", SG_CLI_PROG);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int sg_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (cmd)
+        fprintf(stderr, "%s %s: ", SG_CLI_PROG, cmd);
+    else
+        fprintf(stderr, "%s: ", SG_CLI_PROG);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, " (see '%s %s --help')\n", SG_CLI_PROG, cmd);
+    else
+        fprintf(stderr, " (see '%s --help')\n", SG_CLI_PROG);
+    return SG_EXIT_USAGE;
+}
+
+int sg_cli_bad_option(const char *cmd, int argc, char **argv, int optchar,
+                      const struct option *longopts)
+{
+    /* getopt_long moves optind past a long option's element, but not past a
+     * short option inside a cluster (-xy): there argv[optind - 1] is an older
+     * element, and only optopt (the short letter) names the culprit. For an
+     * unknown long option optopt is 0; for a known one, its value. */
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    const struct option *o, *match = NULL;
+    size_t namelen = 0;
+    int nmatch = 0;
+    bool is_long = false;
+
+    if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
+        /* the option getopt_long matched or refused: exact name, else unique prefix */
+        namelen = strcspn(arg + 2, "=");
+        for (o = longopts; o && o->name; o++) {
+            if (strncmp(o->name, arg + 2, namelen) != 0)
+                continue;
+            match = o;
+            if (strlen(o->name) == namelen) {
+                nmatch = 1;
+                break;
+            }
+            nmatch++;
+        }
+        is_long = optopt == 0 || optopt >= 256 || (nmatch == 1 && match->val == optopt);
+    }
+    if (!is_long) {
+        if (optchar == ':')
+            return sg_cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
+        return sg_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    }
+    if (nmatch > 1)
+        return sg_cli_usage_error(cmd, "ambiguous option '%.*s'", (int)namelen + 2, arg);
+    if (nmatch == 0)
+        return sg_cli_usage_error(cmd, "unknown option '%.*s'", (int)namelen + 2, arg);
+    if (optchar == ':' || match->has_arg == required_argument)
+        return sg_cli_usage_error(cmd, "option '--%s' needs an argument", match->name);
+    return sg_cli_usage_error(cmd, "option '--%s' takes no argument", match->name);
+}
+
+int sg_cli_finish_output(const char *cmd, int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        sg_cli_errorf(cmd, "cannot write standard output: %s", strerror(errno));
+        return SG_EXIT_INTERNAL;
+    }
+    return rc;
+}
+
+/* Parse the global options, find the command named by the first argument and run it
+ * with the rest of argv; returns the command's exit code (see sg_exit). */
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *name;
+    size_t i;
+    int c;
+
+    /* '+': stop at the command name, whose options are the command's own. */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            print_help(stdout);
+            return sg_cli_finish_output(NULL, SG_EXIT_OK);
+        case 'V':
+            printf("%s %s\n", SG_CLI_PROG, SG_VERSION);
+            return sg_cli_finish_output(NULL, SG_EXIT_OK);
+        default:
+            return sg_cli_bad_option(NULL, argc, argv, c, longopts);
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "%s: no command given\n", SG_CLI_PROG);
+        print_help(stderr);
+        return SG_EXIT_USAGE;
+    }
+
+    name = argv[optind];
+    for (i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(name, commands[i].name) == 0) {
+            int sub_argc = argc - optind;
+            char **sub_argv = argv + optind;
+
+            optind = 0; /* glibc: 0 re-initialises getopt for the command's own scan */
+            return commands[i].run(sub_argc, sub_argv);
+        }
+    }
+    return sg_cli_usage_error(NULL, "unknown command '%s'", name);
+}

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# test_cli.sh - black-box tests of the shapegate command-line tool: exit codes,
+# stdout and the one-line `N:COL: message` error form, for every case in
+# docs/cli.md. Usage: test_cli.sh PATH/TO/shapegate [SOURCE_DIR]
+# Ends with "N passed, N failed" and exits non-zero on any failure.
+set -uo pipefail
+
+SG=${1:?usage: test_cli.sh PATH/TO/shapegate [SOURCE_DIR]}
+SRC=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+OUT='' ERR='' RC=''
+
+# run STDIN_FILE ARGS...: run shapegate with stdin from STDIN_FILE; sets OUT, ERR, RC.
+run() {
+    local in=$1
+    shift
+    "$SG" "$@" <"$in" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+    OUT=$(cat "$TMP/out")
+    ERR=$(cat "$TMP/err")
+}
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    printf 'FAIL %s: %s\n' "$1" "$2"
+    printf '  exit %s\n  stdout: %.600s\n  stderr: %.600s\n' "$RC" "$OUT" "$ERR"
+}
+
+# expect NAME RC STDOUT: exit code and exact stdout ('*' skips the stdout check).
+expect() {
+    local name=$1 rc=$2 out=$3
+    if [ "$RC" != "$rc" ]; then
+        fail "$name" "exit $RC, expected $rc"
+    elif [ "$out" != '*' ] && [ "$OUT" != "$out" ]; then
+        fail "$name" "stdout differs, expected: $out"
+    else
+        pass
+    fi
+}
+
+# expect_err1 NAME RC REGEX: exit code, and stderr is exactly one line matching REGEX.
+expect_err1() {
+    local name=$1 rc=$2 re=$3 lines
+    lines=$(wc -l <"$TMP/err")
+    if [ "$RC" != "$rc" ]; then
+        fail "$name" "exit $RC, expected $rc"
+    elif [ "$lines" -ne 1 ]; then
+        fail "$name" "stderr has $lines lines, expected 1"
+    elif ! [[ $ERR =~ $re ]]; then
+        fail "$name" "stderr does not match /$re/"
+    else
+        pass
+    fi
+}
+
+# expect_err_has NAME TEXT: stderr contains TEXT.
+expect_err_has() {
+    if [[ $ERR == *"$2"* ]]; then pass; else fail "$1" "stderr does not contain: $2"; fi
+}
+
+# expect_match NAME RC REGEX: exit code, and stdout matches REGEX.
+expect_match() {
+    local name=$1 rc=$2 re=$3
+    if [ "$RC" != "$rc" ]; then
+        fail "$name" "exit $RC, expected $rc"
+    elif ! [[ $OUT =~ $re ]]; then
+        fail "$name" "stdout does not match /$re/"
+    else
+        pass
+    fi
+}
+
+# The form every text error takes: LINE:COL: message, on one line.
+POS='^[0-9]+:[0-9]+: [^[:cntrl:]]+$'
+NUL=/dev/null
+printf '' >"$TMP/empty"
+
+# ---- global options and usage ----------------------------------------------------
+
+run $NUL --help
+expect_match "--help" 0 'Usage: shapegate <command>'
+if [ -z "$ERR" ]; then pass; else fail "--help" "stderr not empty"; fi
+run $NUL --version
+expect_match "--version" 0 '^shapegate [0-9]+\.[0-9]+\.[0-9]+$'
+run $NUL
+expect "no command" 2 ''
+run $NUL frobnicate
+expect_err1 "unknown command" 2 "unknown command 'frobnicate'"
+run $NUL --bogus
+expect "unknown global option" 2 ''
+run $NUL parse --bogus s0
+expect "parse: unknown long option" 2 ''
+expect_err_has "parse: long option named" "'--bogus'"
+run $NUL parse -x s0
+expect "parse: unknown short option" 2 ''
+expect_err_has "parse: short option named" "'-x'"
+run $NUL parse --python=yes s0
+expect "parse: argument to a flag" 2 ''
+run $NUL parse --python --smt s0
+expect "parse: two forms" 2 ''
+run $NUL parse --help
+expect_match "parse --help" 0 'Usage: shapegate parse'
+run $NUL eval --help
+expect_match "eval --help" 0 'Usage: shapegate eval'
+run $NUL eval
+expect "eval: no EXPR" 2 ''
+run $NUL eval 's0 + 1' t=3
+expect "eval: name not in EXPR" 2 ''
+expect_err_has "eval: unknown name named" "'t' is not a symbol"
+run $NUL eval 's0 + 1' s0
+expect "eval: no '='" 2 ''
+run $NUL eval 's0 + 1' =3
+expect "eval: empty name" 2 ''
+run $NUL eval 's0 + 1' s0=1 s0=2
+expect "eval: name twice" 2 ''
+
+# ---- parse: good input -------------------------------------------------------------
+
+run $NUL parse 'Eq(Mod(s77, 8), 0)' 'Ne((s77//8), 1)'
+expect "parse: torch's sympy strings round-trip" 0 \
+"Eq(Mod(s77, 8), 0)
+Ne((s77//8), 1)"
+run $NUL parse '8*((s77//8)) >= 2'
+expect_match "parse: a FloorDiv inside a product" 0 '^8\*\(\(?s77//8\)\)? >= 2$'
+run $NUL parse --sympy '(s0 % 2) == 0' 's1 + s0 + 1'
+expect "parse: Python form in, sympy out" 0 \
+"Eq(Mod(s0, 2), 0)
+s0 + s1 + 1"
+run $NUL parse --python 'Eq(Mod(s77, 8), 0)' '8*((s77//8)) >= 2' 'Ne((s77//8), 1)'
+expect "parse --python" 0 \
+"(s77 % 8) == 0
+8*(s77 // 8) >= 2
+(s77 // 8) != 1"
+run $NUL parse -- '-s0 + 3'
+expect_match "parse: '--' before an EXPR starting with '-'" 0 '^(-s0 \+ 3|3 - s0)$'
+
+printf 'Eq(Mod(s77, 8), 0)\r\nMax(s1, s0)\ns0*2' >"$TMP/in"
+run "$TMP/in" parse
+expect "parse: stdin lines (CRLF, last line without newline)" 0 \
+"Eq(Mod(s77, 8), 0)
+Max(s0, s1)
+2*s0"
+run "$TMP/empty" parse
+expect "parse: empty stdin" 0 ''
+
+run $NUL parse --smt 'Eq(Mod(s77, 8), 0)'
+expect_match "parse --smt declares and asserts" 0 '\(declare-const s77 Int\).*\(assert '
+if command -v z3 >/dev/null 2>&1; then
+    { printf '%s\n' "$OUT"; echo '(check-sat)'; } >"$TMP/q.smt2"
+    if [ "$(z3 "$TMP/q.smt2" 2>&1)" = sat ]; then pass; else
+        fail "parse --smt output is valid SMT-LIB" "$(z3 "$TMP/q.smt2" 2>&1 | head -3)"
+    fi
+    run $NUL parse --smt 'FloorDiv(s0, s1)'
+    { printf '%s\n' "$OUT"
+      echo '(assert (= s0 (- 7))) (assert (= s1 2)) (check-sat) (get-value (value defined))'
+    } >"$TMP/q.smt2"
+    if [[ $(z3 "$TMP/q.smt2" 2>&1 | tr -s ' \n' ' ') == *"sat ((value (- 4)) (defined true))"* ]]
+    then pass; else
+        fail "parse --smt: FloorDiv(-7, 2) is -4 in Z3" "$(z3 "$TMP/q.smt2" 2>&1 | head -5)"
+    fi
+fi
+
+# ---- eval ---------------------------------------------------------------------------
+
+run $NUL eval 'FloorDiv(s0, s1)' s0=-7 s1=2
+expect "eval: FloorDiv floors" 0 '-4'
+run $NUL eval 'Mod(s0, s1)' s0=7 s1=-2
+expect "eval: Mod takes the divisor's sign" 0 '-1'
+run $NUL eval '(s0 % s1)' s0=-7 s1=2
+expect "eval: Python % form" 0 '1'
+run $NUL eval 'CeilDiv(s0, s1)' s0=-7 s1=2
+expect "eval: CeilDiv" 0 '-3'
+run $NUL eval 's0*s1 - 5' s0=-3 s1=4
+expect "eval: negative values" 0 '-17'
+run $NUL eval 'Eq(Mod(s77, 8), 0)' s77=16
+expect "eval: a true guard" 0 'True'
+run $NUL eval 'Eq(Mod(s77, 8), 0)' s77=12
+expect "eval: a false guard exits 1" 1 'False'
+run $NUL eval "L['x'].size()[0] // 8" "L['x'].size()[0]=17"
+expect "eval: a source name as symbol" 0 '2'
+run $NUL eval 's0' s0=170141183460469231731687303715884105727
+expect "eval: largest 128-bit value" 0 '170141183460469231731687303715884105727'
+run $NUL eval 's0 - 1' s0=-170141183460469231731687303715884105728
+expect_err1 "eval: overflow exits 1" 1 '^overflow: '
+run $NUL eval 's0 + 1' s0=170141183460469231731687303715884105728
+expect_err1 "eval: value over 128 bits exits 3" 3 'does not fit in 128 bits'
+run $NUL eval 's0 + 1' s0=abc
+expect_err1 "eval: value not an integer exits 3" 3 'not a decimal integer'
+run $NUL eval 's0 + 1' s0=
+expect_err1 "eval: empty value exits 3" 3 'not a decimal integer'
+run $NUL eval 'FloorDiv(s0, s1)' s0=1 s1=0
+expect_err1 "eval: division by zero exits 1" 1 '^undefined: '
+run $NUL eval 'Mod(s0, s1) + s2' s0=1 s1=0 s2=1
+expect_err1 "eval: modulo by zero exits 1" 1 '^undefined: '
+run $NUL eval 'FloorDiv(s0, s1) + s2'
+expect_err1 "eval: missing values named" 3 'no value for s0, s1, s2'
+run $NUL eval 's0 + s1' s0=1
+expect_err1 "eval: one missing value" 3 'no value for s1 '
+run $NUL eval 's0 - s0 + s1' s0=5 s1=2
+expect "eval: a symbol folded away may still be given" 0 '2'
+run $NUL eval 'Foo(s0)' s0=1
+expect_err1 "eval: invalid EXPR exits 3" 3 "$POS"
+
+# ---- parse: malformed input, each one line N:COL: message and exit 3 ---------------------
+
+run $NUL parse '(s0 + 1'
+expect_err1 "unbalanced parentheses" 3 "$POS"
+run $NUL parse 's0 + 1)'
+expect_err1 "unbalanced closing parenthesis" 3 "$POS"
+run $NUL parse 'Foo(s0)'
+expect_err1 "unknown function" 3 "$POS"
+run $NUL parse 's0' 'Eq(s0'
+expect_err1 "the failing argument is numbered" 3 '^2:[0-9]+: '
+expect "arguments before the failure are printed" 3 's0'
+run $NUL parse ''
+expect_err1 "empty argument" 3 '^1:1: empty expression$'
+
+printf 's0\n\ns1\n' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "empty line" 3 '^2:1: empty expression$'
+printf 's0\n \t \n' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "whitespace-only line" 3 '^2:1: empty expression$'
+
+printf 's0 + \xff\n' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "non-UTF-8 byte" 3 '^1:6: '
+printf 's0 + s\xc3\n' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "truncated UTF-8 sequence" 3 "$POS"
+printf 's0 +\0 1\n' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "NUL byte in a line" 3 "$POS"
+
+head -c 10485760 /dev/zero | tr '\0' '(' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "10 MB of '(' on one line" 3 '^1:1048577: line longer than 1048576 bytes$'
+head -c 200000 /dev/zero | tr '\0' '(' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "200000 nested '(' (nesting limit)" 3 "$POS"
+python3 -c 'import sys; sys.stdout.write("s0\n" + "s0 + " * 250000 + "s1\n")' >"$TMP/in"
+run "$TMP/in" parse
+expect_err1 "over-long second line" 3 '^2:1048577: line longer than 1048576 bytes$'
+python3 -c 'import sys; sys.stdout.write("s0 + " * 200000 + "s1\n")' >"$TMP/in"
+run "$TMP/in" parse
+expect "a 1 MB line under the limit parses" 0 '*'
+
+# ---- every guard of the shipped torch corpus parses, and printing is a fixed point ---------
+
+python3 - "$SRC/tests/corpus" >"$TMP/guards" <<'PY'
+import glob, json, os, sys
+seen = set()
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "cases*", "*", "guards.json"))):
+    with open(f) as fh:
+        doc = json.load(fh)
+    for env in doc.get("shape_envs") or []:
+        for g in env.get("guards") or []:
+            if g.get("expr") and g["expr"] not in seen:
+                seen.add(g["expr"])
+                print(g["expr"])
+PY
+if [ -s "$TMP/guards" ]; then
+    for form in --sympy --python; do
+        run "$TMP/guards" parse "$form"
+        expect "corpus guards parse ($form, $(wc -l <"$TMP/guards") guards)" 0 '*'
+        printf '%s\n' "$OUT" >"$TMP/printed"
+        run "$TMP/printed" parse "$form"
+        expect "corpus guards: printing $form is a fixed point" 0 "$(cat "$TMP/printed")"
+    done
+else
+    fail "corpus" "no guards found under $SRC/tests/corpus"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
