@@ -27,6 +27,7 @@ typedef struct evaluator {
     uint32_t *stamp;
     uint32_t gen;
     const sg_expr *missing; /* first symbol without a value */
+    const sg_expr *undef;   /* first node whose own operation is undefined */
 } evaluator;
 
 static sg_value v_int(sg_int n)
@@ -239,6 +240,8 @@ static int eval_node(evaluator *ev, const sg_expr *e, sg_value *out)
     if (worst == SG_EOVERFLOW && undefined_anyway(e, a, rc))
         worst = SG_EUNDEFINED;
     res = worst ? worst : apply(e, a, out);
+    if (res == SG_EUNDEFINED && (!worst || undefined_anyway(e, a, rc)) && !ev->undef)
+        ev->undef = e;
 cleanup:
     if (a != small)
         sg_free(a);
@@ -289,8 +292,20 @@ int sg_expr_eval(sg_value *out, sg_pool *p, const sg_expr *e, const sg_int *valu
     case 0: return 0;
     case SG_EINVALID:
         return sg_error_set(err, rc, "no value for symbol %s", ev.missing ? ev.missing->u.sym.name : "?");
-    case SG_EUNDEFINED:
-        return sg_error_set(err, rc, "undefined: division or modulo by zero, a negative exponent, or no Piecewise branch");
+    case SG_EUNDEFINED: {
+        char *text = NULL;
+        const char *why = "division or modulo by zero";
+        if (ev.undef && ev.undef->kind == SG_POWNAT)
+            why = "negative exponent";
+        else if (ev.undef && ev.undef->kind == SG_PIECEWISE)
+            why = "no branch of a Piecewise holds";
+        if (ev.undef)
+            sg_expr_print(&text, ev.undef, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
+        sg_error_set(err, rc, "%s in %.120s%s", why, text ? text : "?",
+                     text && strlen(text) > 120 ? "..." : "");
+        sg_free(text);
+        return rc;
+    }
     case SG_EOVERFLOW:
         return sg_error_set(err, rc, "a value leaves the 128-bit range (|v| >= 2**127)");
     case SG_ENOMEM:

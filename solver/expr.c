@@ -127,7 +127,7 @@ typedef struct probe {
 
 static uint64_t probe_hash(const probe *q)
 {
-    uint64_t h = mix(0, (uint64_t)q->kind);
+    uint64_t h = mix((uint64_t)q->sort, (uint64_t)q->kind);
     size_t i;
     h = mix(h, (uint64_t)q->a);
     h = mix(h, (uint64_t)(q->a >> 64));
@@ -142,7 +142,7 @@ static uint64_t probe_hash(const probe *q)
 
 static bool probe_matches(const sg_expr *e, const probe *q, uint64_t h)
 {
-    if (e->hash != h || e->kind != q->kind || e->nargs != q->nargs)
+    if (e->hash != h || e->kind != q->kind || e->sort != q->sort || e->nargs != q->nargs)
         return false;
     switch (q->kind) {
     case SG_INT: return e->u.ival == q->a;
@@ -516,7 +516,7 @@ static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
             goto cleanup;
         no++;
     }
-    res = no == 1 ? out[0] : node(p, SG_ADD, real ? SG_SORT_REAL : SG_SORT_INT, out, no);
+    res = no == 1 ? out[0] : node(p, SG_ADD, num_sort(out, no), out, no);
 cleanup:
     sg_free(t);
     sg_free(out);
@@ -629,7 +629,7 @@ static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
         }
         out[no++] = x;
     }
-    res = no == 1 ? out[0] : node(p, SG_MUL, real ? SG_SORT_REAL : SG_SORT_INT, out, no);
+    res = no == 1 ? out[0] : node(p, SG_MUL, num_sort(out, no), out, no);
 cleanup:
     sg_free(t);
     sg_free(out);
@@ -765,7 +765,7 @@ static const sg_expr *mk_minmax(sg_pool *p, sg_kind kind, const sg_expr *const *
     for (i = 0, k = 0; i < no; i++)
         if (k == 0 || out[k - 1] != out[i])
             out[k++] = out[i];
-    res = k == 1 ? out[0] : node(p, kind, sort, out, k);
+    res = k == 1 ? out[0] : node(p, kind, num_sort(out, k), out, k);
 cleanup:
     sg_free(out);
     return res;
@@ -954,8 +954,12 @@ static const sg_expr *mk_piecewise(sg_pool *p, const sg_expr *const *args, size_
         res = fail(p, SG_EUNDEFINED, "Piecewise with no true branch");
     else if (out[1]->kind == SG_TRUE)
         res = out[0];
-    else
+    else {
+        for (i = 0, sort = out[0]->sort; i < no; i += 2) /* the sort of what is left */
+            if (out[i]->sort == SG_SORT_REAL)
+                sort = SG_SORT_REAL;
         res = node(p, SG_PIECEWISE, sort, out, no);
+    }
     sg_free(out);
     return res;
 }

@@ -297,7 +297,22 @@ static void emit_python(printer *pr, const sg_expr *e)
 
 static void emit_piecewise(printer *pr, const sg_expr *e)
 {
-    size_t i;
+    size_t i, n = e->nargs;
+    if (python(pr) && e->args[n - 1]->kind == SG_TRUE) { /* (e1 if c1 else (e2 if c2 else e3)) */
+        for (i = 0; i + 2 < n; i += 2) {
+            put(pr, "(");
+            emit_in(pr, e->args[i], P_OR);
+            put(pr, " if ");
+            emit_in(pr, e->args[i + 1], P_OR);
+            put(pr, " else ");
+        }
+        emit_in(pr, e->args[n - 2], P_TERNARY);
+        for (i = 0; i + 2 < n; i += 2)
+            put(pr, ")");
+        return;
+    }
+    /* no final True branch: no Python equivalent (it is undefined where no
+     * condition holds), so the sympy call form is printed */
     put(pr, "Piecewise(");
     for (i = 0; i < e->nargs; i += 2) {
         if (i)
