@@ -111,7 +111,37 @@ static void emit_rat(printer *pr, const sg_expr *e)
 static void emit_mul(printer *pr, const sg_expr *e, bool drop_sign)
 {
     size_t i = 0;
-    bool first = true;
+    bool first = true, has_sum = false;
+    for (i = 1; i < e->nargs; i++)
+        has_sum |= e->args[i]->kind == SG_ADD;
+    if (has_sum && (e->args[0]->kind == SG_INT || e->args[0]->kind == SG_RAT)) {
+        /* c*(a + b)*f would re-parse with c distributed over the sum (as sympy
+         * does for c*(a + b)); printing the coefficient last keeps the product:
+         * (a + b)*f*(-2) */
+        for (i = 1; i < e->nargs; i++) {
+            if (i > 1)
+                put(pr, "*");
+            emit_in(pr, e->args[i], P_MUL + 1);
+        }
+        put(pr, "*");
+        if (drop_sign && is_neg_lit(e->args[0])) { /* the caller printed " - " */
+            if (e->args[0]->kind == SG_INT)
+                put_int(pr, -e->args[0]->u.ival);
+            else {
+                put(pr, "(");
+                put_int(pr, -e->args[0]->u.rat.num);
+                put(pr, "/");
+                put_int(pr, e->args[0]->u.rat.den);
+                put(pr, ")");
+            }
+        } else {
+            put(pr, "(");
+            emit(pr, e->args[0], 0);
+            put(pr, ")");
+        }
+        return;
+    }
+    i = 0;
     if (is_neg_lit(e->args[0]) && !drop_sign)
         put(pr, "-");
     if (e->args[0]->kind == SG_INT) {

@@ -290,8 +290,14 @@ static int enc_pownat(sg_smt *s, const sg_expr *ee, Z3_ast b, Z3_ast e, Z3_ast *
         return 0;
     }
     p = mk2(s, Z3_mk_power, b, e);
-    *out = ite(s, mk2(s, Z3_mk_eq, e, num(s, 0, false)), num(s, 1, false),
-               is_real(s, p) ? mk1(s, Z3_mk_real2int, p) : p);
+    p = is_real(s, p) ? mk1(s, Z3_mk_real2int, p) : p;
+    /* bases -1, 0 and 1 explicitly: Z3 evaluates b^e itself only for small e */
+    p = ite(s, mk2(s, Z3_mk_eq, b, num(s, -1, false)),
+            ite(s, mk2(s, Z3_mk_eq, mk2(s, Z3_mk_mod, e, num(s, 2, false)), num(s, 0, false)), num(s, 1, false),
+                num(s, -1, false)),
+            ite(s, mk2(s, Z3_mk_eq, b, num(s, 0, false)), num(s, 0, false),
+                ite(s, mk2(s, Z3_mk_eq, b, num(s, 1, false)), num(s, 1, false), p)));
+    *out = ite(s, mk2(s, Z3_mk_eq, e, num(s, 0, false)), num(s, 1, false), p);
     *cond = mk2(s, Z3_mk_ge, e, num(s, 0, false));
     return 0;
 }
