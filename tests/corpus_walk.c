@@ -8,9 +8,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "corpus_walk.h"
+#include "util/json.h"
 
 #include <dirent.h>
-#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +22,6 @@ const char *const corpus_versions[CORPUS_NVERSIONS] = {"cases", "cases-2.6"};
 /* The marker before a guard in a violation line, and the paragraph torch 2.6 glues to it. */
 #define GUARD_MARKER "satisfy the generated guard "
 #define SPECIALIZATION_QUIRK "Specializations unexpectedly required"
-
-/* Largest integer a double holds exactly. */
-#define EXACT_DOUBLE_MAX 9007199254740992.0
 
 const char *corpus_origin_name(corpus_origin o)
 {
@@ -80,82 +77,21 @@ cleanup:
 }
 
 /*
- * cJSON keeps numbers only as doubles, which are exact up to 2^53, but torch
- * writes larger integers (sys.maxsize in `Ne(s2, 9223372036854775807)`). So
- * before parsing, every integer literal of more than 15 digits outside a string
- * is turned into a string of its digits, which corpus_json_int() reads exactly.
- * Returns a new buffer (free with free()) of `*outlen` bytes, or NULL.
+ * cJSON keeps numbers only as doubles, exact up to 2^53, but torch writes
+ * larger integers (sys.maxsize in `Ne(s2, 9223372036854775807)`). The
+ * library's sg__json_load_file() (util/json.h) turns every integer literal of
+ * more than 15 digits into a string of its digits before parsing, which
+ * corpus_json_int() reads exactly; it also bounds the file size and nesting.
  */
-static char *quote_big_integers(const char *text, size_t len, size_t *outlen)
-{
-    /* Each quoted literal has at least 16 digits and gains 2 bytes, so the
-     * output is at most len + len / 8 bytes. */
-    size_t cap = len + len / 8 + 1, o = 0, i = 0;
-    char *out = malloc(cap);
-    bool in_string = false;
-
-    if (!out)
-        return NULL;
-    while (i < len) {
-        char ch = text[i];
-        size_t j = i, digits = 0;
-        bool integral = true;
-        if (in_string) {
-            if (ch == '\\' && i + 1 < len)
-                out[o++] = text[i++];
-            else if (ch == '"')
-                in_string = false;
-            out[o++] = text[i++];
-            continue;
-        }
-        if (ch == '"')
-            in_string = true;
-        if (ch != '-' && !(ch >= '0' && ch <= '9')) {
-            out[o++] = text[i++];
-            continue;
-        }
-        /* A number token: [-]digits[.digits][e[+-]digits]. */
-        if (text[j] == '-')
-            j++;
-        while (j < len && text[j] >= '0' && text[j] <= '9') {
-            j++;
-            digits++;
-        }
-        while (j < len && (text[j] == '.' || text[j] == 'e' || text[j] == 'E' || text[j] == '+'
-                           || text[j] == '-' || (text[j] >= '0' && text[j] <= '9'))) {
-            integral = false;
-            j++;
-        }
-        if (integral && digits > 15)
-            out[o++] = '"';
-        memcpy(out + o, text + i, j - i);
-        o += j - i;
-        if (integral && digits > 15)
-            out[o++] = '"';
-        i = j;
-    }
-    assert(o <= cap);
-    *outlen = o;
-    return out;
-}
-
 cJSON *corpus_load_json(const char *path, char *why, size_t cap)
 {
-    char *text = NULL, *quoted = NULL;
-    size_t len = 0, qlen = 0;
+    sg_error err = SG_ERROR_INIT;
     cJSON *json = NULL;
 
-    if (corpus_read_file(&text, &len, path) < 0) {
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
+    if (sg__json_load_file(&json, path, path, &err) != 0) {
+        snprintf(why, cap, "%s", err.msg);
         return NULL;
     }
-    quoted = quote_big_integers(text, len, &qlen);
-    if (!quoted)
-        snprintf(why, cap, "%s: out of memory", path);
-    else if (!(json = cJSON_ParseWithLength(quoted, qlen)))
-        snprintf(why, cap, "%s: not valid JSON", path);
-    free(quoted);
-    free(text);
     return json;
 }
 
@@ -314,22 +250,7 @@ int corpus_case_open(corpus_case *c, const char *corpus_dir, const char *version
     return 0;
 }
 
-bool corpus_json_int(const cJSON *j, sg_int *out)
-{
-    double v;
-
-    /* A big integer quoted by quote_big_integers(). */
-    if (cJSON_IsString(j))
-        return sg_int_parse(out, j->valuestring, strlen(j->valuestring)) == 0;
-    if (!cJSON_IsNumber(j))
-        return false;
-    v = j->valuedouble;
-    /* The range test also rejects NaN; then the cast is exact for integers. */
-    if (!(v >= -EXACT_DOUBLE_MAX && v <= EXACT_DOUBLE_MAX) || (double)(long long)v != v)
-        return false;
-    *out = (sg_int)(long long)v;
-    return true;
-}
+bool corpus_json_int(const cJSON *j, sg_int *out) { return sg__json_int(j, out); }
 
 const cJSON *corpus_main_shape_env(const corpus_case *c)
 {

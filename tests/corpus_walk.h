@@ -147,7 +147,7 @@ bool corpus_hint(sg_int *out, const cJSON *shape_env, const char *name);
  * An exact integer out of JSON: true when `j` is a number holding an integer
  * of magnitude at most 2^53 (beyond that cJSON's double is not exact), or a
  * string of decimal digits -- corpus_load_json() turns integer literals of
- * more than 15 digits into such strings so that they stay exact.
+ * more than 15 digits into such strings so that they stay exact (sg__json_parse).
  */
 bool corpus_json_int(const cJSON *j, sg_int *out);
 

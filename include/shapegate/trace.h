@@ -1,0 +1,199 @@
+/**
+ * @file trace.h
+ * @brief A trace: what torch's ShapeEnv held at the end of tracing, plus the
+ *        user's dynamic_shapes spec — the input of every check.
+ *
+ * Adapters turn each input (a corpus/capture folder with guards.json and
+ * case.json, or the single-file JSON trace of docs/trace-format.md) into one
+ * in-memory `sg_trace`; nothing downstream knows where a trace came from.
+ *
+ * Ownership: a trace owns its expression pool and every string and array
+ * reachable from it; all pointers handed out are borrowed and live until
+ * sg_trace_free(). The structs below are plain data: read them, do not
+ * modify them.
+ */
+#ifndef SHAPEGATE_TRACE_H
+#define SHAPEGATE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shapegate/expr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_trace sg_trace;
+
+/** An integer bound that may be infinite (`inf` = -1 for -int_oo, +1 for int_oo, 0 finite). */
+typedef struct sg_bound {
+    sg_int v;
+    int inf;
+} sg_bound;
+
+/** What the user's spec says about one tensor dimension. */
+typedef enum sg_spec_kind {
+    SG_SPEC_UNSET,   /**< no spec for the dim (None / missing): static in export */
+    SG_SPEC_STATIC,  /**< an int or Dim.STATIC: static; `static_size` when an int was given */
+    SG_SPEC_DIM,     /**< a named Dim: name, min, max */
+    SG_SPEC_DERIVED, /**< a derived Dim: `derived` = A*root + B over the symbol named `root_name` */
+    SG_SPEC_AUTO,    /**< Dim.AUTO, optionally with min/max */
+    SG_SPEC_DYNAMIC  /**< Dim.DYNAMIC, optionally with min/max */
+} sg_spec_kind;
+
+/** One dimension of one tensor input: where it is, its example size, its spec, what torch traced. */
+typedef struct sg_input_dim {
+    const char *path;        /**< pytree path of the tensor: "['x']", "['inputs']['b'][1]" */
+    int dim;                 /**< dimension index */
+    /** torch's source name in messages: "L['x'].size()[0]" (torch 2.14, and strict
+     *  mode of 2.6); torch 2.6 non-strict names what it traced: "L['args'][0][0].size()[0]" */
+    const char *source;
+    sg_int size;             /**< the example input's size */
+    sg_spec_kind kind;
+    const char *name;        /**< DIM: the Dim name; DERIVED: its printed name ("2*dx + 1") */
+    bool has_bounds;         /**< DIM, DERIVED; AUTO/DYNAMIC when given min/max */
+    sg_bound min, max;       /**< the spec's bounds (DERIVED: the derived bounds) */
+    /** DERIVED (in practice): torch's "<unavailable: ...>" text when it raised while
+     *  computing that bound (e.g. a negative derived min); the bound is then infinite. */
+    const char *min_unavailable, *max_unavailable;
+    const sg_expr *derived;  /**< DERIVED: the expression over the root symbol */
+    const char *root_name;   /**< DERIVED: name of the root Dim */
+    sg_bound root_min, root_max; /**< DERIVED: the root's bounds */
+    bool has_static_size;    /**< STATIC given as an int */
+    sg_int static_size;
+    /** What torch's ShapeEnv traced for this dim: a symbol, an expression over
+     *  symbols (after replacements), or an integer; NULL when not traced. */
+    const sg_expr *value;
+    /** The source torch traced the dim under, as in sg_symbol_info.sources
+     *  ("L['flat_args'][0].size()[0]" in strict mode of torch 2.14, where `source`
+     *  is "L['x'].size()[0]"); NULL when not traced. */
+    const char *traced_source;
+} sg_input_dim;
+
+/** A symbol of the ShapeEnv. */
+typedef struct sg_symbol_info {
+    const sg_expr *sym;
+    sg_bound lo, hi;           /**< var_to_range; -int_oo, int_oo when it has no entry */
+    bool has_hint;
+    sg_int hint;               /**< the example value (backed_var_to_val / unbacked_var_to_val) */
+    bool unbacked;             /**< u<N>: data-dependent */
+    bool size_like;
+    const sg_expr *replacement; /**< what torch replaced it by, or NULL */
+    const char *const *sources; /**< torch source names ("L['x'].size()[0]"), as recorded */
+    size_t nsources;
+} sg_symbol_info;
+
+/** Where a constraint came from. */
+typedef enum sg_guard_origin {
+    SG_GUARD_SHAPE,          /**< a shape guard (ShapeEnv.guards) */
+    SG_GUARD_RUNTIME_ASSERT  /**< a deferred runtime assert */
+} sg_guard_origin;
+
+/** One guard or runtime assert with its provenance. */
+typedef struct sg_guard {
+    const sg_expr *expr;       /**< boolean */
+    sg_guard_origin origin;
+    const char *text;          /**< the expression as torch printed it */
+    const char *user_loc;      /**< user code line ("return x + y  # model.py:77 in forward"), or NULL */
+    const char *framework_loc; /**< torch code ("File \"...\", line 1118, in infer_size\n    ..."), or NULL */
+    const char *sloc;          /**< torch's short location, as its messages print it
+                                    ("(model.py:41 in forward)"), or NULL */
+    const char *msg;           /**< RUNTIME_ASSERT: the message recorded with it (often a
+                                    torch "file.py:line"), or NULL */
+} sg_guard;
+
+/** Largest input file (guards.json, case.json, a JSON trace) the loaders read: SG_ELIMIT above. */
+#define SG_TRACE_MAX_FILE ((size_t)64 << 20)
+/** Deepest nesting of JSON arrays and objects the loaders accept: SG_ELIMIT above. */
+#define SG_TRACE_MAX_JSON_DEPTH 512
+/** The single-file JSON trace format version written (and the newest read). */
+#define SG_TRACE_FORMAT_VERSION 1
+
+/**
+ * Load a capture folder (guards.json + case.json, as in tests/corpus/cases/NAME/;
+ * docs/trace-format.md says what is read and how).
+ * Returns 0 and a new trace in `*out` (free with sg_trace_free()), or, with a
+ * one-line message naming the file and field ("NAME/guards.json:
+ * shape_envs[0].guards[3].expr: column 5: unknown function 'foo'"):
+ * SG_EIO (missing or unreadable file), SG_ELIMIT (file or nesting over the
+ * limits above, or an expression over the parser's limits), SG_EINVALID
+ * (malformed JSON, a field of the wrong type, an expression that does not
+ * parse), SG_EUNSUPPORTED (an expression using what shapegate does not
+ * handle), SG_ENOMEM. `*out` is NULL on failure.
+ */
+int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err);
+
+/**
+ * Load a single-file JSON trace (docs/trace-format.md) from `len` bytes (need
+ * not be NUL-terminated). Same returns as sg_trace_load_dir(); also
+ * SG_EUNSUPPORTED for a format version newer than SG_TRACE_FORMAT_VERSION.
+ */
+int sg_trace_load_json(sg_trace **out, const char *json, size_t len, sg_error *err);
+
+/** Load a trace from a path: a folder (sg_trace_load_dir) or a single-file JSON trace. */
+int sg_trace_load(sg_trace **out, const char *path, sg_error *err);
+
+/**
+ * Write the trace as a single-file JSON trace (docs/trace-format.md) into a new
+ * NUL-terminated string `*out` (free with sg_free()). The output is
+ * deterministic: loading it and writing again gives the same bytes.
+ * Returns 0, SG_ENOMEM, or SG_ELIMIT (an expression too long to print).
+ */
+int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err);
+
+/** Free a trace and everything it owns. NULL-safe. */
+void sg_trace_free(sg_trace *t);
+
+/** The expression pool every expression of the trace lives in (borrowed). */
+sg_pool *sg_trace_pool(const sg_trace *t);
+
+/** torch version that produced the trace ("2.14.1"), or "" when unknown. */
+const char *sg_trace_torch_version(const sg_trace *t);
+
+/** True when the export ran in strict mode. */
+bool sg_trace_strict(const sg_trace *t);
+
+/** False when torch never reached tracing (the spec was rejected first): no symbols or guards. */
+bool sg_trace_has_shape_env(const sg_trace *t);
+
+/**
+ * True when the spec was flattened per dim (case.json `dynamic_shapes_flat`).
+ * False when torch could not match it to the inputs (e.g. wrong top-level
+ * keys) or never built it: every dim's kind is then SG_SPEC_UNSET and only
+ * sg_trace_dynamic_shapes_json() has the spec.
+ */
+bool sg_trace_has_flat_spec(const sg_trace *t);
+
+/**
+ * The user's dynamic_shapes spec as compact JSON in the corpus's structured
+ * form (dict keys as strings, tuples as {"__tuple__": [...]}, Dim leaves as
+ * {"name","min","max"}, ...; see tests/corpus/README.md), or NULL when unknown.
+ * For validating the spec's structure against the inputs.
+ */
+const char *sg_trace_dynamic_shapes_json(const sg_trace *t);
+
+/**
+ * The example inputs as compact JSON (case.json `inputs`: arg_names, args,
+ * kwargs as pytree JSON, flat, signature), or NULL when unknown.
+ */
+const char *sg_trace_inputs_json(const sg_trace *t);
+
+/** Every dim of every tensor input, in input order then dim order (`*n` entries). */
+const sg_input_dim *sg_trace_inputs(const sg_trace *t, size_t *n);
+/** Every symbol of the ShapeEnv (`*n` entries): var_to_range's order, then any other symbol
+ *  a table names (sources, hints, replacements, unbacked lists) in the order first seen. */
+const sg_symbol_info *sg_trace_symbols(const sg_trace *t, size_t *n);
+
+/** The shape guards in torch's order, then the deferred runtime asserts (`*n` entries). */
+const sg_guard *sg_trace_guards(const sg_trace *t, size_t *n);
+
+/** The info of symbol `sym` (an expression of this trace's pool), or NULL when the
+ *  trace does not know it. */
+const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * trace_impl.h - the inside of sg_trace, shared by its two adapters:
+ * solver/trace.c (the struct, accessors, the capture-folder adapter) and
+ * solver/trace_json.c (the single-file JSON trace, read and written).
+ * Solver-internal.
+ *
+ * A trace owns one expression pool, one bump arena for every string and small
+ * array it hands out, and three growable arrays (symbols, guards, inputs).
+ * Builders below add to them; they return NULL / an error code on allocation
+ * failure and leave the trace safe to free.
+ */
+#ifndef SG_SOLVER_TRACE_IMPL_H
+#define SG_SOLVER_TRACE_IMPL_H
+
+#include <stdint.h>
+
+#include "shapegate/trace.h"
+#include "util/util.h"
+
+typedef struct sg_trace_block sg_trace_block;
+
+struct sg_trace {
+    sg_pool *pool;
+    sg_trace_block *mem;            /* arena: strings and small arrays */
+    const char *torch_version;      /* never NULL ("" when unknown) */
+    bool strict;
+    bool has_shape_env;
+    bool has_flat_spec;
+    const char *dynamic_shapes_json; /* compact JSON or NULL */
+    const char *inputs_json;         /* compact JSON or NULL */
+    sg_symbol_info *symbols;
+    size_t nsymbols, csymbols;
+    sg_guard *guards;
+    size_t nguards, cguards;
+    sg_input_dim *inputs;
+    size_t ninputs, cinputs;
+    uint32_t *sym_map;               /* pool symbol index -> 1 + index into symbols; 0: none */
+    size_t nsym_map;
+};
+
+/* A new empty trace with its pool. Returns 0 or SG_ENOMEM. */
+int sg_trace__new(sg_trace **out, sg_error *err);
+
+/* `n` bytes from the arena, zeroed and aligned for any type; NULL when out of memory. */
+void *sg_trace__alloc(sg_trace *t, size_t n);
+
+/* A copy of `s` (`n` bytes, NUL added) in the arena; NULL when out of memory. */
+char *sg_trace__strndup(sg_trace *t, const char *s, size_t n);
+
+/* A copy of NUL-terminated `s` in the arena, or NULL when `s` is NULL or out of memory. */
+char *sg_trace__strdup(sg_trace *t, const char *s);
+
+/*
+ * The info record of symbol `sym`, added (range -int_oo..int_oo, nothing else
+ * known) when the trace has none yet; `*added` (may be NULL) tells which.
+ * The pointer is valid until the next symbol is added. NULL when out of memory.
+ */
+sg_symbol_info *sg_trace__symbol(sg_trace *t, const sg_expr *sym, bool *added);
+
+/* A new zeroed guard / input dim at the end; NULL when out of memory. Valid until the next add. */
+sg_guard *sg_trace__add_guard(sg_trace *t);
+sg_input_dim *sg_trace__add_input(sg_trace *t);
+
+/*
+ * Parse expression `text` into the trace's pool. On failure the message is
+ * "<what>: <field>: column N: <parser message>" and the parser's code is kept
+ * (SG_EINVALID, SG_EUNSUPPORTED, SG_ELIMIT, SG_EUNDEFINED, SG_EOVERFLOW, SG_ENOMEM).
+ * With `want_bool`, an expression that is not boolean is SG_EINVALID.
+ */
+int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool want_bool,
+                    const char *what, const char *field, sg_error *err);
+
+/*
+ * The symbol named `name`: `name` must parse to a bare symbol of that name
+ * (so that it prints and re-parses to itself). SG_EINVALID otherwise, with the
+ * message "<what>: <field>: '<name>' is not a symbol name".
+ */
+int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, const char *what,
+                           const char *field, sg_error *err);
+
+/* Make `err->msg` one line: control characters (from hostile names and keys) become '?'. */
+void sg_trace__one_line(sg_error *err);
+
+/* sg_trace_load_json() with `what` naming the text in messages (a file name). */
+int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,
+                              sg_error *err);
+
+#endif

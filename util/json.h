@@ -1,0 +1,95 @@
+/*
+ * json.h - library-internal JSON helpers over cJSON: bounded reading of a
+ * file, parsing with size and nesting limits and exact big integers, safe
+ * typed access to object members, and a small writer for JSON text into an
+ * sg_buf. Not installed; never included by cli/ or service/.
+ *
+ * Big integers. cJSON keeps numbers as doubles, exact only up to 2^53, but
+ * torch writes 9223372036854775807 (sys.maxsize) in guards and ranges. So
+ * sg__json_parse() turns every integer literal of more than 15 digits (outside
+ * strings) into a string of its digits before cJSON sees it, and
+ * sg__json_int() reads an integer exactly from either a number node or such a
+ * decimal string node. Code that reads integers must use sg__json_int(), never
+ * `valuedouble`.
+ *
+ * Thread safety: only per-call state is used; cJSON_GetErrorPtr() (a process
+ * global) is never called.
+ */
+#ifndef SG_JSON_H
+#define SG_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "shapegate/common.h"
+#include "shapegate/error.h"
+#include "util/util.h"
+
+/** Default limits: bytes of one JSON text (and file), nesting of arrays and objects. */
+#define SG_JSON_MAX_BYTES ((size_t)64 << 20)
+#define SG_JSON_MAX_DEPTH 512
+
+/*
+ * Read the whole file `path` into a new NUL-terminated buffer `*out` (free
+ * with sg_free()) of `*len` bytes (the NUL not counted). `what` names the file
+ * in messages (e.g. "case_dir/guards.json"). Returns 0, SG_EIO (cannot open or
+ * read; the message names the file and strerror), SG_ELIMIT (more than `max`
+ * bytes) or SG_ENOMEM.
+ */
+int sg__read_file(char **out, size_t *len, const char *path, size_t max, const char *what,
+                  sg_error *err);
+
+/*
+ * Parse `len` bytes of JSON text (need not be NUL-terminated) into `*out`
+ * (free with cJSON_Delete()). The whole text must be one JSON value, with
+ * nothing but white space after it. Integer literals of more than 15 digits
+ * become decimal string nodes (see above). `what` prefixes messages.
+ * Returns 0; SG_ELIMIT when the text is over `max_bytes` or nested deeper than
+ * `max_depth` (the message gives the byte offset); SG_EINVALID for a syntax
+ * error ("what: invalid JSON at byte 123 (line 4, column 9)"); SG_ENOMEM.
+ */
+int sg__json_parse(cJSON **out, const char *text, size_t len, size_t max_bytes, int max_depth,
+                   const char *what, sg_error *err);
+
+/* sg__read_file() then sg__json_parse() with the default limits. */
+int sg__json_load_file(cJSON **out, const char *path, const char *what, sg_error *err);
+
+/* Member `key` of object `obj` (case-sensitive), or NULL when `obj` is not an
+ * object or has no such member. NULL-safe. */
+const cJSON *sg__json_get(const cJSON *obj, const char *key);
+
+/* True when `j` is absent (NULL) or JSON null. */
+bool sg__json_is_none(const cJSON *j);
+
+/* The string of a string node, or NULL for anything else. NULL-safe. */
+const char *sg__json_str(const cJSON *j);
+
+/*
+ * An exact integer from `j`: a number node holding an integer of magnitude at
+ * most 2^53, or a string node of a decimal integer (optional '-', digits) that
+ * fits an sg_int. Returns true and sets `*out`; false for anything else.
+ */
+bool sg__json_int(const cJSON *j, sg_int *out);
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* Append `s` as a JSON string literal (quotes and escapes added). */
+int sg__json_put_str(sg_buf *b, const char *s);
+
+/* Append `s` as a JSON string literal, or `null` when `s` is NULL. */
+int sg__json_put_str_or_null(sg_buf *b, const char *s);
+
+/* Append `v` as an exact JSON integer literal (any magnitude sg_int holds). */
+int sg__json_put_int(sg_buf *b, sg_int v);
+
+/*
+ * Append `j` as compact JSON (no white space; `", "` and `": "` are not used).
+ * Numbers that are integers of magnitude at most 2^53 are written as integer
+ * literals, other finite numbers with 17 significant digits, non-finite ones
+ * as null. Fails with SG_ELIMIT past SG_JSON_MAX_DEPTH levels.
+ */
+int sg__json_put_value(sg_buf *b, const cJSON *j);
+
+#endif
