@@ -95,4 +95,7 @@ int sg_cli_finish_output(const char *cmd, int rc);
 int sg_cmd_parse(int argc, char **argv);
 int sg_cmd_eval(int argc, char **argv);
 
+/* cmd_check.c: `shapegate check`. */
+int sg_cmd_check(int argc, char **argv);
+
 #endif

@@ -98,8 +98,9 @@ static inline sg_int sg_rat_floor(sg_rat a)
 
 static inline sg_int sg_rat_ceil(sg_rat a)
 {
-    sg_int q = sg_rat_floor(a);
-    return q * a.den == a.num ? q : q + 1;
+    sg_int q = sg_rat_floor(a), r;
+    sg__pymod(a.num, a.den, &r); /* no product that could overflow near SG_INT_MIN */
+    return r == 0 ? q : q + 1;
 }
 
 static inline sg_int sg_rat_trunc(sg_rat a) { return a.num >= 0 ? sg_rat_floor(a) : sg_rat_ceil(a); }
@@ -112,8 +113,8 @@ static inline int sg_rat_cmp(sg_rat a, sg_rat b)
         sg_int ra, rb;
         if (qa != qb)
             return qa < qb ? -1 : 1;
-        ra = a.num - qa * a.den; /* 0 <= ra < a.den */
-        rb = b.num - qb * b.den;
+        sg__pymod(a.num, a.den, &ra); /* 0 <= ra < a.den, without overflow */
+        sg__pymod(b.num, b.den, &rb);
         if (ra == 0 || rb == 0)
             return ra == rb ? 0 : (ra == 0 ? -1 : 1);
         /* ra/a.den < rb/b.den  <=>  b.den/rb < a.den/ra */

@@ -1,0 +1,314 @@
+/*
+ * cmd_check.c - `shapegate check`: decide a traced export against its
+ * dynamic_shapes spec and print the diagnosis (text, or one JSON object).
+ *
+ * Exit codes (the output contract of docs/check.md): 0 every dynamic dim
+ * proved, 1 some dim refuted or the spec invalid, 4 some unknown and none
+ * refuted, 2 usage, 3 unreadable input, 5 internal.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "shapegate/check.h"
+#include "shapegate/common.h"
+
+enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_NO_INFER, OPT_NO_MINIMIZE, OPT_DIM, OPT_SPEC };
+
+static void check_help(FILE *out)
+{
+    fputs("usage: shapegate check [options] INPUT\n"
+          "\n"
+          "Decide whether every shape the dynamic_shapes spec allows passes the guards torch\n"
+          "recorded. INPUT is a capture folder (guards.json + case.json, as in tests/corpus/cases/*)\n"
+          "or a single-file JSON trace (docs/trace-format.md).\n"
+          "\n"
+          "Options:\n"
+          "  --json               print one JSON object (docs/check.md) instead of text\n"
+          "  --spec FILE          replace the trace's dynamic_shapes by FILE's (JSON, the corpus's\n"
+          "                       structured form: {\"x\": {\"0\": {\"name\": \"dx\", \"max\": 64}}})\n"
+          "  --dim ITEM           override one dim's spec, after --spec; repeatable. ITEM is\n"
+          "                       INPUT.DIM=SPEC, INPUT a path as 'x', 'inputs.a', 'xs.3' or\n"
+          "                       \"['inputs']['a']\", SPEC one of NAME, NAME:MIN..MAX (either side\n"
+          "                       may be empty), A*NAME+B (derived), AUTO, DYNAMIC, AUTO:MIN..MAX,\n"
+          "                       STATIC or a size. E.g. --dim 'x.0=batch:1..1024' --dim 'y.0=2*batch'\n"
+          "  --timeout MS         wall-clock limit for the whole check (default 60000; 0: none)\n"
+          "  --query-timeout MS   Z3 time limit per query (default 10000; 0: none)\n"
+          "  --rlimit N           Z3 resource limit per query, deterministic (default 50000000; 0: none)\n"
+          "  --no-infer           skip inferring ranges, relations, congruences and holes\n"
+          "  --no-minimize        report Z3's unsat cores as they come, without shrinking them\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "Exit: 0 all dynamic dims proved, 1 some refuted or the spec is invalid, 4 unknown,\n"
+          "      2 usage, 3 unreadable input, 5 internal error.\n",
+          out);
+}
+
+static bool parse_uint(const char *s, unsigned long long *out)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+static const char *status_text(sg_dim_status s)
+{
+    switch (s) {
+    case SG_DIM_PROVED: return "proved";
+    case SG_DIM_REFUTED: return "refuted";
+    case SG_DIM_UNKNOWN: return "unknown";
+    default: return "static";
+    }
+}
+
+static void print_bound(FILE *out, sg_bound b)
+{
+    char buf[SG_INT_STRLEN];
+    if (b.inf)
+        fputs(b.inf < 0 ? "-int_oo" : "int_oo", out);
+    else
+        fputs(sg_int_format(buf, b.v), out);
+}
+
+/* "x = [2, 3], y = [4]": the sizes of every input, by tensor. */
+static void print_shapes(FILE *out, const sg_trace *t, const sg_int *sizes)
+{
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    const char *path = NULL;
+    char buf[SG_INT_STRLEN];
+    for (i = 0; i < n; i++) {
+        if (!path || strcmp(path, in[i].path) != 0) {
+            fprintf(out, "%s%s = [", path ? "], " : "", in[i].path);
+            path = in[i].path;
+        } else {
+            fputs(", ", out);
+        }
+        fputs(sg_int_format(buf, sizes[i]), out);
+    }
+    if (path)
+        fputs("]", out);
+}
+
+/* A torch location 'File "a/b.py", line 43, in forward\n    code' as "a/b.py:43 in forward: code". */
+static void print_loc(FILE *out, const char *loc)
+{
+    const char *file = strstr(loc, "File \""), *line, *in, *code;
+    if (!file) {
+        fputs(loc, out);
+        return;
+    }
+    file += 6;
+    line = strstr(file, "\", line ");
+    in = line ? strstr(line, ", in ") : NULL;
+    if (!line || !in) {
+        fputs(loc, out);
+        return;
+    }
+    fprintf(out, "%.*s:%.*s in ", (int)(line - file), file, (int)(in - line - 8), line + 8);
+    code = strchr(in + 5, '\n');
+    fprintf(out, "%.*s", (int)(code ? (size_t)(code - in - 5) : strlen(in + 5)), in + 5);
+    if (code) {
+        while (*code == '\n' || *code == ' ')
+            code++;
+        fprintf(out, ": %.*s", (int)strcspn(code, "\n"), code);
+    }
+}
+
+static void print_text(FILE *out, const char *input, const sg_trace *t, const sg_report *r)
+{
+    size_t n = 0, i, k;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    char buf[SG_INT_STRLEN];
+
+    fprintf(out, "%s (torch %s): %s\n", input, sg_trace_torch_version(t)[0] ? sg_trace_torch_version(t) : "?",
+            sg_verdict_name(r->verdict));
+    for (i = 0; i < r->ndims; i++) {
+        const sg_dim_result *d = &r->dims[i];
+        if (d->status == SG_DIM_STATIC)
+            continue;
+        fprintf(out, "  %s%s%s: %s%s%s%s\n", in[d->input].name ? in[d->input].name : "",
+                in[d->input].name ? " = " : "", in[d->input].source, status_text(d->status),
+                d->reason[0] ? " (" : "", d->reason, d->reason[0] ? ")" : "");
+    }
+    for (i = 0; i < r->nviolations; i++) {
+        const sg_violation *v = &r->violations[i];
+        fprintf(out, "\n- %s\n", v->message ? v->message : "");
+        if (v->has_counterexample) {
+            fputs("  counterexample: ", out);
+            print_shapes(out, t, v->counterexample);
+            fputs("\n", out);
+        }
+        if (v->ncore)
+            fputs("  conflicting:\n", out);
+        for (k = 0; k < v->ncore; k++) {
+            fprintf(out, "    %s", v->core[k].text);
+            if (v->core[k].loc) {
+                fputs("   at ", out);
+                print_loc(out, v->core[k].loc);
+            }
+            fputs("\n", out);
+        }
+    }
+    if (r->ninferred)
+        fputs("\ninferred:\n", out);
+    for (i = 0; i < r->ninferred; i++) {
+        const sg_inferred *f = &r->inferred[i];
+        fprintf(out, "  %s", f->input < n ? in[f->input].source : "?");
+        if (f->is_constant) {
+            fprintf(out, " = %s\n", sg_int_format(buf, f->constant));
+            continue;
+        }
+        fputs(" in [", out);
+        print_bound(out, f->lo);
+        fputs(", ", out);
+        print_bound(out, f->hi);
+        fprintf(out, "]%s", f->range_exact ? "" : " (over-approximation)");
+        if (f->modulus > 1) {
+            char m[SG_INT_STRLEN];
+            fprintf(out, ", = %s mod %s", sg_int_format(buf, f->residue), sg_int_format(m, f->modulus));
+        }
+        for (k = 0; k < f->nholes; k++)
+            fprintf(out, "%s%s", k ? ", " : ", except ", sg_int_format(buf, f->holes[k]));
+        fputs("\n", out);
+    }
+    fprintf(out, "\n%u solver queries, %u guards decided without Z3, %.3f s\n", r->stats.queries,
+            r->stats.decided_cheaply, r->stats.seconds);
+}
+
+int sg_cmd_check(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+        {"rlimit", required_argument, NULL, OPT_RLIMIT},
+        {"no-infer", no_argument, NULL, OPT_NO_INFER},
+        {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE},
+        {"dim", required_argument, NULL, OPT_DIM},
+        {"spec", required_argument, NULL, OPT_SPEC},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    sg_check_options opts = SG_CHECK_OPTIONS_INIT;
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    bool json = false;
+    unsigned long long v;
+    char *text = NULL;
+    const char **dims = NULL, *spec_file = NULL;
+    size_t ndims = 0;
+    int c, rc;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hj", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            check_help(stdout);
+            return sg_cli_finish_output("check", SG_EXIT_OK);
+        case 'j':
+            json = true;
+            break;
+        case OPT_TIMEOUT: case OPT_QUERY_TIMEOUT: case OPT_RLIMIT:
+            if (!parse_uint(optarg, &v) || (c != OPT_RLIMIT && v > 86400000ULL))
+                return sg_cli_usage_error("check", "'%s' is not a valid value for --%s", optarg,
+                                          c == OPT_TIMEOUT ? "timeout" : c == OPT_RLIMIT ? "rlimit" : "query-timeout");
+            if (c == OPT_TIMEOUT)
+                opts.timeout_ms = (unsigned)v;
+            else if (c == OPT_QUERY_TIMEOUT)
+                opts.query_timeout_ms = (unsigned)v;
+            else
+                opts.query_rlimit = v;
+            break;
+        case OPT_NO_INFER:
+            opts.infer = false;
+            break;
+        case OPT_NO_MINIMIZE:
+            opts.minimize_cores = false;
+            break;
+        case OPT_DIM: {
+            const char **grown = realloc(dims, (ndims + 1) * sizeof *dims);
+            if (!grown) {
+                free(dims);
+                sg_cli_errorf("check", "out of memory");
+                return SG_EXIT_INTERNAL;
+            }
+            dims = grown;
+            dims[ndims++] = optarg;
+            break;
+        }
+        case OPT_SPEC:
+            spec_file = optarg;
+            break;
+        default:
+            free(dims);
+            return sg_cli_bad_option("check", argc, argv, c, longopts);
+        }
+    }
+    if (optind >= argc || optind + 1 < argc) {
+        free(dims);
+        if (optind >= argc)
+            return sg_cli_usage_error("check", "missing INPUT");
+        return sg_cli_usage_error("check", "one INPUT only, got '%s' too", argv[optind + 1]);
+    }
+
+    rc = sg_trace_load(&t, argv[optind], &err);
+    if (rc) {
+        sg_cli_errorf("check", "%s: %s", argv[optind], err.msg);
+        rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
+        goto cleanup;
+    }
+    /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides") */
+    if (spec_file && (rc = sg_trace_load_spec(t, spec_file, &err)) != 0) {
+        if (rc == SG_EIO || rc == SG_ELIMIT || rc == SG_ENOMEM) {
+            sg_cli_errorf("check", "--spec %s", err.msg);
+            rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
+        } else {
+            rc = sg_cli_usage_error("check", "--spec %s", err.msg);
+        }
+        goto cleanup;
+    }
+    if (ndims && (rc = sg_trace_override_dims(t, dims, ndims, &err)) != 0) {
+        if (rc == SG_ENOMEM) {
+            sg_cli_errorf("check", "%s", err.msg);
+            rc = SG_EXIT_INTERNAL;
+        } else {
+            rc = sg_cli_usage_error("check", "%s", err.msg);
+        }
+        goto cleanup;
+    }
+    rc = sg_check(&r, t, &opts, &err);
+    if (rc) {
+        sg_cli_errorf("check", "%s: %s", argv[optind], err.msg);
+        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        goto cleanup;
+    }
+    if (json) {
+        rc = sg_report_to_json(&text, r, t, &err);
+        if (rc) {
+            sg_cli_errorf("check", "%s", err.msg);
+            rc = SG_EXIT_INTERNAL;
+            goto cleanup;
+        }
+        printf("%s\n", text);
+    } else {
+        print_text(stdout, argv[optind], t, r);
+    }
+    switch (r->verdict) {
+    case SG_VERDICT_OK: rc = SG_EXIT_OK; break;
+    case SG_VERDICT_UNKNOWN: rc = SG_EXIT_UNKNOWN; break;
+    default: rc = SG_EXIT_FALSE; break;
+    }
+    rc = sg_cli_finish_output("check", rc);
+cleanup:
+    free(dims);
+    sg_free(text);
+    sg_report_free(r);
+    sg_trace_free(t);
+    return rc;
+}

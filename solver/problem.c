@@ -1,0 +1,664 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+/*
+ * problem.c - building the constraint set of a trace (solver/problem.h) and
+ * running budgeted Z3 queries over it.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "solver/problem.h"
+#include "util/util.h"
+
+/* ---- Z3 helpers ----------------------------------------------------------------- */
+
+static void on_z3_error(Z3_context ctx, Z3_error_code code)
+{
+    (void)ctx;
+    (void)code; /* recorded in the context; checked after each call */
+}
+
+Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a)
+{
+    if (!a || Z3_get_error_code(p->ctx) != Z3_OK)
+        return NULL;
+    if (sg__grow((void **)&p->keep, &p->keep_cap, p->nkeep + 1, sizeof *p->keep))
+        return NULL;
+    Z3_inc_ref(p->ctx, a);
+    p->keep[p->nkeep++] = a;
+    return a;
+}
+
+#define K(x) sg_problem_keep(p, (x))
+
+static Z3_ast mk_int_const(sg_problem *p, const char *name)
+{
+    return K(Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, name), Z3_mk_int_sort(p->ctx)));
+}
+
+static Z3_ast mk_bool_const(sg_problem *p, const char *name)
+{
+    return K(Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, name), Z3_mk_bool_sort(p->ctx)));
+}
+
+Z3_ast sg_problem_num(sg_problem *p, sg_int v)
+{
+    char buf[SG_INT_STRLEN];
+    return K(Z3_mk_numeral(p->ctx, sg_int_format(buf, v), Z3_mk_int_sort(p->ctx)));
+}
+
+Z3_ast sg_problem_and2(sg_problem *p, Z3_ast a, Z3_ast b)
+{
+    Z3_ast v[2];
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    v[0] = a;
+    v[1] = b;
+    return K(Z3_mk_and(p->ctx, 2, v));
+}
+
+#define mk_num sg_problem_num
+#define mk_and2 sg_problem_and2
+
+/* lo <= t <= hi for the finite sides; NULL when both are infinite. */
+static Z3_ast mk_bounds(sg_problem *p, Z3_ast t, sg_bound lo, sg_bound hi)
+{
+    Z3_ast r = NULL;
+    if (lo.inf == 0)
+        r = K(Z3_mk_ge(p->ctx, t, mk_num(p, lo.v)));
+    if (hi.inf == 0)
+        r = mk_and2(p, r, K(Z3_mk_le(p->ctx, t, mk_num(p, hi.v))));
+    return r;
+}
+
+double sg_problem_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- Source names ---------------------------------------------------------------- */
+
+/* The input dim whose source is `src`, or -1. Also maps strict mode's
+ * L['flat_args'][k].size()[d] to the k-th tensor input's dim d. */
+static long input_of_source(const sg_problem *p, const char *src)
+{
+    size_t i;
+    const char *fa = "L['flat_args'][";
+    for (i = 0; i < p->ninputs; i++)
+        if (p->inputs[i].source && strcmp(p->inputs[i].source, src) == 0)
+            return (long)i;
+    if (strncmp(src, fa, strlen(fa)) == 0) {
+        long k = -1, d = -1, tensor = -1;
+        const char *prev = NULL;
+        if (sscanf(src + strlen(fa), "%ld].size()[%ld]", &k, &d) != 2 || k < 0 || d < 0)
+            return -1;
+        for (i = 0; i < p->ninputs; i++) {
+            if (!prev || strcmp(prev, p->inputs[i].path) != 0) {
+                tensor++;
+                prev = p->inputs[i].path;
+            }
+            if (tensor == k && p->inputs[i].dim == d)
+                return (long)i;
+        }
+    }
+    return -1;
+}
+
+const char *sg_problem_source_of(const sg_expr *sym, void *problem)
+{
+    const sg_problem *p = problem;
+    const sg_symbol_info *si = sg_trace_symbol_info(p->trace, sym);
+    long i;
+    if (!si)
+        return NULL;
+    i = p->sym_input[si - p->syms];
+    if (i >= 0 && p->inputs[i].source)
+        return p->inputs[i].source;
+    return si->nsources ? si->sources[0] : NULL;
+}
+
+/* ---- Building ----------------------------------------------------------------------- */
+
+static bool mentions(const sg_problem *p, const sg_expr *e, const bool *flag_by_sym, sg_error *err, int *rc)
+{
+    const sg_expr **syms = NULL;
+    size_t n = 0, k;
+    bool any = false;
+    *rc = sg_expr_symbols(&syms, &n, p->pool, e, err);
+    if (*rc)
+        return false;
+    for (k = 0; k < n && !any; k++) {
+        const sg_symbol_info *si = sg_trace_symbol_info(p->trace, syms[k]);
+        any = si && flag_by_sym[si - p->syms];
+    }
+    sg_free((void *)syms);
+    return any;
+}
+
+static long x_index(sg_problem *p, const char *name)
+{
+    size_t i;
+    for (i = 0; i < p->nx; i++)
+        if (strcmp(p->names[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static int add_x(sg_problem *p, const char *name, sg_error *err)
+{
+    char buf[80];
+    size_t cap = p->nx;
+    if (x_index(p, name) >= 0)
+        return 0;
+    if (sg__grow((void **)&p->names, &cap, p->nx + 1, sizeof *p->names))
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+    cap = p->nx;
+    if (sg__grow((void **)&p->xvar, &cap, p->nx + 1, sizeof *p->xvar))
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+    snprintf(p->names[p->nx], sizeof p->names[p->nx], "%s", name);
+    snprintf(buf, sizeof buf, "X!%s", name);
+    p->xvar[p->nx++] = mk_int_const(p, buf);
+    return 0;
+}
+
+/* `e` with every symbol named like a spec root replaced by its X variable. */
+static Z3_ast over_roots(sg_problem *p, const sg_expr *e, sg_error *err, int *rc)
+{
+    Z3_ast v = NULL, from[64], to[64];
+    const sg_expr **syms = NULL;
+    size_t n = 0, k, m = 0;
+    *rc = sg_smt_encode(p->smt, e, &v, NULL, err);
+    if (*rc)
+        return NULL;
+    *rc = sg_expr_symbols(&syms, &n, p->pool, e, err);
+    if (*rc)
+        return NULL;
+    for (k = 0; k < n && m < 64; k++) {
+        long x = x_index(p, sg_expr_symbol_name(syms[k]));
+        if (x >= 0) {
+            from[m] = sg_smt_symbol(p->smt, syms[k]);
+            to[m++] = p->xvar[x];
+        }
+    }
+    sg_free((void *)syms);
+    return K(Z3_substitute(p->ctx, v, (unsigned)m, from, to));
+}
+
+static int build_spec(sg_problem *p, size_t i, sg_error *err)
+{
+    const sg_input_dim *d = &p->inputs[i];
+    Z3_context c = p->ctx;
+    Z3_ast D = p->dvar[i], item = NULL;
+    int rc = 0;
+    char buf[48];
+
+    switch (d->kind) {
+    case SG_SPEC_DIM: {
+        Z3_ast X = p->xvar[x_index(p, d->name)];
+        sg_bound lo = d->min;
+        if (lo.inf || lo.v < 2) { /* torch analyses sizes from 2 on: 0 and 1 specialise */
+            lo.inf = 0;
+            lo.v = 2;
+        }
+        item = mk_and2(p, K(Z3_mk_eq(c, D, X)), mk_bounds(p, X, lo, d->max));
+        break;
+    }
+    case SG_SPEC_DERIVED: {
+        Z3_ast X = p->xvar[x_index(p, d->root_name)], f = over_roots(p, d->derived, err, &rc);
+        if (rc)
+            return rc;
+        item = mk_and2(p, K(Z3_mk_eq(c, D, f)), mk_bounds(p, X, d->root_min, d->root_max));
+        break;
+    }
+    case SG_SPEC_STATIC: case SG_SPEC_UNSET:
+        item = K(Z3_mk_eq(c, D, mk_num(p, d->has_static_size ? d->static_size : d->size)));
+        break;
+    case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
+        if (d->has_bounds)
+            item = mk_bounds(p, D, d->min, d->max);
+        break;
+    }
+    if (Z3_get_error_code(c) != Z3_OK)
+        return sg_error_set(err, SG_ERROR, "Z3: %s", Z3_get_error_msg(c, Z3_get_error_code(c)));
+    if (item) {
+        p->spec[i] = item;
+        snprintf(buf, sizeof buf, "spec!%zu", i);
+        p->spec_lit[i] = mk_bool_const(p, buf);
+    }
+    return 0;
+}
+
+static int add_constraint(sg_problem *p, size_t *cap, sg_core_kind kind, size_t index, const sg_expr *expr,
+                          Z3_ast holds, bool checked, bool unbacked, sg_error *err)
+{
+    sg_constraint *k;
+    char buf[48];
+    if (sg__grow((void **)&p->cons, cap, p->ncons + 1, sizeof *p->cons))
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+    k = &p->cons[p->ncons];
+    memset(k, 0, sizeof *k);
+    k->kind = kind;
+    k->index = index;
+    k->expr = expr;
+    k->holds = K(holds);
+    snprintf(buf, sizeof buf, "c!%zu", p->ncons);
+    k->lit = mk_bool_const(p, buf);
+    k->checked = checked && !unbacked;
+    k->unbacked = unbacked;
+    p->ncons++;
+    return 0;
+}
+
+/* ---- Components (union-find over input dims, symbols and spec names) ------------------- */
+
+static long uf_find(long *par, long x)
+{
+    while (par[x] != x) {
+        par[x] = par[par[x]];
+        x = par[x];
+    }
+    return x;
+}
+
+static void uf_union(long *par, long a, long b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a != b)
+        par[a < b ? b : a] = a < b ? a : b;
+}
+
+/* Union `node` with every known symbol of `e`; returns the first symbol's node (or `node`). */
+static long union_expr(sg_problem *p, long *par, long node, const sg_expr *e, int *rc, sg_error *err)
+{
+    const sg_expr **syms = NULL;
+    size_t n = 0, k;
+    long first = node;
+    if (!e)
+        return node;
+    if ((*rc = sg_expr_symbols(&syms, &n, p->pool, e, err)))
+        return -1;
+    for (k = 0; k < n; k++) {
+        const sg_symbol_info *si = sg_trace_symbol_info(p->trace, syms[k]);
+        long sn;
+        if (!si)
+            continue;
+        sn = (long)(p->ninputs + (size_t)(si - p->syms));
+        if (first < 0)
+            first = sn;
+        else
+            uf_union(par, first, sn);
+    }
+    sg_free((void *)syms);
+    return first;
+}
+
+static int components(sg_problem *p, sg_error *err)
+{
+    size_t nnodes = p->ninputs + p->nsyms + p->nx, i, k;
+    long *par = sg__malloc((nnodes + 1) * sizeof *par), *anchor = NULL;
+    int rc = 0;
+
+    p->input_comp = sg__malloc((p->ninputs + 1) * sizeof *p->input_comp);
+    p->sym_comp = sg__malloc((p->nsyms + 1) * sizeof *p->sym_comp);
+    p->cons_comp = sg__malloc((p->ncons + 1) * sizeof *p->cons_comp);
+    anchor = sg__malloc((p->ncons + 1) * sizeof *anchor);
+    if (!par || !p->input_comp || !p->sym_comp || !p->cons_comp || !anchor) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory splitting the problem");
+        goto cleanup;
+    }
+    for (i = 0; i < nnodes; i++)
+        par[i] = (long)i;
+    for (k = 0; k < p->nsyms && !rc; k++) { /* definitions */
+        const sg_symbol_info *si = &p->syms[k];
+        long sn = (long)(p->ninputs + k), x = -1;
+        for (i = 0; i < si->nsources && x < 0; i++)
+            x = x_index(p, si->sources[i]);
+        if (p->sym_input[k] >= 0)
+            uf_union(par, sn, p->sym_input[k]);
+        else if (x >= 0)
+            uf_union(par, sn, (long)(p->ninputs + p->nsyms) + x);
+        else if (si->replacement)
+            union_expr(p, par, sn, si->replacement, &rc, err);
+    }
+    for (i = 0; i < p->ninputs; i++) { /* spec names */
+        const sg_input_dim *d = &p->inputs[i];
+        long x = d->kind == SG_SPEC_DIM ? x_index(p, d->name) : d->kind == SG_SPEC_DERIVED ? x_index(p, d->root_name) : -1;
+        if (x >= 0)
+            uf_union(par, (long)i, (long)(p->ninputs + p->nsyms) + x);
+    }
+    for (k = 0; k < p->ncons && !rc; k++) { /* constraints */
+        const sg_constraint *c = &p->cons[k];
+        switch (c->kind) {
+        case SG_CORE_INPUT:
+            anchor[k] = union_expr(p, par, (long)c->index, c->expr, &rc, err);
+            break;
+        case SG_CORE_REPLACEMENT:
+            anchor[k] = union_expr(p, par, (long)(p->ninputs + c->index), p->syms[c->index].replacement, &rc, err);
+            break;
+        case SG_CORE_RANGE:
+            anchor[k] = (long)(p->ninputs + c->index);
+            break;
+        default:
+            anchor[k] = union_expr(p, par, -1, c->expr, &rc, err);
+            break;
+        }
+    }
+    if (rc)
+        goto cleanup;
+    for (i = 0; i < p->ninputs; i++)
+        p->input_comp[i] = uf_find(par, (long)i);
+    for (k = 0; k < p->nsyms; k++)
+        p->sym_comp[k] = uf_find(par, (long)(p->ninputs + k));
+    for (k = 0; k < p->ncons; k++)
+        p->cons_comp[k] = anchor[k] >= 0 ? uf_find(par, anchor[k]) : -1;
+cleanup:
+    sg_free(par);
+    sg_free(anchor);
+    return rc;
+}
+
+int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
+{
+    sg_problem *p = sg__calloc(1, sizeof *p);
+    size_t i, k, ng = 0, cap = 0;
+    const sg_guard *guards;
+    bool *unbacked = NULL;
+    Z3_ast defs = NULL;
+    int rc = 0;
+    (void)defs;
+
+    *out = NULL;
+    if (!p)
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+    p->trace = t;
+    p->pool = sg_trace_pool(t);
+    if ((rc = sg_smt_new(&p->smt, p->pool, err)))
+        goto cleanup;
+    p->ctx = sg_smt_context(p->smt);
+    Z3_set_error_handler(p->ctx, on_z3_error);
+    p->inputs = sg_trace_inputs(t, &p->ninputs);
+    p->syms = sg_trace_symbols(t, &p->nsyms);
+    guards = sg_trace_guards(t, &ng);
+    p->dvar = sg__calloc(p->ninputs + 1, sizeof *p->dvar);
+    p->spec = sg__calloc(p->ninputs + 1, sizeof *p->spec);
+    p->spec_lit = sg__calloc(p->ninputs + 1, sizeof *p->spec_lit);
+    p->named = sg__calloc(p->ninputs + 1, sizeof *p->named);
+    p->sym_input = sg__calloc(p->nsyms + 1, sizeof *p->sym_input);
+    p->sym_checked = sg__calloc(p->nsyms + 1, sizeof *p->sym_checked);
+    unbacked = sg__calloc(p->nsyms + 1, sizeof *unbacked);
+    p->sym_def = sg__calloc(p->nsyms + 1, sizeof *p->sym_def);
+    if (!p->sym_def || !p->spec || !p->spec_lit || !p->named || !p->sym_input || !p->sym_checked || !unbacked) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+        goto cleanup;
+    }
+    for (i = 0; i < p->ninputs; i++) {
+        char buf[48];
+        const sg_input_dim *d = &p->inputs[i];
+        snprintf(buf, sizeof buf, "D!%zu", i);
+        p->dvar[i] = mk_int_const(p, buf);
+        p->named[i] = d->kind == SG_SPEC_DIM || d->kind == SG_SPEC_DERIVED;
+        if (d->kind == SG_SPEC_DIM && (rc = add_x(p, d->name, err)))
+            goto cleanup;
+        if (d->kind == SG_SPEC_DERIVED && (rc = add_x(p, d->root_name, err)))
+            goto cleanup;
+    }
+    /* which input dim defines each symbol: its own source when that dim is named, else
+     * the first named dim whose traced shape is that bare symbol (a relaxed dim sharing
+     * it then follows the named one), else its own source, else any dim whose traced
+     * shape is the bare symbol */
+    for (k = 0; k < p->nsyms; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        p->sym_input[k] = -1;
+        unbacked[k] = si->unbacked;
+        for (i = 0; i < si->nsources && p->sym_input[k] < 0; i++) { /* its own named source */
+            long in = input_of_source(p, si->sources[i]);
+            if (in >= 0 && p->named[in])
+                p->sym_input[k] = in;
+        }
+    }
+    for (i = 0; i < p->ninputs; i++) {
+        const sg_symbol_info *si;
+        if (!p->named[i] || !p->inputs[i].value || sg_expr_kind(p->inputs[i].value) != SG_SYM)
+            continue;
+        si = sg_trace_symbol_info(t, p->inputs[i].value);
+        if (si && p->sym_input[si - p->syms] < 0)
+            p->sym_input[si - p->syms] = (long)i;
+    }
+    for (k = 0; k < p->nsyms; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        for (i = 0; i < si->nsources && p->sym_input[k] < 0; i++)
+            p->sym_input[k] = input_of_source(p, si->sources[i]);
+    }
+    for (i = 0; i < p->ninputs; i++) {
+        const sg_symbol_info *si;
+        if (!p->inputs[i].value || sg_expr_kind(p->inputs[i].value) != SG_SYM)
+            continue;
+        si = sg_trace_symbol_info(t, p->inputs[i].value);
+        if (si && p->sym_input[si - p->syms] < 0)
+            p->sym_input[si - p->syms] = (long)i;
+    }
+    /* checked symbols: defined by a named dim, or inside a named dim's traced value */
+    for (k = 0; k < p->nsyms; k++)
+        p->sym_checked[k] = p->sym_input[k] >= 0 && p->named[p->sym_input[k]];
+    for (i = 0; i < p->ninputs; i++) {
+        const sg_expr **syms = NULL;
+        size_t n = 0, j;
+        if (!p->named[i] || !p->inputs[i].value)
+            continue;
+        if ((rc = sg_expr_symbols(&syms, &n, p->pool, p->inputs[i].value, err)))
+            goto cleanup;
+        for (j = 0; j < n; j++) {
+            const sg_symbol_info *si = sg_trace_symbol_info(t, syms[j]);
+            if (si)
+                p->sym_checked[si - p->syms] = true;
+        }
+        sg_free((void *)syms);
+    }
+    /* definitions */
+    for (k = 0; k < p->nsyms; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        Z3_ast s = sg_smt_symbol(p->smt, si->sym), def = NULL;
+        long x = -1;
+        for (i = 0; i < si->nsources && x < 0; i++)
+            x = x_index(p, si->sources[i]); /* a phantom root: ConstantSource(name) */
+        if (p->sym_input[k] >= 0)
+            def = K(Z3_mk_eq(p->ctx, s, p->dvar[p->sym_input[k]]));
+        else if (x >= 0)
+            def = K(Z3_mk_eq(p->ctx, s, p->xvar[x]));
+        else if (si->replacement && !si->unbacked) {
+            Z3_ast r = NULL;
+            if ((rc = sg_smt_encode(p->smt, si->replacement, &r, NULL, err)))
+                goto cleanup;
+            def = K(Z3_mk_eq(p->ctx, s, r));
+        }
+        if (def)
+            defs = mk_and2(p, defs, def);
+        p->sym_def[k] = def;
+    }
+    p->defs = defs ? defs : K(Z3_mk_true(p->ctx));
+    for (i = 0; i < p->ninputs; i++)
+        if ((rc = build_spec(p, i, err)))
+            goto cleanup;
+    /* constraints: guards and runtime asserts */
+    for (i = 0; i < ng; i++) {
+        Z3_ast h = NULL;
+        int r1 = 0, r2 = 0;
+        bool ub, ck;
+        if ((rc = sg_smt_holds(p->smt, guards[i].expr, &h, err)))
+            goto cleanup;
+        ub = mentions(p, guards[i].expr, unbacked, err, &r1);
+        ck = mentions(p, guards[i].expr, p->sym_checked, err, &r2);
+        if ((rc = r1 ? r1 : r2))
+            goto cleanup;
+        if ((rc = add_constraint(p, &cap, SG_CORE_GUARD, i, guards[i].expr, h, ck, ub, err)))
+            goto cleanup;
+    }
+    /* traced ranges and replacements */
+    for (k = 0; k < p->nsyms; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        Z3_ast s = sg_smt_symbol(p->smt, si->sym), h = mk_bounds(p, s, si->lo, si->hi);
+        if (h && (rc = add_constraint(p, &cap, SG_CORE_RANGE, k, si->sym, h, p->sym_checked[k], si->unbacked, err)))
+            goto cleanup;
+        if (si->replacement && p->sym_input[k] >= 0) {
+            Z3_ast r = NULL;
+            int r1 = 0;
+            bool ck;
+            if ((rc = sg_smt_encode(p->smt, si->replacement, &r, NULL, err)))
+                goto cleanup;
+            /* a relaxed (AUTO/DYNAMIC/static) dim follows what torch decided for it */
+            ck = p->named[p->sym_input[k]];
+            if ((rc = r1) ||
+                (rc = add_constraint(p, &cap, SG_CORE_REPLACEMENT, k, si->sym, K(Z3_mk_eq(p->ctx, s, r)), ck,
+                                     si->unbacked || mentions(p, si->replacement, unbacked, err, &r1), err)))
+                goto cleanup;
+        }
+    }
+    /* input bindings: the runtime size equals what torch traced */
+    for (i = 0; i < p->ninputs; i++) {
+        const sg_expr *v = p->inputs[i].value;
+        Z3_ast val = NULL;
+        int r1 = 0;
+        bool ck;
+        if (!v)
+            continue;
+        if ((rc = sg_smt_encode(p->smt, v, &val, NULL, err)))
+            goto cleanup;
+        ck = p->named[i]; /* a relaxed dim's traced shape is what torch chose for it: assumed */
+        if ((rc = r1) ||
+            (rc = add_constraint(p, &cap, SG_CORE_INPUT, i, v, K(Z3_mk_eq(p->ctx, p->dvar[i], val)), ck, false, err)))
+            goto cleanup;
+    }
+    if (Z3_get_error_code(p->ctx) != Z3_OK) {
+        rc = sg_error_set(err, SG_ERROR, "Z3: %s", Z3_get_error_msg(p->ctx, Z3_get_error_code(p->ctx)));
+        goto cleanup;
+    }
+    if ((rc = components(p, err)))
+        goto cleanup;
+    *out = p;
+    p = NULL;
+cleanup:
+    sg_free(unbacked);
+    sg_problem_free(p);
+    return rc;
+}
+
+void sg_problem_free(sg_problem *p)
+{
+    size_t i;
+    if (!p)
+        return;
+    for (i = 0; i < p->nkeep; i++)
+        Z3_dec_ref(p->ctx, p->keep[i]);
+    sg_free(p->keep);
+    sg_free(p->dvar);
+    sg_free(p->spec);
+    sg_free(p->spec_lit);
+    sg_free(p->named);
+    sg_free(p->sym_input);
+    sg_free(p->sym_checked);
+    sg_free(p->cons);
+    sg_free(p->sym_def);
+    sg_free(p->input_comp);
+    sg_free(p->sym_comp);
+    sg_free(p->cons_comp);
+    sg_free(p->names);
+    sg_free(p->xvar);
+    sg_smt_free(p->smt);
+    sg_free(p);
+}
+
+/* ---- Queries ------------------------------------------------------------------------ */
+
+int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_ast *assumptions,
+                     size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
+                     Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err)
+{
+    Z3_context c = p->ctx;
+    Z3_solver s;
+    Z3_params prm;
+    unsigned timeout = b ? b->query_timeout_ms : 0;
+    size_t i;
+    int rc = 0;
+
+    *res = Z3_L_UNDEF;
+    if (model)
+        *model = NULL;
+    if (core) {
+        *core = NULL;
+        *ncore = 0;
+    }
+    reason[0] = '\0';
+    if (b && b->deadline > 0) {
+        double left = b->deadline - sg_problem_now();
+        if (left <= 0) {
+            snprintf(reason, 64, "time budget");
+            return 0;
+        }
+        if (timeout == 0 || left * 1000 < timeout)
+            timeout = (unsigned)(left * 1000) + 1;
+    }
+    s = Z3_mk_solver(c);
+    Z3_solver_inc_ref(c, s);
+    prm = Z3_mk_params(c);
+    Z3_params_inc_ref(c, prm);
+    if (timeout)
+        Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "timeout"), timeout);
+    if (b && b->query_rlimit)
+        Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "rlimit"),
+                           b->query_rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)b->query_rlimit);
+    Z3_solver_set_params(c, s, prm);
+    for (i = 0; i < nhard; i++)
+        if (hard[i])
+            Z3_solver_assert(c, s, hard[i]);
+    *res = nassume ? Z3_solver_check_assumptions(c, s, (unsigned)nassume, assumptions) : Z3_solver_check(c, s);
+    if (stats)
+        stats->queries++;
+    if (Z3_get_error_code(c) != Z3_OK) {
+        rc = sg_error_set(err, SG_ERROR, "Z3: %s", Z3_get_error_msg(c, Z3_get_error_code(c)));
+        goto cleanup;
+    }
+    if (*res == Z3_L_TRUE && model) {
+        *model = Z3_solver_get_model(c, s);
+        Z3_model_inc_ref(c, *model);
+    } else if (*res == Z3_L_FALSE && core) {
+        Z3_ast_vector v = Z3_solver_get_unsat_core(c, s);
+        unsigned n, j;
+        Z3_ast_vector_inc_ref(c, v);
+        n = Z3_ast_vector_size(c, v);
+        *core = sg__malloc((n + 1) * sizeof **core);
+        if (!*core) {
+            Z3_ast_vector_dec_ref(c, v);
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory reading an unsat core");
+            goto cleanup;
+        }
+        for (j = 0; j < n; j++) {
+            Z3_ast a = Z3_ast_vector_get(c, v, j);
+            for (i = 0; i < nassume; i++)
+                if (Z3_is_eq_ast(c, a, assumptions[i])) {
+                    (*core)[(*ncore)++] = i;
+                    break;
+                }
+        }
+        Z3_ast_vector_dec_ref(c, v);
+    } else if (*res == Z3_L_UNDEF) {
+        snprintf(reason, 64, "%s", Z3_solver_get_reason_unknown(c, s));
+    }
+cleanup:
+    Z3_params_dec_ref(c, prm);
+    Z3_solver_dec_ref(c, s);
+    return rc;
+}
+
+bool sg_problem_model_int(sg_problem *p, Z3_model model, Z3_ast term, sg_int *out)
+{
+    Z3_ast v = NULL;
+    const char *txt;
+    if (!Z3_model_eval(p->ctx, model, term, true, &v) || !v || !Z3_is_numeral_ast(p->ctx, v))
+        return false;
+    txt = Z3_get_numeral_string(p->ctx, v);
+    return txt && sg_int_parse(out, txt, strlen(txt)) == 0;
+}

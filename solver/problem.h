@@ -1,0 +1,114 @@
+/*
+ * problem.h - the normalised constraint set the checker and the inference
+ * work on, built once from a trace and encoded into one Z3 context.
+ * Solver-internal (check.c, infer.c, spec.c, interval.c).
+ *
+ * Variables
+ *   D_i    the runtime size of input dim i (a Z3 Int), for every input dim;
+ *   s      every ShapeEnv symbol (sg_smt_symbol);
+ *   X_n    one per Dim name / derived root name of the spec.
+ *
+ * Constraints, each with a tracking literal for unsat cores:
+ *   definitions (hard)   s == D_i for the first input dim among s's sources;
+ *                        for a symbol without an input source, s == its replacement;
+ *   constraints          every guard, runtime assert, traced range, replacement,
+ *                        and input binding D_i == traced value of dim i;
+ *                        `checked` ones are what the spec must satisfy; the others
+ *                        (over auto/static/unbacked symbols only) are assumptions:
+ *                        torch chose those dims from the guards, so they hold;
+ *   spec items           per input dim: DIM  D_i == X_name, X_name in [max(min, 2), max];
+ *                        DERIVED D_i == f(X_root), X_root in [root bounds], D_i >= 2;
+ *                        STATIC/UNSET D_i == size; AUTO/DYNAMIC with bounds D_i in [min, max].
+ */
+#ifndef SG_SOLVER_PROBLEM_H
+#define SG_SOLVER_PROBLEM_H
+
+#include <z3.h>
+
+#include "shapegate/check.h"
+#include "shapegate/smt.h"
+
+/* One constraint of the trace, encoded. */
+typedef struct sg_constraint {
+    sg_core_kind kind;      /* GUARD, RANGE, REPLACEMENT or INPUT */
+    size_t index;           /* into sg_trace_guards / sg_trace_symbols / sg_trace_inputs */
+    const sg_expr *expr;    /* the boolean expression (for INPUT: Eq(value-symbol..)); may be NULL */
+    Z3_ast holds;           /* referenced: the constraint holds */
+    Z3_ast lit;             /* referenced: its tracking literal */
+    bool checked;           /* the spec must satisfy it (else it is assumed) */
+    bool unbacked;          /* mentions a data-dependent symbol: never checked */
+} sg_constraint;
+
+typedef struct sg_problem {
+    const sg_trace *trace;
+    sg_pool *pool;
+    sg_smt *smt;
+    Z3_context ctx;
+    const sg_input_dim *inputs;
+    size_t ninputs;
+    const sg_symbol_info *syms;
+    size_t nsyms;
+    Z3_ast *dvar;            /* [ninputs] referenced D_i */
+    Z3_ast *spec;            /* [ninputs] referenced spec item of dim i, NULL when none */
+    Z3_ast *spec_lit;        /* [ninputs] referenced tracking literal of the spec item, NULL when none */
+    bool *named;             /* [ninputs] DIM or DERIVED: a dim whose freedom the user claims */
+    long *sym_input;         /* [nsyms] index of the defining input dim, -1 when none */
+    bool *sym_checked;       /* [nsyms] linked to a named input dim */
+    Z3_ast defs;             /* referenced conjunction of the definitions */
+    sg_constraint *cons;
+    size_t ncons;
+    char (*names)[64];       /* spec root names of X variables */
+    Z3_ast *xvar;            /* referenced X variables */
+    size_t nx;
+    Z3_ast *keep;            /* every term made here, referenced until sg_problem_free */
+    size_t nkeep, keep_cap;
+    /* Independent components: input dims, symbols and constraints that share no
+     * variable (through definitions, spec names, or a constraint mentioning both)
+     * are decided separately, so a check costs the sum of its parts. */
+    Z3_ast *sym_def;         /* [nsyms] the definition of symbol k, or NULL */
+    long *input_comp;        /* [ninputs] component of input dim i */
+    long *sym_comp;          /* [nsyms] component of symbol k */
+    long *cons_comp;         /* [ncons] component of constraint c; -1 when it touches no input */
+} sg_problem;
+
+/* Build and encode the problem of `t`. */
+int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err);
+void sg_problem_free(sg_problem *p);
+
+/* The budget a query runs under. */
+typedef struct sg_budget {
+    unsigned query_timeout_ms; /* 0: none */
+    uint64_t query_rlimit;     /* 0: none */
+    double deadline;           /* sg_problem_now() value after which no query starts; 0: none */
+} sg_budget;
+
+/* Reference `a` until the problem is freed (Z3's RC discipline: a fresh term
+ * must be referenced before the next Z3 call). Returns `a`, or NULL when `a`
+ * is NULL, Z3 reported an error, or memory ran out. */
+Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a);
+Z3_ast sg_problem_num(sg_problem *p, sg_int v);
+/* and(a, b); a NULL side is "true". */
+Z3_ast sg_problem_and2(sg_problem *p, Z3_ast a, Z3_ast b);
+
+/* Seconds on a monotonic clock. */
+double sg_problem_now(void);
+
+/*
+ * Check the conjunction of `hard[0..nhard-1]` under `assumptions[0..nassume-1]`.
+ * Returns 0 and sets *res to Z3_L_TRUE / Z3_L_FALSE / Z3_L_UNDEF; on TRUE and
+ * `model` non-NULL, a referenced model (Z3_model_dec_ref it); on FALSE and
+ * `core` non-NULL, the indices into `assumptions` of an unsat core (new array,
+ * sg_free) in *core and *ncore; on UNDEF, Z3's reason (or "time budget") copied
+ * into `reason` (64 bytes). Counts into `stats`.
+ */
+int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_ast *assumptions,
+                     size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
+                     Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err);
+
+/* The integer value of `term` in `model` (model completion on); false when not a 128-bit integer. */
+bool sg_problem_model_int(sg_problem *p, Z3_model model, Z3_ast term, sg_int *out);
+
+/* The torch source name of a symbol (its first source), or NULL. For printing guards. */
+const char *sg_problem_source_of(const sg_expr *sym, void *problem);
+
+#endif
