@@ -83,7 +83,12 @@ static void print_shapes(FILE *out, const sg_trace *t, const sg_int *sizes)
     char buf[SG_INT_STRLEN];
     for (i = 0; i < n; i++) {
         if (!path || strcmp(path, in[i].path) != 0) {
-            fprintf(out, "%s%s = [", path ? "], " : "", in[i].path);
+            /* "['x']" -> "x", "['inputs']['b'][1]" -> "inputs['b'][1]" */
+            const char *p = in[i].path, *q = strncmp(p, "['", 2) == 0 ? strstr(p + 2, "']") : NULL;
+            if (q)
+                fprintf(out, "%s%.*s%s = [", path ? "], " : "", (int)(q - p - 2), p + 2, q + 2);
+            else
+                fprintf(out, "%s%s = [", path ? "], " : "", p);
             path = in[i].path;
         } else {
             fputs(", ", out);
