@@ -10,11 +10,15 @@
  * so far seed each search, their differences give candidate moduli, and they
  * span the affine hull the relations are fitted on.
  *
+ * Queries about one symbol carry only the conjuncts of its connected
+ * component (variables linked through shared conjuncts): the whole set is
+ * satisfiable, so the other components can keep the values of the first
+ * model, and each query stays as small as the dims it is about.
+ *
  * Reference counting: the context is reference-counted, so every term made
  * here is taken by kept(), which references it and pushes it on a stack;
  * release() drops the stack back to a mark at the end of each step.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +52,7 @@ typedef struct idmap {
     unsigned cur;   /* current generation, >= 1 */
 } idmap;
 
+/* Release the map's arrays; it is empty (and reusable) afterwards. */
 static void idmap_free(idmap *m)
 {
     sg_free(m->key);
@@ -63,6 +68,7 @@ static void idmap_clear(idmap *m)
     m->n = 0;
 }
 
+/* The slot of `key`, or the empty slot where it would go (linear probing; cap > 0). */
 static size_t idmap_slot(const idmap *m, unsigned key)
 {
     size_t i = ((size_t)key * 2654435761u) & (m->cap - 1);
@@ -147,6 +153,7 @@ typedef struct ictx {
     Z3_sort int_sort, bool_sort; /* referenced */
     Z3_ast F;                 /* the constraint set: definitions and every constraint */
     size_t scope;             /* component root the current queries are about, SIZE_MAX: all of F */
+    bool exotic;              /* F has free symbols other than Int constants: no components */
     Z3_ast *vars;             /* the Int constants of F and every symbol (kept) */
     size_t nvars, cvars;
     idmap varmap;             /* ast id -> index into vars */
@@ -181,12 +188,13 @@ static size_t uf_find(size_t *uf, size_t i);
  */
 static Z3_ast scoped_f(const ictx *x)
 {
-    return x->scope == SIZE_MAX ? x->F : x->comps[x->scope].F;
+    return x->scope == SIZE_MAX || x->exotic ? x->F : x->comps[x->scope].F;
 }
 
+/* Is variable v part of the formula queries are currently about? */
 static bool in_scope(ictx *x, size_t v)
 {
-    return x->scope == SIZE_MAX || uf_find(x->uf, v) == x->scope;
+    return x->scope == SIZE_MAX || x->exotic || uf_find(x->uf, v) == x->scope;
 }
 
 /* The fresh result `a` of a Z3 call, referenced until release(); NULL (and failed set) on error. */
@@ -276,6 +284,7 @@ static Z3_ast fresh(ictx *x, const char *prefix, Z3_sort sort)
 
 /* ---- Variables and walks ------------------------------------------------------------------- */
 
+/* Is `a` an uninterpreted Int constant (a variable of F)? */
 static bool is_int_const(ictx *x, Z3_ast a)
 {
     Z3_app app;
@@ -368,6 +377,8 @@ static int walk(ictx *x, Z3_ast t, bool collect, walk_out *out, bool period)
         }
         app = Z3_to_app(x->c, a);
         na = Z3_get_app_num_args(x->c, app);
+        if (collect && Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app)) == Z3_OP_UNINTERPRETED)
+            x->exotic = true; /* an uninterpreted function or a non-Int constant */
         if (period && na == 2) {
             Z3_decl_kind dk = Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app));
             sg_int d;
@@ -446,10 +457,8 @@ static int query(ictx *x, const Z3_ast *hard, size_t nh, const Z3_ast *as, size_
             return failure(x);
     if (x->dead)
         return 0;
-    double T0 = sg_problem_now();
     rc = sg_problem_check(x->p, hard, nh, as, na, x->b, x->stats, res, pt ? &m : NULL, core, ncore, reason,
                           x->err);
-    if (getenv("INF_TRACE")) { fprintf(stderr, "Q %.3fs res=%d %s\n", sg_problem_now() - T0, (int)*res, reason); for (i = 1; i < nh && i < 3; i++) fprintf(stderr, "   %s\n", Z3_ast_to_string(x->c, hard[i])); }
     if (rc)
         return rc;
     if (*res == Z3_L_UNDEF) {
@@ -895,6 +904,7 @@ cleanup:
     return rc;
 }
 
+/* The root of i in union-find array uf (with path halving). */
 static size_t uf_find(size_t *uf, size_t i)
 {
     while (uf[i] != i) {
@@ -1217,6 +1227,8 @@ static int univariate_of(ictx *x, size_t sv, Z3_ast *G, size_t *w)
     size_t root;
     int rc;
     *G = NULL;
+    if (x->exotic)
+        return 0;
     if ((rc = prepare_components(x)))
         return rc;
     root = uf_find(x->uf, sv);
@@ -1229,12 +1241,14 @@ static int univariate_of(ictx *x, size_t sv, Z3_ast *G, size_t *w)
     return 0;
 }
 
+/* qsort order of sg_int values, ascending. */
 static int cmp_int(const void *a, const void *b)
 {
     sg_int x = *(const sg_int *)a, y = *(const sg_int *)b;
     return x < y ? -1 : x > y;
 }
 
+/* Is v inside o's range and congruence class? */
 static bool in_range(sg_int v, const sg_inferred *o)
 {
     sg_int d;
@@ -1243,6 +1257,7 @@ static bool in_range(sg_int v, const sg_inferred *o)
     return o->modulus <= 1 || (sg__pymod(v, o->modulus, &d) && d == o->residue);
 }
 
+/* Does some point give variable sv the value v (so v is valid)? */
 static bool attained(const ictx *x, size_t sv, sg_int v)
 {
     size_t i;
@@ -1252,6 +1267,7 @@ static bool attained(const ictx *x, size_t sv, sg_int v)
     return false;
 }
 
+/* Is v among a[0..n-1]? */
 static bool has_value(const sg_int *a, size_t n, sg_int v)
 {
     size_t i;
@@ -1261,6 +1277,7 @@ static bool has_value(const sg_int *a, size_t n, sg_int v)
     return false;
 }
 
+/* Append hole v to o (once). Returns 0 or SG_ENOMEM. */
 static int add_hole(sg_inferred *o, size_t *cap, sg_int v, sg_error *err)
 {
     if (has_value(o->holes, o->nholes, v))
@@ -1303,57 +1320,40 @@ static void note_unknown(ictx *x, const char *reason)
 }
 
 /*
- * Enumeration: ask for valid values of s in range not seen yet until there
- * are none left; then every other value of the class in range is a hole.
- * Sets o->holes_complete on success.
+ * Enumeration: every value of the class in range that no point attains is
+ * asked about on its own ("s = v": with s fixed, even nonlinear guards are
+ * easy); unsat ones are holes. Complete when every answer is known.
  */
-static int holes_enumerate(ictx *x, size_t sv, sg_int count, sg_inferred *o, size_t *cap)
+static int holes_enumerate(ictx *x, size_t sv, sg_inferred *o, size_t *cap)
 {
-    size_t mark = x->nkept, i, nvalid = 0;
-    sg_int *valid = sg__calloc((size_t)count + 1, sizeof *valid);
-    Z3_ast *hard = sg__calloc((size_t)count + 8, sizeof *hard);
+    size_t mark = x->nkept;
+    sg_int v;
+    bool ok = first_in_class(o, o->lo.v, &v), complete = true;
     int rc = 0;
 
-    if (!valid || !hard) {
-        rc = sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
-        goto cleanup;
-    }
-    for (i = 0; i < x->npts && nvalid < (size_t)count; i++)
-        if (in_range(PT(x, i)[sv], o) && !has_value(valid, nvalid, PT(x, i)[sv]))
-            valid[nvalid++] = PT(x, i)[sv];
-    while (x->enum_budget > 0 && !x->dead) {
-        size_t nh = 0;
+    for (; ok && v <= o->hi.v; ok = sg__add(v, o->modulus, &v)) {
         Z3_lbool res;
         long pt = -1;
-        x->enum_budget--;
-        hard[nh++] = scoped_f(x);
-        if ((rc = range_terms(x, x->vars[sv], o, hard, &nh)))
-            break;
-        for (i = 0; i < nvalid; i++)
-            hard[nh++] = mk_not(x, mk_eq(x, x->vars[sv], num(x, valid[i])));
-        rc = query(x, hard, nh, NULL, 0, &res, &pt, NULL, NULL);
-        release(x, mark);
-        if (rc)
-            break;
-        if (res == Z3_L_FALSE) {
-            sg_int v;
-            bool ok = first_in_class(o, o->lo.v, &v);
-            for (; ok && v <= o->hi.v && !rc; ok = sg__add(v, o->modulus, &v))
-                if (!has_value(valid, nvalid, v))
-                    rc = add_hole(o, cap, v, x->err);
-            o->holes_complete = rc == 0;
+        if (attained(x, sv, v))
+            continue;
+        if (x->enum_budget == 0 || x->dead) {
+            complete = false;
             break;
         }
-        if (res != Z3_L_TRUE || pt < 0 || !in_range(PT(x, pt)[sv], o) || has_value(valid, nvalid, PT(x, pt)[sv]) ||
-            nvalid >= (size_t)count)
-            break;
-        valid[nvalid++] = PT(x, pt)[sv];
+        x->enum_budget--;
+        rc = query_f(x, mk_eq(x, x->vars[sv], num(x, v)), &res, &pt);
+        release(x, mark);
+        if (rc)
+            return rc;
+        if (res == Z3_L_FALSE) {
+            if ((rc = add_hole(o, cap, v, x->err)))
+                return rc;
+        } else if (res != Z3_L_TRUE) {
+            complete = false;
+        }
     }
-cleanup:
-    release(x, mark);
-    sg_free(valid);
-    sg_free(hard);
-    return rc;
+    o->holes_complete = ok && complete;
+    return 0;
 }
 
 /*
@@ -1433,7 +1433,7 @@ static int holes(ictx *x, size_t k, const cand *cands, size_t ncands, sg_inferre
             goto done;
     }
     if (count >= 0 && count <= INF_ENUM_MAX && x->enum_budget > 0) {
-        if ((rc = holes_enumerate(x, sv, count, o, &cap)) || o->holes_complete)
+        if ((rc = holes_enumerate(x, sv, o, &cap)) || o->holes_complete)
             goto done;
     }
     mark = x->nkept;
@@ -1458,7 +1458,7 @@ done:
 
 /* ---- Relations ----------------------------------------------------------------------------- */
 
-/* Divide vector v (w entries) by the gcd of its entries; make the first nonzero of `order` positive. */
+/* Divide vector v (w entries) by the gcd of its entries. */
 static void normalize(sg_int *v, size_t w)
 {
     sg_int g = 0;
@@ -1553,6 +1553,7 @@ static bool echelon(sg_int *R, size_t nr, size_t w, size_t *pivot)
     return true;
 }
 
+/* Are the w-entry vectors a and b equal? */
 static bool same_vec(const sg_int *a, const sg_int *b, size_t w)
 {
     return memcmp(a, b, w * sizeof *a) == 0;
@@ -1594,6 +1595,7 @@ static const sg_expr *relation_expr(ictx *x, const sg_int *row, const size_t *co
     return res;
 }
 
+/* Order of symbol indices by input dim (key), then by index. */
 static int cmp_col(const void *a, const void *b, const long *key)
 {
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
@@ -1723,6 +1725,11 @@ cleanup:
 
 /* ---- Driver -------------------------------------------------------------------------------- */
 
+/*
+ * Build F (definitions and every constraint), list its variables (symbols
+ * first), fold the period of its literal divisors, and split it into
+ * components. Everything kept here lives until the end of sg_infer.
+ */
 static int setup(ictx *x)
 {
     sg_problem *p = x->p;

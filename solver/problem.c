@@ -3,6 +3,8 @@
  * problem.c - building the constraint set of a trace (solver/problem.h) and
  * running budgeted Z3 queries over it.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -573,6 +575,69 @@ void sg_problem_free(sg_problem *p)
 
 /* ---- Queries ------------------------------------------------------------------------ */
 
+/*
+ * The wall-clock limit of a query. Z3 4.8.12's own "timeout" parameter can
+ * deadlock when it fires (its scoped_timer, fixed upstream later), so the
+ * limit is a watchdog thread that calls Z3_interrupt when time is up; the
+ * deterministic budget is Z3's "rlimit". Z3_interrupt outside a running
+ * check does nothing, and the watchdog holds the lock while it interrupts,
+ * so it never outlives the query it guards.
+ */
+typedef struct watchdog {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t done_cv;
+    bool done, fired, started;
+    struct timespec until;
+    Z3_context ctx;
+} watchdog;
+
+static void *watch(void *arg)
+{
+    watchdog *w = arg;
+    int rc = 0;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->done_cv, &w->lock, &w->until);
+    if (!w->done) {
+        w->fired = true;
+        Z3_interrupt(w->ctx);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static void watchdog_start(watchdog *w, Z3_context ctx, unsigned ms)
+{
+    memset(w, 0, sizeof *w);
+    w->ctx = ctx;
+    clock_gettime(CLOCK_REALTIME, &w->until);
+    w->until.tv_sec += ms / 1000;
+    w->until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (w->until.tv_nsec >= 1000000000L) {
+        w->until.tv_sec++;
+        w->until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->done_cv, NULL);
+    w->started = pthread_create(&w->thread, NULL, watch, w) == 0;
+}
+
+/* Stop the watchdog; true when it interrupted the query. */
+static bool watchdog_stop(watchdog *w)
+{
+    if (w->started) {
+        pthread_mutex_lock(&w->lock);
+        w->done = true;
+        pthread_cond_signal(&w->done_cv);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+    }
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->done_cv);
+    return w->fired;
+}
+
 int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_ast *assumptions,
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
                      Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err)
@@ -605,8 +670,7 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
     Z3_solver_inc_ref(c, s);
     prm = Z3_mk_params(c);
     Z3_params_inc_ref(c, prm);
-    if (timeout)
-        Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "timeout"), timeout);
+
     if (b && b->query_rlimit)
         Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "rlimit"),
                            b->query_rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)b->query_rlimit);
@@ -614,7 +678,20 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
     for (i = 0; i < nhard; i++)
         if (hard[i])
             Z3_solver_assert(c, s, hard[i]);
-    *res = nassume ? Z3_solver_check_assumptions(c, s, (unsigned)nassume, assumptions) : Z3_solver_check(c, s);
+    {
+        watchdog w;
+        bool fired;
+        if (timeout)
+            watchdog_start(&w, c, timeout);
+        *res = nassume ? Z3_solver_check_assumptions(c, s, (unsigned)nassume, assumptions) : Z3_solver_check(c, s);
+        fired = timeout ? watchdog_stop(&w) : false;
+        if (fired && *res == Z3_L_UNDEF) {
+            snprintf(reason, 64, "timeout (%u ms)", timeout);
+            if (stats)
+                stats->queries++;
+            goto cleanup;
+        }
+    }
     if (stats)
         stats->queries++;
     if (Z3_get_error_code(c) != Z3_OK) {

@@ -290,11 +290,56 @@ static void walk(const char *version)
     }
 }
 
+/* Budgets: a guard Z3 cannot settle ends as "unknown" with the reason, within the
+ * budget, for each kind of limit (never a hang, never a guess). */
+static void test_budgets(void)
+{
+    static const struct {
+        unsigned timeout_ms, query_timeout_ms;
+        uint64_t rlimit;
+        const char *reason;
+    } runs[] = {
+        {0, 300, 0, "timeout"},      /* per-query wall clock (a watchdog interrupts Z3) */
+        {400, 0, 0, "time"},         /* the whole check's wall clock */
+        {0, 0, 20000, "limit"},      /* Z3's deterministic resource limit */
+    };
+    char path[1024];
+    size_t i, k;
+    snprintf(path, sizeof path, "%s/tests/data/hard_nonlinear.json", SG_SOURCE_DIR);
+    for (i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        sg_trace *t = NULL;
+        sg_report *r = NULL;
+        sg_error err = SG_ERROR_INIT;
+        sg_check_options opts = SG_CHECK_OPTIONS_INIT;
+        opts.timeout_ms = runs[i].timeout_ms;
+        opts.query_timeout_ms = runs[i].query_timeout_ms;
+        opts.query_rlimit = runs[i].rlimit;
+        opts.infer = false;
+        if (sg_trace_load(&t, path, &err) != 0) {
+            CHECK_MSG(0, "%s: %s", path, err.msg);
+            return;
+        }
+        CHECK_EQ_INT(sg_check(&r, t, &opts, &err), 0);
+        if (r) {
+            CHECK_EQ_STR(sg_verdict_name(r->verdict), "unknown");
+            CHECK(r->stats.seconds < 10);
+            for (k = 0; k < r->ndims; k++) {
+                CHECK_EQ_INT(r->dims[k].status, SG_DIM_UNKNOWN);
+                CHECK_MSG(strstr(r->dims[k].reason, runs[i].reason) != NULL, "run %zu: reason '%s'", i,
+                          r->dims[k].reason);
+            }
+        }
+        sg_report_free(r);
+        sg_trace_free(t);
+    }
+}
+
 static void test_torch_2_14(void) { walk("cases"); }
 static void test_torch_2_6(void) { walk("cases-2.6"); }
 
 int main(void)
 {
+    RUN(test_budgets);
     RUN(test_torch_2_14);
     RUN(test_torch_2_6);
     printf("test_check: %d cases, %d verdicts as expected, %d counterexamples verified\n", ncases, nagree, ncex);

@@ -619,6 +619,34 @@ static void test_tiny_budget(void)
     hand_free(&h);
 }
 
+/*
+ * The same problem under resource limits from tiny to none: whatever is
+ * reported must be true (brute force over a box), and with no limit the
+ * answer is exact.
+ */
+static void test_budget_sweep(void)
+{
+    static const uint64_t limits[] = {1, 2000, 20000, 200000, 2000000, 0};
+    const char *g[] = {"Eq(Mod(s0*s1, 8), 0)", "s0*s1 <= 300", "Ne(s0, 6)", "Eq(s2, s0 + s1)", NULL};
+    size_t i;
+    for (i = 0; i < sizeof limits / sizeof *limits; i++) {
+        hand h;
+        sg_budget b = {0, limits[i], 0};
+        if (!hand_run(&h, "s0:2:oo s1:2:oo s2:2:oo", g, &b)) {
+            CHECK(0);
+            hand_free(&h);
+            continue;
+        }
+        brute(&h, 0, 60);
+        if (limits[i] == 0) {
+            const sg_inferred *o = of(&h, "s0");
+            CHECK(o->range_exact && o->lo.v == 2 && o->hi.v == 148); /* 150*2 = 300 is not a multiple of 8 */
+            CHECK_EQUALS(&h, "s2", "s0 + s1");
+        }
+        hand_free(&h);
+    }
+}
+
 /* A deadline in the past: no query runs. */
 static void test_deadline(void)
 {
@@ -856,6 +884,7 @@ int main(void)
     RUN1(test_unbounded_nonlinear);
     RUN1(test_unbounded_below);
     RUN1(test_tiny_budget);
+    RUN1(test_budget_sweep);
     RUN1(test_deadline);
     RUN1(test_inconsistent);
     RUN1(test_enumerated_holes);
