@@ -113,16 +113,15 @@ static char *constraint_text(checker *c, const sg_constraint *k)
     char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
     sg_buf_init(&b, 1 << 16);
     switch (k->kind) {
-    case SG_CORE_RANGE:
+    case SG_CORE_RANGE: /* "lo <= x <= hi", "lo <= x", "x <= hi" */
         si = &c->p->syms[k->index];
         e = print_py(c, si->sym);
-        sg_buf_printf(&b, "%s%s <= %s%s%s", si->lo.inf ? "" : sg_int_format(lo, si->lo.v), si->lo.inf ? "" : "", e ? e : "?",
-                      si->hi.inf ? "" : " <= ", si->hi.inf ? "" : sg_int_format(hi, si->hi.v));
-        if (si->lo.inf) { /* "x <= hi" */
-            sg_buf_dispose(&b);
-            sg_buf_init(&b, 1 << 16);
-            sg_buf_printf(&b, "%s <= %s", e ? e : "?", sg_int_format(hi, si->hi.v));
-        }
+        if (!si->lo.inf)
+            sg_buf_printf(&b, "%s <= ", sg_int_format(lo, si->lo.v));
+        sg_buf_puts(&b, e ? e : "?");
+        if (!si->hi.inf)
+            sg_buf_printf(&b, " <= %s", sg_int_format(hi, si->hi.v));
+        sg_buf_puts(&b, " (traced range)");
         break;
     case SG_CORE_REPLACEMENT: {
         char *r = print_py(c, c->p->syms[k->index].replacement);
@@ -140,6 +139,31 @@ static char *constraint_text(checker *c, const sg_constraint *k)
         sg_buf_puts(&b, e ? e : "?");
         break;
     }
+    sg_free(e);
+    return sg_buf_take(&b);
+}
+
+/* A constraint as torch quotes it in "... satisfy the generated guard G": a guard in
+ * Python form, a traced range as "lo <= src and src <= hi", a traced shape as "src == value". */
+static char *guard_text(checker *c, const sg_constraint *k)
+{
+    sg_buf b;
+    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN], *e;
+    const sg_symbol_info *si;
+    if (k->kind == SG_CORE_GUARD)
+        return print_py(c, k->expr);
+    if (k->kind != SG_CORE_RANGE)
+        return constraint_text(c, k);
+    si = &c->p->syms[k->index];
+    e = print_py(c, si->sym);
+    sg_buf_init(&b, 1 << 16);
+    if (!si->lo.inf && !si->hi.inf)
+        sg_buf_printf(&b, "%s <= %s and %s <= %s", sg_int_format(lo, si->lo.v), e ? e : "?", e ? e : "?",
+                      sg_int_format(hi, si->hi.v));
+    else if (!si->lo.inf)
+        sg_buf_printf(&b, "%s <= %s", sg_int_format(lo, si->lo.v), e ? e : "?");
+    else
+        sg_buf_printf(&b, "%s <= %s", e ? e : "?", sg_int_format(hi, si->hi.v));
     sg_free(e);
     return sg_buf_take(&b);
 }
@@ -321,6 +345,21 @@ static bool related_root(checker *c, size_t i, size_t *root)
 
 /* Does the spec already state D_i == value (same Dim, or the same derivation)? Checked by Z3:
  * spec items of i and root imply the relation. */
+/* Cheap answers to spec_states for two plain Dims: the same name states equality;
+ * different names with a range of more than one value cannot (their X variables are
+ * independent). Z3_L_UNDEF: ask Z3. */
+static Z3_lbool spec_states_cheaply(const sg_problem *p, size_t i, size_t root, bool equal)
+{
+    const sg_input_dim *a = &p->inputs[i], *b = root < p->ninputs ? &p->inputs[root] : NULL;
+    if (!b || a->kind != SG_SPEC_DIM || b->kind != SG_SPEC_DIM)
+        return Z3_L_UNDEF;
+    if (strcmp(a->name, b->name) == 0)
+        return equal ? Z3_L_TRUE : Z3_L_UNDEF;
+    if (a->min.inf || a->max.inf || a->min.v < a->max.v)
+        return Z3_L_FALSE;
+    return Z3_L_UNDEF;
+}
+
 static int spec_states(checker *c, size_t i, Z3_ast rel, Z3_lbool *states)
 {
     sg_problem *p = c->p;
@@ -454,7 +493,9 @@ static int phase_relations(checker *c)
             rel = K(Z3_mk_eq(ctx, p->dvar[i], val));
         }
         Z3_inc_ref(ctx, rel); /* also held by c->fixed[i] below */
-        rc = spec_states(c, i, rel, &states);
+        states = constant ? Z3_L_UNDEF : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);
+        if (states == Z3_L_UNDEF)
+            rc = spec_states(c, i, rel, &states);
         if (rc || states != Z3_L_FALSE) {
             if (!rc && states == Z3_L_UNDEF) {
                 c->r->dims[i].status = SG_DIM_UNKNOWN;
@@ -569,7 +610,7 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
     size_t i, k;
     for (i = 0; i < p->ninputs; i++) {
         sg_violation *v;
-        const sg_expr *guard = NULL;
+        const sg_constraint *first = NULL;
         char *g, range[160], lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
         const sg_input_dim *d = &p->inputs[i];
         if (!flag[i])
@@ -590,8 +631,8 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
                 if (!add_core(c, v, SG_CORE_SPEC, index_of[k], t, NULL))
                     return sg_error_set(c->err, SG_ENOMEM, "out of memory");
             } else if (kind_of[k] == 2) { /* constraint */
-                if (!guard)
-                    guard = p->cons[index_of[k]].expr;
+                if (!first || (first->kind != SG_CORE_GUARD && p->cons[index_of[k]].kind == SG_CORE_GUARD))
+                    first = &p->cons[index_of[k]]; /* a guard if there is one */
                 if (!add_constraint_core(c, v, &p->cons[index_of[k]]))
                     return sg_error_set(c->err, SG_ENOMEM, "out of memory");
             }
@@ -614,14 +655,16 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
             else if (has_lo)
                 snprintf(range, sizeof range, " %s <= %s", sg_int_format(lo, d->min.v), d->name);
         }
-        g = guard ? print_py(c, guard) : NULL;
+        g = first ? guard_text(c, first) : NULL;
         v->message = sg__malloc(2048);
         if (!v->message) {
             sg_free(g);
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         }
-        snprintf(v->message, 2048, "Not all values of %s = %s in the specified range%s satisfy the generated guard %s.",
-                 v->dim, d->source, range, g ? g : "(the traced constraints)");
+        /* torch ends a guard line with a period, the traced-range line without one */
+        snprintf(v->message, 2048, "Not all values of %s = %s in the specified range%s satisfy the generated guard %s%s",
+                 v->dim, d->source, range, g ? g : "(the traced shapes)",
+                 first && first->kind == SG_CORE_RANGE ? "" : ".");
         sg_free(g);
         c->decided[i] = true;
         c->r->dims[i].status = SG_DIM_REFUTED;
