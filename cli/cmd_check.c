@@ -32,7 +32,8 @@ static void check_help(FILE *out)
           "                       INPUT.DIM=SPEC, INPUT a path as 'x', 'inputs.a', 'xs.3' or\n"
           "                       \"['inputs']['a']\", SPEC one of NAME, NAME:MIN..MAX (either side\n"
           "                       may be empty), A*NAME+B (derived), AUTO, DYNAMIC, AUTO:MIN..MAX,\n"
-          "                       STATIC or a size. E.g. --dim 'x.0=batch:1..1024' --dim 'y.0=2*batch'\n"
+          "                       STATIC or a size; or NAME:MIN..MAX alone, a range for a derived\n"
+          "                       dim's root. E.g. --dim 'x.0=batch:1..1024' --dim 'y.0=2*batch'\n"
           "  --timeout MS         wall-clock limit for the whole check (default 60000; 0: none)\n"
           "  --query-timeout MS   Z3 time limit per query (default 10000; 0: none)\n"
           "  --rlimit N           Z3 resource limit per query, deterministic (default 50000000; 0: none)\n"
@@ -124,6 +125,23 @@ static void print_loc(FILE *out, const char *loc)
     }
 }
 
+/* Symbols print as the input they are the size of (for relations in the text output). */
+typedef struct naming {
+    const sg_report *r;
+    const sg_trace *t;
+} naming;
+
+static const char *source_name(const sg_expr *sym, void *payload)
+{
+    const naming *nm = payload;
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(nm->t, &n);
+    for (i = 0; i < nm->r->ninferred; i++)
+        if (nm->r->inferred[i].sym == sym && nm->r->inferred[i].input < n)
+            return in[nm->r->inferred[i].input].source;
+    return NULL;
+}
+
 static void print_text(FILE *out, const char *input, const sg_trace *t, const sg_report *r)
 {
     size_t n = 0, i, k;
@@ -163,7 +181,7 @@ static void print_text(FILE *out, const char *input, const sg_trace *t, const sg
         fputs("\ninferred:\n", out);
     for (i = 0; i < r->ninferred; i++) {
         const sg_inferred *f = &r->inferred[i];
-        fprintf(out, "  %s", f->input < n ? in[f->input].source : "?");
+        fprintf(out, "  %s", f->input < n ? in[f->input].source : sg_expr_symbol_name(f->sym));
         if (f->is_constant) {
             fprintf(out, " = %s\n", sg_int_format(buf, f->constant));
             continue;
@@ -179,6 +197,17 @@ static void print_text(FILE *out, const char *input, const sg_trace *t, const sg
         }
         for (k = 0; k < f->nholes; k++)
             fprintf(out, "%s%s", k ? ", " : ", except ", sg_int_format(buf, f->holes[k]));
+        if (f->nholes && !f->holes_complete)
+            fputs(" (maybe more)", out);
+        if (f->equals) {
+            char *eq = NULL;
+            naming nm;
+            nm.r = r;
+            nm.t = t;
+            if (sg_expr_print(&eq, f->equals, SG_SYNTAX_PYTHON, source_name, &nm, NULL) == 0)
+                fprintf(out, ", = %s", eq);
+            sg_free(eq);
+        }
         fputs("\n", out);
     }
     fprintf(out, "\n%u solver queries, %u guards decided without Z3, %.3f s\n", r->stats.queries,

@@ -26,6 +26,7 @@ struct sg_trace {
     bool strict;
     bool has_shape_env;
     bool has_flat_spec;
+    bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_override_dims, ...) */
     const char *dynamic_shapes_json; /* compact JSON or NULL */
     const char *inputs_json;         /* compact JSON or NULL */
     sg_symbol_info *symbols;

@@ -276,5 +276,76 @@ else
     fail "corpus" "no guards found under $SRC/tests/corpus"
 fi
 
+# ---- check: spec overrides (--dim, --spec; docs/check.md "Spec overrides") -------------------
+
+CASES=$SRC/tests/corpus/cases
+# expect_out_has NAME TEXT: stdout contains TEXT.
+expect_out_has() {
+    if [[ $OUT == *"$2"* ]]; then pass; else fail "$1" "stdout lacks: $2"; fi
+}
+if [ -d "$CASES/err_check_ge" ]; then
+    run /dev/null check "$CASES/err_check_ge"
+    expect "check err_check_ge as traced: refuted" 1 '*'
+    run /dev/null check "$CASES/err_check_ge" --dim 'x.0=dx:16..100'
+    expect "--dim x.0=dx:16..100 satisfies the guard 16 <= x" 0 '*'
+    expect_out_has "--dim x.0=dx:16..100: verdict" "err_check_ge (torch 2.14.1+debian): ok"
+    run /dev/null check "$CASES/err_check_ge" --dim 'x.0=dx:2..100'
+    expect "--dim x.0=dx:2..100: refuted" 1 '*'
+    run /dev/null check --json --dim "['x'].0=dx:20..64" "$CASES/err_check_ge"
+    expect "--dim with a bracketed path, --json" 0 '*'
+    expect_out_has "--dim --json: verdict ok" '"verdict":"ok"'
+    run /dev/null check "$CASES/err_check_ge" --dim "L['x'].size()[0]=dx:16.."
+    expect "--dim by source name, max int_oo: fails the traced range" 1 '*'
+    run /dev/null check "$CASES/err_check_ge" --dim 'x.0=AUTO'
+    expect "--dim x.0=AUTO: nothing to decide" 0 '*'
+    run /dev/null check "$CASES/err_check_ge" --dim 'z.0=dx'
+    expect_err1 "--dim unknown input" 2 "^shapegate check: dim override 'z.0=dx': no tensor input 'z'; the inputs are x \(2 dims\)"
+    run /dev/null check "$CASES/err_check_ge" --dim 'x.7=dx'
+    expect_err1 "--dim unknown dim index" 2 "'x' has 2 dims \(0..1\), not 7"
+    run /dev/null check "$CASES/err_check_ge" --dim 'x.0=dx**2'
+    expect_err1 "--dim non-affine derived" 2 "a derived dim must be A\*NAME \+ B"
+    run /dev/null check "$CASES/err_check_ge" --dim 'x.0=dx:4..8' --dim 'x.1=dx:4..9'
+    expect_err1 "--dim two ranges for one name" 2 "Dim 'dx' is given two ranges, 4..8 and 4..9"
+    run /dev/null check "$CASES/err_check_ge" --dim
+    expect_err1 "--dim without a value" 2 "dim"
+    run /dev/null check "$CASES/ok_derived_spec_2x" --dim 'y.0=2*dx+1'
+    expect "--dim derived whose example does not fit" 1 '*'
+    expect_out_has "--dim derived: torch's message" "Expected input L['y'].size()[0] to be equal to 2*dx + 1, where dx = 4, but got 8"
+    run /dev/null check "$CASES/err_div_view_8" --dim 'x.0=8*_dx' --dim '_dx:2..'
+    expect "--dim derived over a root given only a range" 0 '*'
+    run /dev/null check "$CASES/ok_nested_dict_list" --dim 'inputs.b.1.1=T:2..16'
+    expect "--dim nested path" 0 '*'
+    run /dev/null check "$CASES/err_spec_bad_keys" --dim 'x.0=dx'
+    expect "--dim supplies a spec torch rejected (no ShapeEnv: unknown)" 4 '*'
+
+    printf '{"x": {"0": {"name": "dx", "min": 16, "max": 100}}}\n' >"$TMP/spec_ok.json"
+    printf '{"x": [{"name": "dx", "min": 2, "max": 100}, null]}\n' >"$TMP/spec_list.json"
+    printf '{"inp": {"0": {"name": "dx"}}}\n' >"$TMP/spec_keys.json"
+    printf '{"x": {"5": {"name": "dx"}}}\n' >"$TMP/spec_dim.json"
+    printf '{"x": {"0": \n' >"$TMP/spec_syntax.json"
+    run /dev/null check "$CASES/err_check_ge" --spec "$TMP/spec_ok.json"
+    expect "--spec dict form" 0 '*'
+    run /dev/null check "$CASES/err_check_ge" --spec "$TMP/spec_list.json"
+    expect "--spec list form" 1 '*'
+    run /dev/null check "$CASES/err_check_ge" --spec "$TMP/spec_list.json" --dim 'x.0=dx:16..100'
+    expect "--spec then --dim" 0 '*'
+    run /dev/null check --json "$CASES/err_check_ge" --spec "$TMP/spec_keys.json"
+    expect "--spec with keys that are not argument names" 1 '*'
+    expect_out_has "--spec bad keys: invalid_spec" '"verdict":"invalid_spec"'
+    run /dev/null check "$CASES/err_check_ge" --spec "$TMP/spec_dim.json"
+    expect_err1 "--spec with a dim the tensor lacks" 2 "spec_dim.json: \['x'\]\['5'\]: the tensor has 2 dims, no dim 5"
+    run /dev/null check "$CASES/err_check_ge" --spec "$TMP/spec_syntax.json"
+    expect_err1 "--spec bad JSON" 2 "invalid JSON at byte"
+    run /dev/null check "$CASES/err_check_ge" --spec "$TMP/no-such.json"
+    expect_err1 "--spec missing file" 3 "no-such.json: No such file or directory"
+    run /dev/null check "$CASES/err_check_ge" --spec "$CASES/err_check_ge/case.json"
+    expect "--spec a case.json: its own spec, same verdict" 1 '*'
+    run /dev/null check --help
+    expect_out_has "check --help lists --dim" "--dim ITEM"
+    expect_out_has "check --help lists --spec" "--spec FILE"
+else
+    fail "check overrides" "no corpus at $CASES"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

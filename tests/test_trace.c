@@ -1021,6 +1021,424 @@ static void test_load_path(void)
     unlink(file);
 }
 
+/* ---- spec overrides (sg_trace_override_dims, sg_trace_set_spec_json) -------------------------- */
+
+/* Apply one override item; returns the status. */
+static int override1(sg_trace *t, const char *item, sg_error *err)
+{
+    const char *items[1];
+    items[0] = item;
+    return sg_trace_override_dims(t, items, 1, err);
+}
+
+/* Whether bound `b` is the finite value `v`. */
+static bool is_bound(sg_bound b, long long v) { return b.inf == 0 && b.v == v; }
+
+static void test_override_forms(void)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "err_check_ge", &err);
+    const sg_input_dim *d0, *d1;
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK(!sg_trace_spec_overridden(t));
+    CHECK_EQ_INT(override1(t, "x.0=dx:16..100", &err), 0);
+    d0 = find_dim(t, "['x']", 0);
+    d1 = find_dim(t, "['x']", 1);
+    CHECK(d0 && d1);
+    if (!d0 || !d1) {
+        sg_trace_free(t);
+        return;
+    }
+    CHECK(d0->kind == SG_SPEC_DIM && d0->has_bounds && is_bound(d0->min, 16) && is_bound(d0->max, 100));
+    CHECK_EQ_STR(d0->name, "dx");
+    CHECK_EQ_STR(d0->source, "L['x'].size()[0]"); /* where it is and what torch traced stay */
+    CHECK(d0->value != NULL && d0->size == 20);
+    CHECK(sg_trace_has_flat_spec(t) && sg_trace_spec_overridden(t));
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":16,\"max\":100}}}");
+
+    /* empty bounds: the defaults 0 and int_oo */
+    CHECK_EQ_INT(override1(t, "x.0=dx:..", &err), 0);
+    CHECK(is_bound(d0->min, 0) && d0->max.inf == 1);
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":0,\"max\":\"oo\"}}}");
+    CHECK_EQ_INT(override1(t, "x.0=dx:5..", &err), 0);
+    CHECK(is_bound(d0->min, 5) && d0->max.inf == 1);
+    CHECK_EQ_INT(override1(t, "x.0=dx:..int_oo", &err), 0);
+    CHECK(is_bound(d0->min, 0) && d0->max.inf == 1);
+    CHECK_EQ_INT(override1(t, " x.0 = dx : 3 .. 7 ", &err), 0);
+    CHECK(is_bound(d0->min, 3) && is_bound(d0->max, 7));
+    /* hints, static, sizes; the bracketed path; the source name; Dim. prefix */
+    CHECK_EQ_INT(override1(t, "['x'].0=AUTO", &err), 0);
+    CHECK(d0->kind == SG_SPEC_AUTO && !d0->has_bounds && d0->name == NULL);
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":\"AUTO\"}}");
+    CHECK_EQ_INT(override1(t, "x.0=Dim.DYNAMIC:4..64", &err), 0);
+    CHECK(d0->kind == SG_SPEC_DYNAMIC && d0->has_bounds && is_bound(d0->min, 4) && is_bound(d0->max, 64));
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"hint\":\"DYNAMIC\",\"min\":4,\"max\":64}}}");
+    CHECK_EQ_INT(override1(t, "x.0=AUTO:..8", &err), 0);
+    CHECK(d0->kind == SG_SPEC_AUTO && d0->min.inf == -1 && is_bound(d0->max, 8));
+    CHECK_EQ_INT(override1(t, "L['x'].size()[0]=STATIC", &err), 0);
+    CHECK(d0->kind == SG_SPEC_STATIC && !d0->has_static_size);
+    CHECK_EQ_INT(override1(t, "x.1=3", &err), 0);
+    CHECK(d1->kind == SG_SPEC_STATIC && d1->has_static_size && d1->static_size == 3);
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":\"STATIC\",\"1\":3}}");
+    sg_trace_free(t);
+
+    /* a bare name is the Dim the trace defines (dx: 2..100 here) */
+    t = load_case("cases", "err_check_ge", &err);
+    if (!t)
+        return;
+    CHECK_EQ_INT(override1(t, "x.1=dx", &err), 0);
+    d1 = find_dim(t, "['x']", 1);
+    CHECK(d1 && d1->kind == SG_SPEC_DIM && is_bound(d1->min, 2) && is_bound(d1->max, 100));
+    /* ... else Dim(name) with the defaults */
+    CHECK_EQ_INT(override1(t, "x.1=other", &err), 0);
+    CHECK(d1 && d1->kind == SG_SPEC_DIM && is_bound(d1->min, 0) && d1->max.inf == 1);
+    sg_trace_free(t);
+}
+
+static void test_override_derived(void)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "ok_derived_spec_2x", &err);
+    const sg_input_dim *x, *y;
+    char buf[64];
+    const char *set1[2] = {"x.0=2*b+1", "y.0=b:1..8"};
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    x = find_dim(t, "['x']", 0);
+    y = find_dim(t, "['y']", 0);
+    CHECK(x && y);
+    if (!x || !y) {
+        sg_trace_free(t);
+        return;
+    }
+    /* the root's bounds come from the trace's Dim dx: 2..32 */
+    CHECK_EQ_INT(override1(t, "y.0=2*dx+1", &err), 0);
+    CHECK(y->kind == SG_SPEC_DERIVED);
+    CHECK_EQ_STR(y->name, "2*dx + 1");
+    CHECK_EQ_STR(show(buf, sizeof buf, y->derived), "2*dx + 1");
+    CHECK_EQ_STR(y->root_name, "dx");
+    CHECK(is_bound(y->root_min, 2) && is_bound(y->root_max, 32));
+    CHECK(is_bound(y->min, 5) && is_bound(y->max, 65) && !y->min_unavailable);
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t),
+                 "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":2,\"max\":32}},\"y\":{\"0\":{\"derived\":\"2*dx + 1\","
+                 "\"expr\":\"2*dx + 1\",\"root\":{\"name\":\"dx\",\"min\":2,\"max\":32},\"min\":5,\"max\":65}}}");
+    /* a range given for dx redefines it everywhere: the derived bounds follow */
+    CHECK_EQ_INT(override1(t, "x.0=dx:4..16", &err), 0);
+    CHECK(is_bound(x->min, 4) && is_bound(x->max, 16));
+    CHECK(is_bound(y->root_min, 4) && is_bound(y->root_max, 16) && is_bound(y->min, 9) && is_bound(y->max, 33));
+    /* a negative derived min: torch's note, and -int_oo */
+    CHECK_EQ_INT(override1(t, "y.0=dx - 5", &err), 0);
+    CHECK(y->kind == SG_SPEC_DERIVED && y->min.inf == -1 && y->min_unavailable && is_bound(y->max, 11));
+    CHECK(y->min_unavailable && strstr(y->min_unavailable, "Expected derived min value of dx - 5 to be >= 0")
+          && strstr(y->min_unavailable, "(currently 4)"));
+    /* an expression that is just the name is the Dim itself */
+    CHECK_EQ_INT(override1(t, "y.0=1*dx+0", &err), 0);
+    CHECK(y->kind == SG_SPEC_DIM && strcmp(y->name, "dx") == 0 && is_bound(y->min, 4));
+    /* a set: the root's range from another item, whatever the order */
+    CHECK_EQ_INT(sg_trace_override_dims(t, set1, 2, &err), 0);
+    CHECK(x->kind == SG_SPEC_DERIVED && strcmp(x->root_name, "b") == 0);
+    CHECK(is_bound(x->root_min, 1) && is_bound(x->root_max, 8) && is_bound(x->min, 3) && is_bound(x->max, 17));
+    CHECK(y->kind == SG_SPEC_DIM && is_bound(y->min, 1) && is_bound(y->max, 8));
+    /* a root's range alone, NAME:MIN..MAX */
+    {
+        const char *set2[2] = {"y.0=3*r", "r:2..5"};
+        CHECK_EQ_INT(sg_trace_override_dims(t, set2, 2, &err), 0);
+        CHECK(y->kind == SG_SPEC_DERIVED && is_bound(y->root_min, 2) && is_bound(y->root_max, 5));
+        CHECK(is_bound(y->min, 6) && is_bound(y->max, 15));
+    }
+    /* a root nobody defines: the defaults 0 .. int_oo */
+    CHECK_EQ_INT(override1(t, "x.0=4*q - 3", &err), 0);
+    CHECK(x->kind == SG_SPEC_DERIVED && x->root_min.inf == 0 && x->root_min.v == 0 && x->root_max.inf == 1);
+    CHECK(x->min.inf == -1 && x->min_unavailable && x->max.inf == 1);
+    sg_trace_free(t);
+}
+
+static void test_override_paths(void)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "ok_nested_dict_list", &err);
+    const sg_input_dim *d;
+    const char *set[2] = {"inputs.b.1.1=T:0..16", "['inputs']['b'][1].0=B"};
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK_EQ_INT(sg_trace_override_dims(t, set, 2, &err), 0);
+    d = find_dim(t, "['inputs']['b'][1]", 1);
+    CHECK(d && d->kind == SG_SPEC_DIM && strcmp(d->name, "T") == 0 && is_bound(d->max, 16));
+    d = find_dim(t, "['inputs']['b'][1]", 0);
+    CHECK(d && d->kind == SG_SPEC_DIM && strcmp(d->name, "B") == 0 && is_bound(d->min, 2) && is_bound(d->max, 64));
+    /* rebuilt in the structure of the inputs, keyed by every argument name */
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t),
+                 "{\"inputs\":{\"a\":{\"0\":{\"name\":\"B\",\"min\":2,\"max\":64}},\"b\":[{\"0\":{\"name\":\"B\","
+                 "\"min\":2,\"max\":64}},{\"0\":{\"name\":\"B\",\"min\":2,\"max\":64},\"1\":{\"name\":\"T\",\"min\":0,"
+                 "\"max\":16}}]},\"scale\":{\"0\":{\"name\":\"B\",\"min\":2,\"max\":64}}}");
+    CHECK_EQ_INT(override1(t, "inputs.q.0=B", &err), SG_EINVALID);
+    CHECK(one_line(err.msg) && strstr(err.msg, "no tensor input 'inputs.q'")
+          && strstr(err.msg, "inputs.a (2 dims), inputs.b.0 (2 dims), inputs.b.1 (3 dims), scale (2 dims)"));
+    sg_trace_free(t);
+
+    /* a trace whose spec torch rejected (bad keys, no flat spec): the override supplies one */
+    t = load_case("cases", "err_spec_bad_keys", &err);
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK(!sg_trace_has_flat_spec(t));
+    CHECK_EQ_INT(override1(t, "x.0=dx", &err), 0);
+    CHECK(sg_trace_has_flat_spec(t));
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":0,\"max\":\"oo\"}}}");
+    sg_trace_free(t);
+
+    /* lists of tensors: xs.3 */
+    t = load_case("cases", "large_60_list_separate_err", &err);
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    CHECK_EQ_INT(override1(t, "xs.3.0=d3:4..64", &err), 0);
+    d = find_dim(t, "['xs'][3]", 0);
+    CHECK(d && d->kind == SG_SPEC_DIM && is_bound(d->min, 4) && is_bound(d->max, 64));
+    CHECK(sg_trace_dynamic_shapes_json(t)
+          && strstr(sg_trace_dynamic_shapes_json(t), "{\"xs\":[{\"0\":{\"name\":\"d0\",\"min\":0,\"max\":4096}},")
+                 == sg_trace_dynamic_shapes_json(t)
+          && strstr(sg_trace_dynamic_shapes_json(t), ",{\"0\":{\"name\":\"d3\",\"min\":4,\"max\":64}},"));
+    CHECK_EQ_INT(override1(t, "xs.60.0=AUTO", &err), SG_EINVALID);
+    CHECK(one_line(err.msg) && strstr(err.msg, "xs.0 (2 dims), xs.1 (2 dims)") && strstr(err.msg, ", ..."));
+    sg_trace_free(t);
+}
+
+static void test_override_errors(void)
+{
+    static const struct {
+        const char *item, *msg;
+    } bad[] = {
+        {"z.0=dx", "no tensor input 'z'; the inputs are x (2 dims)"},
+        {"x.2=dx", "'x' has 2 dims (0..1), not 2"},
+        {"x.a=dx", "'a' is not a dim index"},
+        {"x0=dx", "expected INPUT.DIM before '='"},
+        {".0=dx", "expected INPUT.DIM before '='"},
+        {"x.0", "expected INPUT.DIM=SPEC or NAME:MIN..MAX"},
+        {"r:1..x", "expected NAME:MIN..MAX"},
+        {":1..2", "expected INPUT.DIM=SPEC or NAME:MIN..MAX"},
+        {"oo:1..2", "'oo' cannot be a Dim name"},
+        {"x.0=", "nothing after '='"},
+        {"x.0=dx:5", "expected NAME:MIN..MAX"},
+        {"x.0=dx:a..b", "expected NAME:MIN..MAX"},
+        {"x.0=dx:-1..4", "expected NAME:MIN..MAX"},
+        {"x.0=AUTO:1", "expected AUTO:MIN..MAX"},
+        {"x.0=STATIC:1..2", "a range ':MIN..MAX' follows a name, AUTO or DYNAMIC only"},
+        {"x.0=dx**2", "a derived dim must be A*NAME + B"},
+        {"x.0=dx+dy", "a derived dim must be A*NAME + B"},
+        {"x.0=3 - dx", "a derived dim must be A*NAME + B"},
+        {"x.0=dx//2", "a derived dim must be A*NAME + B"},
+        {"x.0=2*dx+", "expected NAME[:MIN..MAX], A*NAME+B"},
+        {"x.0=dx > 2", "is not an integer expression"},
+        {"x.0=oo", "'oo' cannot be a Dim name"},
+        {"x.0=True", "'True' cannot be a Dim name"},
+        {"x.0=-3", "a size cannot be negative"},
+        {"x.0=99999999999999999999999999999999999999999", "expected NAME[:MIN..MAX]"},
+    };
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "err_check_ge", &err);
+    const sg_input_dim *d0;
+    const char *js;
+    const char *dup[2] = {"x.0=a", "L['x'].size()[0]=b"};
+    const char *two[2] = {"x.0=d:1..2", "x.1=d:1..3"};
+    const char *same[2] = {"x.0=d:1..20", "x.1=d:1..20"};
+    const char *with_null[2] = {"x.0=AUTO", NULL};
+    char longitem[600];
+    size_t i;
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    d0 = find_dim(t, "['x']", 0);
+    js = sg_trace_dynamic_shapes_json(t);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sg_error_clear(&err);
+        CHECK_EQ_INT(override1(t, bad[i].item, &err), SG_EINVALID);
+        CHECK_MSG(one_line(err.msg) && strstr(err.msg, bad[i].msg) && strncmp(err.msg, "dim override '", 14) == 0,
+                  "%s: %s", bad[i].item, err.msg);
+    }
+    CHECK_EQ_INT(sg_trace_override_dims(t, dup, 2, &err), SG_EINVALID);
+    CHECK(strstr(err.msg, "that dim is also set by 'x.0=a'"));
+    CHECK_EQ_INT(sg_trace_override_dims(t, two, 2, &err), SG_EINVALID);
+    CHECK(strstr(err.msg, "Dim 'd' is given two ranges, 1..2 and 1..3"));
+    CHECK_EQ_INT(sg_trace_override_dims(t, with_null, 2, &err), SG_EINVALID);
+    CHECK_EQ_INT(sg_trace_override_dims(NULL, with_null, 1, &err), SG_EINVALID);
+    memset(longitem, 'a', sizeof longitem - 1);
+    longitem[sizeof longitem - 1] = '\0';
+    longitem[0] = '\n';
+    CHECK_EQ_INT(override1(t, longitem, &err), SG_EINVALID);
+    CHECK(one_line(err.msg) && strstr(err.msg, "...'"));
+    /* all or nothing: nothing above changed the spec */
+    CHECK(d0 && d0->kind == SG_SPEC_DIM && is_bound(d0->min, 2) && is_bound(d0->max, 100));
+    CHECK(find_dim(t, "['x']", 1) && find_dim(t, "['x']", 1)->kind == SG_SPEC_UNSET);
+    CHECK(!sg_trace_spec_overridden(t) && sg_trace_dynamic_shapes_json(t) == js);
+    /* no items: nothing to do */
+    CHECK_EQ_INT(sg_trace_override_dims(t, NULL, 0, &err), 0);
+    CHECK(!sg_trace_spec_overridden(t));
+    /* one range given twice alike is fine */
+    CHECK_EQ_INT(sg_trace_override_dims(t, same, 2, &err), 0);
+    sg_trace_free(t);
+}
+
+static void test_set_spec(void)
+{
+    static const struct {
+        const char *json, *msg;
+    } bad[] = {
+        {"{\"x\": {\"5\": {\"name\": \"dx\"}}}", "spec: ['x']['5']: the tensor has 2 dims, no dim 5"},
+        {"{\"x\": {\"a\": \"AUTO\"}}", "spec: ['x']['a']: expected a dim index as the key"},
+        {"{\"x\": [1, 2, 3]}", "spec: ['x']: the tensor has 2 dims, the spec gives 3"},
+        {"{\"x\": \"AUTO\"}", "spec: ['x']: expected a dict of dims, a list or null for a tensor"},
+        {"{\"x\": {\"0\": {\"nme\": \"dx\"}}}", "spec: ['x']['0']: unknown spec object"},
+        {"{\"x\": {\"0\": \"AUTOMATIC\"}}", "spec: ['x']['0']: unknown spec 'AUTOMATIC'"},
+        {"{\"x\": {\"0\": {\"name\": \"dx\", \"min\": \"many\"}}}", "spec: ['x']['0']: min: expected an integer"},
+        {"[null, null]", "spec: (top level): 2 entries for 1 arguments"},
+        {"5", "spec: (top level): expected a dict keyed by argument name, a list, or null"},
+        {"{\"x\": {\"0\": ", "spec: invalid JSON at byte"},
+        {"{\"x\": {\"0\": {\"derived\": \"2*dx+\", \"root\": {\"name\": \"dx\"}}}}", "spec: ['x']['0'].expr: column"},
+    };
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "err_check_ge", &err), *t2 = NULL;
+    const sg_input_dim *d0, *d1;
+    char *js = NULL;
+    const char *text;
+    size_t i;
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    d0 = find_dim(t, "['x']", 0);
+    d1 = find_dim(t, "['x']", 1);
+    if (!d0 || !d1) {
+        sg_trace_free(t);
+        return;
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sg_error_clear(&err);
+        CHECK_EQ_INT(sg_trace_set_spec_json(t, bad[i].json, strlen(bad[i].json), "spec", &err), SG_EINVALID);
+        CHECK_MSG(one_line(err.msg) && strstr(err.msg, bad[i].msg), "%s: %s", bad[i].json, err.msg);
+    }
+    CHECK(!sg_trace_spec_overridden(t) && d0->kind == SG_SPEC_DIM && is_bound(d0->max, 100));
+
+    text = "{\"x\": {\"0\": {\"name\": \"dx\", \"min\": 16, \"max\": 100}}}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK(d0->kind == SG_SPEC_DIM && is_bound(d0->min, 16) && is_bound(d0->max, 100) && d1->kind == SG_SPEC_UNSET);
+    CHECK(sg_trace_spec_overridden(t) && sg_trace_has_flat_spec(t));
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":16,\"max\":100}}}");
+    /* a list per tensor, min defaulting to 0 */
+    text = "[[{\"name\": \"dx\"}, 3]]";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK(d0->kind == SG_SPEC_DIM && is_bound(d0->min, 0) && d0->max.inf == 1);
+    CHECK(d1->kind == SG_SPEC_STATIC && d1->has_static_size && d1->static_size == 3);
+    /* tuples, hints, the case.json wrapper */
+    text = "{\"__tuple__\": [{\"0\": {\"hint\": \"AUTO\", \"min\": 4}, \"1\": \"STATIC\"}]}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK(d0->kind == SG_SPEC_AUTO && d0->has_bounds && is_bound(d0->min, 4) && d0->max.inf == 1);
+    CHECK(d1->kind == SG_SPEC_STATIC && !d1->has_static_size);
+    text = "{\"name\": \"a case\", \"dynamic_shapes\": {\"x\": {\"1\": \"DYNAMIC\"}}}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK(d0->kind == SG_SPEC_UNSET && d1->kind == SG_SPEC_DYNAMIC);
+    /* None: every dim static; a wrapped null: no spec known */
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, "null", 4, NULL, &err), 0);
+    CHECK(d0->kind == SG_SPEC_UNSET && d1->kind == SG_SPEC_UNSET && sg_trace_has_flat_spec(t));
+    text = "{\"dynamic_shapes\": null}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK(!sg_trace_has_flat_spec(t));
+    /* keys that are not argument names: kept as torch saw them, no flat spec */
+    text = "{\"inp\": {\"0\": {\"name\": \"dx\"}}}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK(!sg_trace_has_flat_spec(t) && d0->kind == SG_SPEC_UNSET);
+    CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"inp\":{\"0\":{\"name\":\"dx\"}}}");
+    /* then --dim on top of it supplies a flat spec */
+    CHECK_EQ_INT(override1(t, "x.0=dx:16..", &err), 0);
+    CHECK(sg_trace_has_flat_spec(t) && d0->kind == SG_SPEC_DIM && is_bound(d0->min, 16));
+    /* the file form */
+    CHECK_EQ_INT(sg_trace_load_spec(t, SG_TRACE_TMP "/no-such-spec.json", &err), SG_EIO);
+    CHECK(one_line(err.msg) && strstr(err.msg, "no-such-spec.json"));
+    /* an overridden trace writes and reads back with its new spec */
+    CHECK_EQ_INT(sg_trace_to_json(&js, t, &err), 0);
+    if (js) {
+        CHECK_EQ_INT(sg_trace_load_json(&t2, js, strlen(js), &err), 0);
+        CHECK(t2 && find_dim(t2, "['x']", 0) && find_dim(t2, "['x']", 0)->kind == SG_SPEC_DIM
+              && is_bound(find_dim(t2, "['x']", 0)->min, 16));
+    }
+    sg_free(js);
+    sg_trace_free(t2);
+    sg_trace_free(t);
+
+    /* derived leaves: bounds recomputed from the root */
+    t = load_case("cases", "ok_derived_spec_2x", &err);
+    if (!t)
+        return;
+    text = "{\"x\": {\"0\": {\"name\": \"dx\", \"min\": 4, \"max\": 8}}, "
+           "\"y\": {\"0\": {\"derived\": \"2*dx\", \"root\": {\"name\": \"dx\", \"min\": 4, \"max\": 8}}}}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), "f.json", &err), 0);
+    d1 = find_dim(t, "['y']", 0);
+    CHECK(d1 && d1->kind == SG_SPEC_DERIVED && is_bound(d1->min, 8) && is_bound(d1->max, 16));
+    sg_trace_free(t);
+
+    /* nested containers: paths the inputs do not have */
+    t = load_case("cases", "ok_nested_dict_list", &err);
+    if (!t)
+        return;
+    text = "{\"inputs\": {\"q\": {\"0\": \"AUTO\"}}, \"scale\": null}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), "f.json", &err), SG_EINVALID);
+    CHECK(one_line(err.msg) && strstr(err.msg, "f.json: ['inputs']['q']: no tensor input at this path"));
+    text = "{\"inputs\": {\"b\": [null, {\"2\": \"AUTO\"}]}, \"scale\": null}";
+    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), "f.json", &err), 0);
+    d0 = find_dim(t, "['inputs']['b'][1]", 2);
+    CHECK(d0 && d0->kind == SG_SPEC_AUTO);
+    d0 = find_dim(t, "['inputs']['a']", 0);
+    CHECK(d0 && d0->kind == SG_SPEC_UNSET);
+    sg_trace_free(t);
+}
+
+/* Allocation failures while overriding: SG_ENOMEM and the spec unchanged, until it succeeds. */
+static void test_override_alloc_failures(void)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "ok_nested_dict_list", &err);
+    const char *set[3] = {"inputs.b.1.1=2*T+1", "inputs.a.0=T:2..8", "scale.1=AUTO"};
+    const char *spec = "{\"inputs\": {\"a\": {\"0\": {\"name\": \"B\", \"max\": 9}}, \"b\": [null, "
+                       "{\"1\": {\"derived\": \"T + 1\", \"root\": {\"name\": \"T\"}}}]}, \"scale\": null}";
+    long n;
+    int rc = -1;
+
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    for (n = 0; n < 100000 && rc != 0; n++) {
+        sg_alloc_fail_after(n);
+        rc = sg_trace_override_dims(t, set, 3, &err);
+        sg_alloc_fail_after(-1);
+        CHECK_MSG(rc == 0 || rc == SG_ENOMEM, "fail after %ld: rc %d: %s", n, rc, err.msg);
+        if (rc != 0)
+            CHECK(!sg_trace_spec_overridden(t) && find_dim(t, "['scale']", 1)->kind == SG_SPEC_UNSET);
+        if (rc != 0 && rc != SG_ENOMEM)
+            break;
+    }
+    CHECK(rc == 0 && find_dim(t, "['scale']", 1)->kind == SG_SPEC_AUTO);
+    rc = -1;
+    for (n = 0; n < 100000 && rc != 0; n++) {
+        sg_alloc_fail_after(n);
+        rc = sg_trace_set_spec_json(t, spec, strlen(spec), NULL, &err);
+        sg_alloc_fail_after(-1);
+        CHECK_MSG(rc == 0 || rc == SG_ENOMEM, "set_spec, fail after %ld: rc %d: %s", n, rc, err.msg);
+        if (rc != 0 && rc != SG_ENOMEM)
+            break;
+    }
+    CHECK(rc == 0 && find_dim(t, "['scale']", 1)->kind == SG_SPEC_UNSET);
+    CHECK(find_dim(t, "['inputs']['b'][1]", 1)->kind == SG_SPEC_DERIVED);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
     RUN(test_json_helpers);
@@ -1037,5 +1455,11 @@ int main(void)
     RUN(test_hostile_json);
     RUN(test_alloc_failures);
     RUN(test_load_path);
+    RUN(test_override_forms);
+    RUN(test_override_derived);
+    RUN(test_override_paths);
+    RUN(test_override_errors);
+    RUN(test_set_spec);
+    RUN(test_override_alloc_failures);
     return test_summary();
 }

@@ -135,6 +135,60 @@ int sg_trace_load_json(sg_trace **out, const char *json, size_t len, sg_error *e
 int sg_trace_load(sg_trace **out, const char *path, sg_error *err);
 
 /**
+ * Override the spec of some input dims with `n` items of the text form of
+ * `shapegate check --dim` (docs/check.md, "Spec overrides"), applied as one set:
+ *
+ *     INPUT.DIM=NAME:MIN..MAX   a named Dim; MIN (default 0) or MAX (default
+ *                               int_oo; also "oo") may be empty: "dx:16..", "dx:.."
+ *     INPUT.DIM=NAME            the Dim called NAME as another item or the trace
+ *                               defines it, else Dim(NAME) with the defaults
+ *     INPUT.DIM=2*NAME+1        a derived Dim A*NAME + B (A >= 1) over the root
+ *                               NAME, whose bounds are found as for NAME alone
+ *     INPUT.DIM=AUTO | DYNAMIC  a hint, optionally with a range ("AUTO:4..64")
+ *     INPUT.DIM=STATIC | <int>  static (with the size given)
+ *     NAME:MIN..MAX             only the range of Dim NAME (e.g. a derived dim's root)
+ *
+ * INPUT is the tensor's pytree path as the trace has it ("['inputs']['a']") or
+ * dotted without brackets ("inputs.a", "xs.3"); "INPUT.DIM" may also be the
+ * dim's source name ("L['x'].size()[0]"). A Dim has one definition: a range
+ * given for NAME applies to every dim of the trace named NAME and to every
+ * derived dim over root NAME, whose derived bounds are recomputed as torch does
+ * (a negative derived min becomes torch's "<unavailable: ...>" note).
+ * Afterwards the trace has a flat spec and sg_trace_dynamic_shapes_json() is
+ * rebuilt from the per-dim specs, keyed by the argument names.
+ *
+ * All or nothing: on failure the trace's spec is unchanged. Returns 0,
+ * SG_EINVALID with a one-line message quoting the item (malformed text, an
+ * unknown input, listing the inputs, or dim index, a dim given twice, two
+ * ranges for one name), or SG_ENOMEM.
+ */
+int sg_trace_override_dims(sg_trace *t, const char *const *items, size_t n, sg_error *err);
+
+/**
+ * Replace the trace's whole spec by `json` (`len` bytes): a dynamic_shapes
+ * spec in the corpus's structured form (tests/corpus/README.md): a dict keyed
+ * by argument name or a list (or {"__tuple__": [...]}) in argument order;
+ * below it dicts, lists and tuples following the inputs; per tensor a dict
+ * {"0": leaf} or a list of leaves, or null; leaves {"name","min","max"},
+ * "AUTO" / "DYNAMIC" / "STATIC", {"hint": "AUTO", "min", "max"}, {"derived":
+ * "2*dx", "root": {"name","min","max"}}, an integer, or null. An object
+ * {"dynamic_shapes": spec} (a case.json, a refined round) is read as its spec
+ * unless "dynamic_shapes" is an argument name; {"dynamic_shapes": null} there
+ * means no spec is known (torch never built it), a bare null means None. `what` names the text in
+ * messages (a file name). A dict whose top-level keys are not argument names
+ * is kept as torch would see it: no flat spec, every dim SG_SPEC_UNSET (the
+ * check then reports torch's error). Derived bounds are recomputed.
+ * All or nothing. Returns 0, SG_EINVALID ("what: field: message": bad JSON,
+ * a leaf of the wrong form, a path or dim index the inputs do not have),
+ * SG_ELIMIT (over SG_TRACE_MAX_FILE or SG_TRACE_MAX_JSON_DEPTH), SG_ENOMEM.
+ */
+int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char *what,
+                           sg_error *err);
+
+/** sg_trace_set_spec_json() on the contents of the file `path`; also SG_EIO. */
+int sg_trace_load_spec(sg_trace *t, const char *path, sg_error *err);
+
+/**
  * Write the trace as a single-file JSON trace (docs/trace-format.md) into a new
  * NUL-terminated string `*out` (free with sg_free()). The output is
  * deterministic: loading it and writing again gives the same bytes.
@@ -164,6 +218,16 @@ bool sg_trace_has_shape_env(const sg_trace *t);
  * sg_trace_dynamic_shapes_json() has the spec.
  */
 bool sg_trace_has_flat_spec(const sg_trace *t);
+
+/**
+ * True after sg_trace_override_dims() or sg_trace_set_spec_json() changed the
+ * spec: the guards, ranges and traced values were recorded under another spec.
+ * What torch never recorded because it was statically true under the original
+ * spec's ranges is missing, and each symbol's range (sg_symbol_info lo, hi)
+ * still carries the original spec's bounds, so a spec wider than the traced
+ * range fails that range. Not kept by sg_trace_to_json().
+ */
+bool sg_trace_spec_overridden(const sg_trace *t);
 
 /**
  * The user's dynamic_shapes spec as compact JSON in the corpus's structured
