@@ -150,6 +150,8 @@ static void print_text(FILE *out, const char *input, const sg_trace *t, const sg
 
     fprintf(out, "%s (torch %s): %s\n", input, sg_trace_torch_version(t)[0] ? sg_trace_torch_version(t) : "?",
             sg_verdict_name(r->verdict));
+    if (r->no_spec)
+        fputs("  the trace carries no per-dim spec (torch failed before building it): nothing to decide\n", out);
     for (i = 0; i < r->ndims; i++) {
         const sg_dim_result *d = &r->dims[i];
         if (d->status == SG_DIM_STATIC)

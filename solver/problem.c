@@ -212,7 +212,9 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
         Z3_ast X = p->xvar[x_index(p, d->root_name)], f = over_roots(p, d->derived, err, &rc);
         if (rc)
             return rc;
+        sg_bound two = {2, 0}, none = {0, 1};
         item = mk_and2(p, K(Z3_mk_eq(c, D, f)), mk_bounds(p, X, d->root_min, d->root_max));
+        item = mk_and2(p, item, mk_bounds(p, D, two, none)); /* sizes from 2, as for a Dim */
         break;
     }
     case SG_SPEC_STATIC: case SG_SPEC_UNSET:

@@ -76,17 +76,32 @@ static cJSON *shapes(const sg_trace *t, const sg_int *sizes)
     return o;
 }
 
-static char *print_expr(const sg_expr *e)
+/* A symbol as the source of the first input whose traced shape it is (else its own first
+ * source), so that relations read in terms of the inputs: L['x'].size()[0]. */
+static const char *input_name(const sg_expr *sym, void *trace)
+{
+    const sg_trace *t = trace;
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    const sg_symbol_info *si;
+    for (i = 0; i < n; i++)
+        if (in[i].value == sym)
+            return in[i].source;
+    si = sg_trace_symbol_info(t, sym);
+    return si && si->nsources ? si->sources[0] : NULL;
+}
+
+static char *print_expr(const sg_expr *e, const sg_trace *t)
 {
     char *s = NULL;
     if (e)
-        sg_expr_print(&s, e, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
+        sg_expr_print(&s, e, SG_SYNTAX_PYTHON, input_name, (void *)t, NULL);
     return s;
 }
 
-static void add_expr(cJSON *o, const char *key, const sg_expr *e)
+static void add_expr(cJSON *o, const char *key, const sg_expr *e, const sg_trace *t)
 {
-    char *s = print_expr(e);
+    char *s = print_expr(e, t);
     if (s)
         cJSON_AddStringToObject(o, key, s);
     else
@@ -105,6 +120,8 @@ int sg_report_to_json(char **out, const sg_report *r, const sg_trace *t, sg_erro
     if (!root)
         goto oom;
     cJSON_AddStringToObject(root, "verdict", sg_verdict_name(r->verdict));
+    if (r->no_spec)
+        cJSON_AddStringToObject(root, "reason", "the trace carries no per-dim spec (torch failed before building it)");
     arr = cJSON_AddArrayToObject(root, "violations");
     for (i = 0; arr && i < r->nviolations; i++) {
         const sg_violation *v = &r->violations[i];
@@ -116,7 +133,7 @@ int sg_report_to_json(char **out, const sg_report *r, const sg_trace *t, sg_erro
         cJSON_AddStringToObject(o, "kind", kind_name(v->kind));
         cJSON_AddStringToObject(o, "message", v->message ? v->message : "");
         if (v->relation)
-            add_expr(o, "forced_value", v->relation);
+            add_expr(o, "forced_value", v->relation, t);
         if (v->root < n)
             cJSON_AddStringToObject(o, "related_to", in[v->root].source);
         if (v->has_counterexample)
@@ -183,7 +200,7 @@ int sg_report_to_json(char **out, const sg_report *r, const sg_trace *t, sg_erro
             cJSON_AddItemToArray(x, num(f->holes[k]));
         cJSON_AddBoolToObject(s, "holes_complete", f->holes_complete);
         if (f->equals)
-            add_expr(s, "equals", f->equals);
+            add_expr(s, "equals", f->equals, t);
     }
     arr = cJSON_AddArrayToObject(root, "suggested_fixes");
     for (i = 0; arr && i < r->nfixes; i++)
