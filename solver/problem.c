@@ -465,8 +465,10 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
     /* definitions */
     for (k = 0; k < p->nsyms; k++) {
         const sg_symbol_info *si = &p->syms[k];
-        Z3_ast s = sg_smt_symbol(p->smt, si->sym), def = NULL;
+        Z3_ast s = NULL, def = NULL;
         long x = -1;
+        if ((rc = sg_smt_encode(p->smt, si->sym, &s, NULL, err)))
+            goto cleanup; /* SG_ENOMEM growing the encoder's memo */
         for (i = 0; i < si->nsources && x < 0; i++)
             x = x_index(p, si->sources[i]); /* a phantom root: ConstantSource(name) */
         if (p->sym_input[k] >= 0)
@@ -504,7 +506,10 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
     /* traced ranges and replacements */
     for (k = 0; k < p->nsyms; k++) {
         const sg_symbol_info *si = &p->syms[k];
-        Z3_ast s = sg_smt_symbol(p->smt, si->sym), h = mk_bounds(p, s, si->lo, si->hi);
+        Z3_ast s = NULL, h;
+        if ((rc = sg_smt_encode(p->smt, si->sym, &s, NULL, err)))
+            goto cleanup;
+        h = mk_bounds(p, s, si->lo, si->hi);
         if (h && (rc = add_constraint(p, &cap, SG_CORE_RANGE, k, si->sym, h, p->sym_checked[k], si->unbacked, err)))
             goto cleanup;
         if (si->replacement && p->sym_input[k] >= 0) {
@@ -555,6 +560,8 @@ void sg_problem_free(sg_problem *p)
     size_t i;
     if (!p)
         return;
+    if (p->solver)
+        Z3_solver_dec_ref(p->ctx, p->solver);
     for (i = 0; i < p->nkeep; i++)
         Z3_dec_ref(p->ctx, p->keep[i]);
     sg_free(p->keep);
@@ -668,8 +675,13 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
         if (timeout == 0 || left * 1000 < timeout)
             timeout = (unsigned)(left * 1000) + 1;
     }
-    s = Z3_mk_solver(c);
-    Z3_solver_inc_ref(c, s);
+    if (!p->solver) { /* one solver per problem, emptied between queries */
+        p->solver = Z3_mk_solver(c);
+        Z3_solver_inc_ref(c, p->solver);
+    } else {
+        Z3_solver_reset(c, p->solver);
+    }
+    s = p->solver;
     prm = Z3_mk_params(c);
     Z3_params_inc_ref(c, prm);
 
@@ -728,7 +740,6 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
     }
 cleanup:
     Z3_params_dec_ref(c, prm);
-    Z3_solver_dec_ref(c, s);
     return rc;
 }
 

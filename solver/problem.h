@@ -60,6 +60,7 @@ typedef struct sg_problem {
     char (*names)[64];       /* spec root names of X variables */
     Z3_ast *xvar;            /* referenced X variables */
     size_t nx;
+    Z3_solver solver;        /* referenced; reused by every query (reset in between) */
     Z3_ast *keep;            /* every term made here, referenced until sg_problem_free */
     size_t nkeep, keep_cap;
     /* Independent components: input dims, symbols and constraints that share no
