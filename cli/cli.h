@@ -98,4 +98,7 @@ int sg_cmd_eval(int argc, char **argv);
 /* cmd_check.c: `shapegate check`. */
 int sg_cmd_check(int argc, char **argv);
 
+/* cmd_inspect.c: `shapegate inspect`. */
+int sg_cmd_inspect(int argc, char **argv);
+
 #endif

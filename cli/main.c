@@ -18,6 +18,7 @@ static const sg_cli_command commands[] = {
     {"parse", sg_cmd_parse, "parse guard expressions and print them (sympy, Python or SMT-LIB form)"},
     {"eval", sg_cmd_eval, "evaluate one expression with integer values for its symbols"},
     {"check", sg_cmd_check, "decide a traced export against its dynamic_shapes spec"},
+    {"inspect", sg_cmd_inspect, "show a .pt2 archive's inputs, symbolic shapes, ranges and asserts"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

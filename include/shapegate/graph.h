@@ -1,0 +1,173 @@
+/**
+ * @file graph.h
+ * @brief A model of one torch.export ExportedProgram, read from its JSON:
+ *        the graph signature (user inputs, parameters, buffers, constants),
+ *        tensor metas with symbolic sizes as guard expressions, dtypes,
+ *        range_constraints, the runtime asserts, and which input dim each
+ *        symbol stands for. First slice: what `shapegate inspect` needs.
+ *
+ * Input: the raw model JSON bytes (sg_archive_read_model()). torch <= 2.6's
+ * bare `Infinity` tokens are accepted (quoted on a private copy); integers are
+ * read exactly (util/json.h). torch's JSON is never re-serialised. Sizes are
+ * read from both `expr_str` forms: sympy `srepr` (torch >= 2.6,
+ * `Symbol('s77', integer=True, positive=True)`) and `str` (<= 2.5, `2*s0`).
+ *
+ * Carried, not rejected: unknown ops, unknown fields and unknown signature
+ * kinds (SG_GRAPH_IN_OTHER). What is not modelled yet is listed in docs/graph.md.
+ *
+ * Errors: SG_EINVALID (not the schema; the one-line message names the field,
+ * e.g. "graph_module.graph.tensor_values.x.sizes[0]: ..."), SG_ELIMIT (JSON
+ * too large or nested), SG_EUNSUPPORTED (an expression shapegate cannot
+ * represent), SG_ENOMEM.
+ *
+ * Ownership: an `sg_graph` owns everything it hands out (strings, arrays,
+ * expressions in its pool) until sg_graph_free(). Threading: one thread at a
+ * time per graph.
+ */
+#ifndef SHAPEGATE_GRAPH_H
+#define SHAPEGATE_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "shapegate/archive.h"
+#include "shapegate/common.h"
+#include "shapegate/error.h"
+#include "shapegate/expr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_graph sg_graph;
+
+/** The kind of one graph input, from the graph signature's `input_specs`. */
+typedef enum sg_graph_input_kind {
+    SG_GRAPH_IN_USER = 0,     /**< user_input */
+    SG_GRAPH_IN_PARAMETER,    /**< parameter (target: parameter_name) */
+    SG_GRAPH_IN_BUFFER,       /**< buffer (target: buffer_name) */
+    SG_GRAPH_IN_CONSTANT,     /**< tensor_constant (target: tensor_constant_name) */
+    SG_GRAPH_IN_CUSTOM_OBJ,   /**< custom_obj (target: custom_obj_name) */
+    SG_GRAPH_IN_TOKEN,        /**< token */
+    SG_GRAPH_IN_CONSTANT_INPUT, /**< constant_input (a non-tensor value baked in) */
+    SG_GRAPH_IN_OTHER         /**< a kind this version does not know (carried) */
+} sg_graph_input_kind;
+
+/** One tensor meta (`tensor_values[name]`). */
+typedef struct sg_graph_tensor {
+    const char *name;             /**< the graph value name */
+    int dtype;                    /**< torch ScalarType code (7 = float32) */
+    size_t ndim;
+    const sg_expr *const *sizes;  /**< ndim sizes: SG_INT literals or symbolic expressions */
+} sg_graph_tensor;
+
+/** One graph input, in signature order. */
+typedef struct sg_graph_input {
+    sg_graph_input_kind kind;
+    const char *spec;             /**< the input_specs tag as written ("user_input", ...) */
+    const char *name;             /**< graph value name ("x", "p_weight"), "" when none */
+    const char *target;           /**< fqn of a parameter/buffer/constant/object, else NULL */
+    const char *path;             /**< user inputs: pytree path ("['inputs']['b'][0]"), else NULL */
+    const sg_graph_tensor *tensor; /**< the tensor meta, NULL for non-tensor inputs */
+} sg_graph_input;
+
+/** One graph output, in signature order. */
+typedef struct sg_graph_output {
+    const char *spec;             /**< output_specs tag ("user_output", "buffer_mutation", ...) */
+    const char *name;             /**< graph value name, "" for a constant output */
+} sg_graph_output;
+
+/** One entry of `range_constraints`. A missing side is unbounded. */
+typedef struct sg_graph_range {
+    const char *key;              /**< the key as written ("s77", "2*s77") */
+    const sg_expr *expr;          /**< the key parsed */
+    bool has_min, has_max;
+    sg_int min, max;
+} sg_graph_range;
+
+/** The kinds of runtime check nodes. */
+typedef enum sg_graph_assert_kind {
+    SG_GRAPH_ASSERT_SCALAR = 0,          /**< aten._assert_scalar */
+    SG_GRAPH_CONSTRAIN_RANGE,            /**< aten.sym_constrain_range */
+    SG_GRAPH_CONSTRAIN_RANGE_FOR_SIZE    /**< aten.sym_constrain_range_for_size */
+} sg_graph_assert_kind;
+
+/** One runtime check node of the top-level graph. */
+typedef struct sg_graph_assert {
+    sg_graph_assert_kind kind;
+    const char *target;           /**< the node's target as written */
+    const char *node;             /**< name of the checked value ("ge", "item") */
+    const char *message;          /**< _assert_scalar's assert_msg, else NULL */
+    /**
+     * The checked condition: for _assert_scalar the expression of its
+     * message; for the constrain nodes `min <= v <= max` over the value's
+     * expression (for_size: min defaults to 0). NULL when it could not be
+     * recovered (an _assert_scalar without the usual message).
+     */
+    const sg_expr *expr;
+} sg_graph_assert;
+
+/** A symbol of the program and the first user input dim it stands for. */
+typedef struct sg_graph_symbol {
+    const sg_expr *sym;           /**< the SG_SYM */
+    const char *path;             /**< path of the user input, NULL when no input dim is exactly it */
+    size_t input;                 /**< index into the inputs (valid when path != NULL) */
+    size_t dim;                   /**< the dim (valid when path != NULL) */
+    const sg_graph_range *range;  /**< its range_constraints entry, or NULL */
+} sg_graph_symbol;
+
+/**
+ * Parse `len` bytes of ExportedProgram JSON into a new graph `*out` (free
+ * with sg_graph_free()). The text is not modified. Returns 0, SG_EINVALID,
+ * SG_ELIMIT, SG_EUNSUPPORTED or SG_ENOMEM; `*out` is NULL on failure.
+ */
+int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err);
+
+/**
+ * Read the model `name` of an open archive (NULL: the default model, as
+ * sg_archive_read_model()) and parse it. Returns as sg_archive_read_model()
+ * and sg_graph_parse().
+ */
+int sg_graph_load(sg_graph **out, sg_archive *a, const char *name, sg_error *err);
+
+/** Free a graph and everything it handed out. NULL-safe. */
+void sg_graph_free(sg_graph *g);
+
+/** The expression pool of the graph (borrowed; expressions live in it). */
+sg_pool *sg_graph_pool(const sg_graph *g);
+
+/** Top-level `schema_version` ({0, 0} when absent), `torch_version` (NULL when absent). */
+void sg_graph_schema_version(const sg_graph *g, int *major, int *minor);
+const char *sg_graph_torch_version(const sg_graph *g);
+
+size_t sg_graph_input_count(const sg_graph *g);
+/** Input `i`, or NULL when out of range. Borrowed. */
+const sg_graph_input *sg_graph_input_at(const sg_graph *g, size_t i);
+
+size_t sg_graph_output_count(const sg_graph *g);
+const sg_graph_output *sg_graph_output_at(const sg_graph *g, size_t i);
+
+size_t sg_graph_range_count(const sg_graph *g);
+const sg_graph_range *sg_graph_range_at(const sg_graph *g, size_t i);
+
+size_t sg_graph_assert_count(const sg_graph *g);
+const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i);
+
+/**
+ * Symbols: every symbol of a range_constraints key, of a user input's sizes
+ * and of a runtime assert, in that order of first appearance.
+ */
+size_t sg_graph_symbol_count(const sg_graph *g);
+const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i);
+
+/** Number of nodes in the top-level graph (carried, not modelled yet). */
+size_t sg_graph_node_count(const sg_graph *g);
+
+/** torch's name of a ScalarType code ("float32", "int64"), "unknown" for others. */
+const char *sg_graph_dtype_name(int dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# test_inspect.sh - black-box tests of `shapegate inspect`: text and --json output on corpus
+# archives of both torch versions, exit codes for usage errors and unreadable input.
+# Usage: test_inspect.sh SHAPEGATE SOURCE_DIR. Ends with "N passed, N failed".
+set -u
+SG=$1
+SRC=$2
+pass=0
+fail=0
+
+# expect NAME WANT_RC CMD... : run CMD, compare its exit code, keep its stdout in $out.
+expect() {
+    local name=$1 want=$2
+    shift 2
+    out=$("$@" 2>/tmp/sg_inspect_err.$$)
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $name: exit $rc, want $want: $(cat /tmp/sg_inspect_err.$$)" >&2; fi
+}
+
+# contains NAME TEXT : $out must contain TEXT.
+contains() {
+    if printf '%s' "$out" | grep -qF -- "$2"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $1: output lacks '$2'" >&2; fi
+}
+
+M14=$SRC/tests/corpus/cases/ok_nonzero/model.pt2
+M26=$SRC/tests/corpus/cases-2.6/ok_nested_dict_list/model.pt2
+
+expect text14 0 "$SG" inspect "$M14"
+contains text14 "pt2 archive, schema 8.20"
+contains text14 "['x'] float32 [s77]"
+contains text14 "s77 in [0, 100]  = ['x'].size()[0]"
+contains text14 "runtime asserts: 3"
+contains text14 "u0 <= s77"
+contains text14 "model/models/model.json"
+
+expect json14 0 "$SG" inspect --json "$M14"
+contains json14 '{"format":"pt2","schema_version":[8,20]'
+contains json14 '"range_constraints":{"u0":[0,100],"s77":[0,100]}'
+contains json14 '"expr":"u0 <= s77"'
+contains json14 '"members":[{"name":"model/data/weights/model_weights_config.json","size":14'
+
+expect json26 0 "$SG" inspect --json "$M26"
+contains json26 '{"format":"flat","schema_version":[8,2]'
+contains json26 '{"path":"[' "'inputs']['b'][1]\",\"name\":\"inputs_b_1\",\"dtype\":\"float32\",\"shape\":[\"s0\",\"s3\",\"3\"]}"
+
+unb=$SRC/tests/corpus/cases/ok_broadcast_auto_size1/model.pt2
+expect unbounded 0 "$SG" inspect --json "$unb"
+contains unbounded '"s77":[2,null]'
+
+expect help 0 "$SG" inspect --help
+expect noarg 2 "$SG" inspect
+expect twoargs 2 "$SG" inspect "$M14" "$M26"
+expect badopt 2 "$SG" inspect --nope "$M14"
+expect missing 3 "$SG" inspect /nonexistent/model.pt2
+expect notzip 3 "$SG" inspect "$SRC/tests/corpus/cases/ok_nonzero/case.json"
+
+rm -f /tmp/sg_inspect_err.$$
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
