@@ -23,8 +23,12 @@ Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a)
 {
     if (!a || Z3_get_error_code(p->ctx) != Z3_OK)
         return NULL;
-    if (sg__grow((void **)&p->keep, &p->keep_cap, p->nkeep + 1, sizeof *p->keep))
-        return NULL;
+    if (sg__grow((void **)&p->keep, &p->keep_cap, p->nkeep + 1, sizeof *p->keep)) {
+        /* No room to remember it: keep the term alive anyway (Z3_del_context releases it)
+         * rather than hand NULL on to Z3's API, which does not check its arguments. */
+        Z3_inc_ref(p->ctx, a);
+        return a;
+    }
     Z3_inc_ref(p->ctx, a);
     p->keep[p->nkeep++] = a;
     return a;

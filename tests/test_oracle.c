@@ -33,7 +33,8 @@
  *     spec): ranges contain every valid value and are exact when range_exact,
  *     constants, congruences and relations hold on every valid point, holes
  *     are invalid values, and all of them when holes_complete.
- * Budgets are Z3 resource limits only, so every run of a seed is the same.
+ * The budget is a Z3 resource limit, so every run of a seed is the same (unless
+ * the wall-clock safety net fires: such traces are printed as slow).
  * A mismatch prints the trace's JSON in full, so it can be replayed.
  *
  * Environment:
@@ -44,9 +45,9 @@
  *   SG_ORACLE_INFER  run inference on every N-th trace (default 5; 1: every trace)
  *   SG_ORACLE_FILE   check one JSON trace file against the oracle instead (inference on)
  *   SG_ORACLE_VERBOSE=1  print every trace's JSON and verdict
- *   SG_ORACLE_SLOW_MS   print every trace whose sg_check takes longer than this
- *   SG_ORACLE_RLIMIT  Z3 resource limit per query (default 500000; no wall-clock limits are
- *                    set, so runs are deterministic)
+ *   SG_ORACLE_SLOW_MS   print every trace whose sg_check takes longer than this (default 5000)
+ *   SG_ORACLE_RLIMIT  Z3 resource limit per query (default 500000); the wall-clock limits
+ *                    (20 s per check, 10 s per query) are only a safety net
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -71,6 +72,8 @@
 #define ORACLE_DEFAULT_INFER 5
 #define ORACLE_DEFAULT_JOBS 2
 #define ORACLE_DEFAULT_RLIMIT 500000
+#define ORACLE_SAFETY_MS 20000  /* wall-clock limit of one check, half per query */
+#define ORACLE_DEFAULT_SLOW_MS 5000
 
 #define MAX_DYN 3         /* dynamic dims (= symbols) per trace */
 #define MAX_IN 6          /* input dims: one dynamic and maybe one static per tensor */
@@ -1742,11 +1745,12 @@ static size_t run_one(const char *label, const char *json, char texts[][4096], i
     }
     opts.infer = infer;
     opts.minimize_cores = minimize;
-    /* Budgets are Z3 resource limits only: deterministic, so a printed trace replays the
-     * same way, and no Z3 timer is armed (Z3 4.8.12's timer thread pool can deadlock, see
-     * the report). An exhausted budget gives "unknown", which is still checked. */
-    opts.timeout_ms = 0;
-    opts.query_timeout_ms = 0;
+    /* The budget is Z3's resource limit, deterministic, so a printed trace replays the same
+     * way. Some Z3 loops do not count resources, though, so generous wall-clock limits stay
+     * on as a safety net; a trace that reaches them is printed (slow) and gives "unknown",
+     * which is still checked. */
+    opts.timeout_ms = ORACLE_SAFETY_MS;
+    opts.query_timeout_ms = ORACLE_SAFETY_MS / 2;
     opts.query_rlimit = env_ulong("SG_ORACLE_RLIMIT", ORACLE_DEFAULT_RLIMIT);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = sg_check(&r, t, &opts, &err);
@@ -1961,7 +1965,7 @@ static void test_random_traces(void)
     cfg.seed = env_ulong("SG_ORACLE_SEED", ORACLE_DEFAULT_SEED);
     cfg.every = env_ulong("SG_ORACLE_INFER", ORACLE_DEFAULT_INFER);
     cfg.verbose = env_ulong("SG_ORACLE_VERBOSE", 0) != 0;
-    cfg.slow = (double)env_ulong("SG_ORACLE_SLOW_MS", 0) / 1000.0;
+    cfg.slow = (double)env_ulong("SG_ORACLE_SLOW_MS", ORACLE_DEFAULT_SLOW_MS) / 1000.0;
     cfg.first = 0;
     cfg.last = count;
     if (cfg.every == 0)

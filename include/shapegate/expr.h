@@ -177,8 +177,9 @@ int sg_expr_symbols(const sg_expr ***out, size_t *n, sg_pool *pool, const sg_exp
  * (`(L['x'].size()[0] % 2) == 0`, `a and b`, `max(a, b)`) — or a mix.
  * `len` bytes of `text` are read; it need not be NUL-terminated.
  * Returns 0 and sets `*out` (owned by `pool`), or SG_EINVALID /
- * SG_EUNSUPPORTED / SG_ELIMIT / SG_EUNDEFINED / SG_ENOMEM with a one-line
- * message and `err->col` set to the 1-based column. See docs/guard-language.md.
+ * SG_EUNSUPPORTED / SG_ELIMIT / SG_EUNDEFINED / SG_EOVERFLOW (a literal beyond
+ * 128 bits) / SG_ENOMEM with a one-line message and `err->col` set to the
+ * 1-based column. See docs/guard-language.md.
  */
 int sg_expr_parse(const sg_expr **out, sg_pool *pool, const char *text, size_t len, sg_error *err);
 

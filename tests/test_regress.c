@@ -1,0 +1,105 @@
+/*
+ * test_regress.c - replays every committed fuzz regression input
+ * (every file of tests/data/regress/<target>/, see docs/robustness.md) through the same code
+ * the libFuzzer targets run (fuzz/fuzz_*.c compiled with SG_FUZZ_NO_MAIN), so
+ * that the ordinary suite, and its ASan+UBSan build, catch a crash coming back.
+ * A property failure aborts the program (the fuzz bodies call abort()); a clean
+ * run counts one check per file replayed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "test.h"
+
+typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
+
+/* Read the whole file `path` into a new buffer; returns NULL on failure. */
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        goto cleanup;
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    *len = (size_t)n;
+cleanup:
+    fclose(f);
+    return buf;
+}
+
+/* Feed every file of tests/data/regress/<target>/ (but *.md notes) to `fn`. */
+static void replay(const char *target, fuzz_fn fn)
+{
+    char dir[4096], path[8192];
+    struct dirent *de;
+    DIR *d;
+    int n = 0;
+
+    snprintf(dir, sizeof dir, "%s/tests/data/regress/%s", SG_SOURCE_DIR, target);
+    d = opendir(dir);
+    if (!d)
+        return; /* no inputs for this target yet */
+    while ((de = readdir(d)) != NULL) {
+        size_t len = 0, nl = strlen(de->d_name);
+        uint8_t *data;
+
+        if (de->d_name[0] == '.' || (nl > 3 && strcmp(de->d_name + nl - 3, ".md") == 0))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        data = read_all(path, &len);
+        CHECK_MSG(data != NULL, "cannot read %s", path);
+        if (data) {
+            fn(data, len);
+            n++;
+        }
+        free(data);
+    }
+    closedir(d);
+    printf("%s: %d regression inputs replayed\n", target, n);
+}
+
+/* One test per target: replay its folder. */
+static void test_expr(void) { replay("expr", sg_fuzz_expr); }
+static void test_trace(void) { replay("trace", sg_fuzz_trace); }
+static void test_archive(void) { replay("archive", sg_fuzz_archive); }
+static void test_check(void) { replay("check", sg_fuzz_check); }
+
+/* A few fixed inputs through every body, so each runs even with no regressions. */
+static void test_smoke(void)
+{
+    static const char *const texts[] = {"", "Eq(Mod(s0, 2), 0)", "{}", "PK\x05\x06", "[[[["};
+    size_t i;
+
+    for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        const uint8_t *p = (const uint8_t *)texts[i];
+        size_t n = strlen(texts[i]);
+        sg_fuzz_expr(p, n);
+        sg_fuzz_trace(p, n);
+        sg_fuzz_archive(p, n);
+        sg_fuzz_check(p, n);
+    }
+    CHECK(1);
+}
+
+/* Runs every test; exit status 1 when one failed. */
+int main(void)
+{
+    RUN(test_smoke);
+    RUN(test_expr);
+    RUN(test_trace);
+    RUN(test_archive);
+    RUN(test_check);
+    return test_summary();
+}
