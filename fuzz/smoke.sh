@@ -26,6 +26,8 @@ cmake --build "$B" -j "$JOBS" --target fuzz_expr fuzz_trace fuzz_archive fuzz_ch
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
+passed=0
+failed=0
 for t in expr trace archive check; do
     work="$B/corpus/$t"
     art="$B/artifacts/$t/"
@@ -41,8 +43,11 @@ for t in expr trace archive check; do
         echo "fuzz_$t FAILED; tail of $B/fuzz_$t.log:" >&2
         tail -40 "$B/fuzz_$t.log" >&2
         status=1
+        failed=$((failed + 1))
     else
         grep -E '^stat::(number_of_executed_units|peak_rss_mb)|cov: ' "$B/fuzz_$t.log" | tail -3
+        passed=$((passed + 1))
     fi
 done
+echo "fuzz_smoke: $passed passed, $failed failed"
 exit $status
