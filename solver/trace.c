@@ -341,30 +341,29 @@ static void set_field(dirload *L, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A JSON member that must be an object (or absent / null: `*out` NULL). */
-static int get_object(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
+/* A JSON member that must pass `is` (cJSON_IsObject, cJSON_IsArray), or be absent / null
+ * (`*out` NULL); `what` names the expected type in the error. */
+static int get_typed(dirload *L, const cJSON **out, const cJSON *parent, const char *key,
+                     cJSON_bool (*is)(const cJSON *), const char *what)
 {
     const cJSON *j = sg__json_get(parent, key);
     *out = NULL;
     if (sg__json_is_none(j))
         return 0;
-    if (!cJSON_IsObject(j))
-        return fail(L, SG_EINVALID, "expected an object");
+    if (!is(j))
+        return fail(L, SG_EINVALID, "expected %s", what);
     *out = j;
     return 0;
 }
 
-/* A JSON member that must be an array (or absent / null: `*out` NULL). */
+static int get_object(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
+{
+    return get_typed(L, out, parent, key, cJSON_IsObject, "an object");
+}
+
 static int get_array(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
 {
-    const cJSON *j = sg__json_get(parent, key);
-    *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!cJSON_IsArray(j))
-        return fail(L, SG_EINVALID, "expected an array");
-    *out = j;
-    return 0;
+    return get_typed(L, out, parent, key, cJSON_IsArray, "an array");
 }
 
 /* An optional string member copied into the arena (`*out` NULL when absent or null). */
