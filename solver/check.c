@@ -85,8 +85,9 @@ static char *spec_text(const sg_input_dim *d)
     sg_buf_init(&b, 4096);
     switch (d->kind) {
     case SG_SPEC_DIM:
-        sg_buf_printf(&b, "%s = %s in [%s, %s]", d->source, d->name,
-                      d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v), d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v));
+        sg_buf_printf(&b, "%s = %s in [%s, %s]%s", d->source, d->name,
+                      d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v), d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v),
+                      d->min.inf || d->min.v < 2 ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
         break;
     case SG_SPEC_DERIVED:
         sg_buf_printf(&b, "%s = %s, %s in [%s, %s]", d->source, d->name, d->root_name,
