@@ -307,18 +307,13 @@ int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
 
 /* The state of one folder load. */
 typedef struct dirload {
-    sg_trace *t;
-    sg_error *err;
-    char gwhat[128];   /* "NAME/guards.json" */
-    char cwhat[128];   /* "NAME/case.json" */
-    const char *what;  /* the file being read now */
-    char field[192];   /* the field being read now */
-    int se_index;      /* index of the main ShapeEnv */
+    sg_trace__reader r; /* the trace, the error, the file and field being read */
+    char gwhat[128];    /* "NAME/guards.json" */
+    char cwhat[128];    /* "NAME/case.json" */
+    int se_index;       /* index of the main ShapeEnv */
 } dirload;
 
-/* Record an SG_EINVALID (or `code`) error "<what>: <field>: <message>". */
-static int fail(dirload *L, int code, const char *fmt, ...) SG_PRINTF(3, 4);
-static int fail(dirload *L, int code, const char *fmt, ...)
+int sg_trace__fail(sg_trace__reader *R, int code, const char *fmt, ...)
 {
     char msg[SG_ERROR_MSG_MAX];
     va_list ap;
@@ -326,18 +321,16 @@ static int fail(dirload *L, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return sg_error_set(L->err, code, "%s: %s: %s", L->what, L->field, msg);
+    return sg_error_set(R->err, code, "%s: %s: %s", R->what, R->field, msg);
 }
 
-static int oom(dirload *L) { return fail(L, SG_ENOMEM, "out of memory"); }
+int sg_trace__oom(sg_trace__reader *R) { return sg_trace__fail(R, SG_ENOMEM, "out of memory"); }
 
-/* Set the current field name with printf formatting. */
-static void set_field(dirload *L, const char *fmt, ...) SG_PRINTF(2, 3);
-static void set_field(dirload *L, const char *fmt, ...)
+void sg_trace__set_field(sg_trace__reader *R, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(L->field, sizeof L->field, fmt, ap);
+    vsnprintf(R->field, sizeof R->field, fmt, ap);
     va_end(ap);
 }
 
@@ -351,7 +344,7 @@ static int get_typed(dirload *L, const cJSON **out, const cJSON *parent, const c
     if (sg__json_is_none(j))
         return 0;
     if (!is(j))
-        return fail(L, SG_EINVALID, "expected %s", what);
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected %s", what);
     *out = j;
     return 0;
 }
@@ -374,9 +367,9 @@ static int get_string(dirload *L, const char **out, const cJSON *parent, const c
     if (sg__json_is_none(j))
         return 0;
     if (!cJSON_IsString(j))
-        return fail(L, SG_EINVALID, "expected a string");
-    if (!(*out = sg_trace__strdup(L->t, j->valuestring)))
-        return oom(L);
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a string");
+    if (!(*out = sg_trace__strdup(L->r.t, j->valuestring)))
+        return sg_trace__oom(&L->r);
     return 0;
 }
 
@@ -401,8 +394,8 @@ static int read_bound(dirload *L, sg_bound *b, const cJSON *j, const char *key)
     if (s)
         return 1;
     if (key)
-        return fail(L, SG_EINVALID, "%s: expected an integer, \"oo\" or \"-oo\"", key);
-    return fail(L, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"");
+        return sg_trace__fail(&L->r, SG_EINVALID, "%s: expected an integer, \"oo\" or \"-oo\"", key);
+    return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"");
 }
 
 /* The symbol named by a JSON key or string, with its info record. */
@@ -413,12 +406,12 @@ static int symbol_of(dirload *L, sg_symbol_info **si, const char *name)
 
     *si = NULL;
     if (!name)
-        return fail(L, SG_EINVALID, "expected a symbol name");
-    rc = sg_trace__symbol_named(&sym, L->t, name, L->what, L->field, L->err);
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a symbol name");
+    rc = sg_trace__symbol_named(&sym, L->r.t, name, L->r.what, L->r.field, L->r.err);
     if (rc)
         return rc;
-    if (!(*si = sg_trace__symbol(L->t, sym, NULL)))
-        return oom(L);
+    if (!(*si = sg_trace__symbol(L->r.t, sym, NULL)))
+        return sg_trace__oom(&L->r);
     return 0;
 }
 
@@ -428,20 +421,20 @@ static int load_ranges(dirload *L, const cJSON *se)
     const cJSON *tab, *it;
     int rc;
 
-    set_field(L, "shape_envs[%d].var_to_range", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].var_to_range", L->se_index);
     if ((rc = get_object(L, &tab, se, "var_to_range")) != 0)
         return rc;
     cJSON_ArrayForEach(it, tab) {
         sg_symbol_info *si;
         sg_bound lo, hi;
-        set_field(L, "shape_envs[%d].var_to_range['%.40s']", L->se_index, it->string);
+        sg_trace__set_field(&L->r, "shape_envs[%d].var_to_range['%.40s']", L->se_index, it->string);
         if ((rc = symbol_of(L, &si, it->string)) != 0)
             return rc;
         if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
-            return fail(L, SG_EINVALID, "expected [lo, hi]");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected [lo, hi]");
         if ((rc = read_bound(L, &lo, cJSON_GetArrayItem(it, 0), NULL)) != 0
             || (rc = read_bound(L, &hi, cJSON_GetArrayItem(it, 1), NULL)) != 0)
-            return rc > 0 ? fail(L, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"") : rc;
+            return rc > 0 ? sg_trace__fail(&L->r, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"") : rc;
         si->lo = lo;
         si->hi = hi;
     }
@@ -454,26 +447,26 @@ static int load_sources(dirload *L, const cJSON *se)
     const cJSON *tab, *it, *s;
     int rc;
 
-    set_field(L, "shape_envs[%d].var_to_sources", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].var_to_sources", L->se_index);
     if ((rc = get_object(L, &tab, se, "var_to_sources")) != 0)
         return rc;
     cJSON_ArrayForEach(it, tab) {
         sg_symbol_info *si;
         const char **srcs;
         size_t n = 0;
-        set_field(L, "shape_envs[%d].var_to_sources['%.40s']", L->se_index, it->string);
+        sg_trace__set_field(&L->r, "shape_envs[%d].var_to_sources['%.40s']", L->se_index, it->string);
         if ((rc = symbol_of(L, &si, it->string)) != 0)
             return rc;
         if (!cJSON_IsArray(it))
-            return fail(L, SG_EINVALID, "expected an array of source names");
-        srcs = sg_trace__alloc(L->t, ((size_t)cJSON_GetArraySize(it) + 1) * sizeof *srcs);
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
+        srcs = sg_trace__alloc(L->r.t, ((size_t)cJSON_GetArraySize(it) + 1) * sizeof *srcs);
         if (!srcs)
-            return oom(L);
+            return sg_trace__oom(&L->r);
         cJSON_ArrayForEach(s, it) {
             if (!cJSON_IsString(s))
-                return fail(L, SG_EINVALID, "expected an array of source names");
-            if (!(srcs[n++] = sg_trace__strdup(L->t, s->valuestring)))
-                return oom(L);
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
+            if (!(srcs[n++] = sg_trace__strdup(L->r.t, s->valuestring)))
+                return sg_trace__oom(&L->r);
         }
         si->sources = srcs;
         si->nsources = n;
@@ -487,17 +480,17 @@ static int load_hints(dirload *L, const cJSON *se, const char *key, bool unbacke
     const cJSON *tab, *it;
     int rc;
 
-    set_field(L, "shape_envs[%d].%s", L->se_index, key);
+    sg_trace__set_field(&L->r, "shape_envs[%d].%s", L->se_index, key);
     if ((rc = get_object(L, &tab, se, key)) != 0)
         return rc;
     cJSON_ArrayForEach(it, tab) {
         sg_symbol_info *si;
         sg_int v;
-        set_field(L, "shape_envs[%d].%s['%.40s']", L->se_index, key, it->string);
+        sg_trace__set_field(&L->r, "shape_envs[%d].%s['%.40s']", L->se_index, key, it->string);
         if ((rc = symbol_of(L, &si, it->string)) != 0)
             return rc;
         if (!sg__json_int(it, &v))
-            return fail(L, SG_EINVALID, "expected an integer hint");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer hint");
         si->has_hint = true;
         si->hint = v;
         if (unbacked)
@@ -512,27 +505,27 @@ static int load_replacements(dirload *L, const cJSON *se)
     const cJSON *tab, *it;
     int rc;
 
-    set_field(L, "shape_envs[%d].replacements", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].replacements", L->se_index);
     if ((rc = get_object(L, &tab, se, "replacements")) != 0)
         return rc;
     cJSON_ArrayForEach(it, tab) {
         sg_symbol_info *si;
         const sg_expr *e, *sym;
         const char *text = sg__json_str(cJSON_IsObject(it) ? sg__json_get(it, "expr") : it);
-        set_field(L, "shape_envs[%d].replacements['%.40s']", L->se_index, it->string);
+        sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s']", L->se_index, it->string);
         if ((rc = symbol_of(L, &si, it->string)) != 0)
             return rc;
         sym = si->sym;
         if (!text)
-            return fail(L, SG_EINVALID, "expected {\"expr\": text}");
-        set_field(L, "shape_envs[%d].replacements['%.40s'].expr", L->se_index, it->string);
-        if ((rc = sg_trace__parse(&e, L->t, text, false, L->what, L->field, L->err)) != 0)
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected {\"expr\": text}");
+        sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s'].expr", L->se_index, it->string);
+        if ((rc = sg_trace__parse(&e, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
             return rc;
         if (sg_expr_sort(e) == SG_SORT_BOOL)
-            return fail(L, SG_EINVALID, "'%.60s' is not a number", text);
+            return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not a number", text);
         /* The records may have moved while parsing added symbols: look it up again. */
-        if (!(si = sg_trace__symbol(L->t, sym, NULL)))
-            return oom(L);
+        if (!(si = sg_trace__symbol(L->r.t, sym, NULL)))
+            return sg_trace__oom(&L->r);
         si->replacement = e;
     }
     return 0;
@@ -544,14 +537,14 @@ static int load_symbol_list(dirload *L, const cJSON *se, const char *key, size_t
     const cJSON *arr, *it;
     int rc, i = 0;
 
-    set_field(L, "shape_envs[%d].%s", L->se_index, key);
+    sg_trace__set_field(&L->r, "shape_envs[%d].%s", L->se_index, key);
     if ((rc = get_array(L, &arr, se, key)) != 0)
         return rc;
     cJSON_ArrayForEach(it, arr) {
         sg_symbol_info *si;
-        set_field(L, "shape_envs[%d].%s[%d]", L->se_index, key, i++);
+        sg_trace__set_field(&L->r, "shape_envs[%d].%s[%d]", L->se_index, key, i++);
         if (!cJSON_IsString(it))
-            return fail(L, SG_EINVALID, "expected a symbol name");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected a symbol name");
         if ((rc = symbol_of(L, &si, it->valuestring)) != 0)
             return rc;
         *(bool *)((char *)si + flag_off) = true;
@@ -565,34 +558,34 @@ static int load_guards(dirload *L, const cJSON *se)
     const cJSON *arr, *it;
     int rc, i = 0;
 
-    set_field(L, "shape_envs[%d].guards", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].guards", L->se_index);
     if ((rc = get_array(L, &arr, se, "guards")) != 0)
         return rc;
     cJSON_ArrayForEach(it, arr) {
         const sg_expr *e;
         const char *text, *uloc, *floc, *sloc;
         sg_guard *g;
-        set_field(L, "shape_envs[%d].guards[%d]", L->se_index, i);
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d]", L->se_index, i);
         if (!cJSON_IsObject(it))
-            return fail(L, SG_EINVALID, "expected an object");
-        set_field(L, "shape_envs[%d].guards[%d].user_loc", L->se_index, i);
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an object");
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].user_loc", L->se_index, i);
         if ((rc = get_string(L, &uloc, it, "user_loc")) != 0)
             return rc;
-        set_field(L, "shape_envs[%d].guards[%d].framework_loc", L->se_index, i);
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].framework_loc", L->se_index, i);
         if ((rc = get_string(L, &floc, it, "framework_loc")) != 0)
             return rc;
-        set_field(L, "shape_envs[%d].guards[%d].sloc", L->se_index, i);
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].sloc", L->se_index, i);
         if ((rc = get_string(L, &sloc, it, "sloc")) != 0)
             return rc;
-        set_field(L, "shape_envs[%d].guards[%d].expr", L->se_index, i);
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].expr", L->se_index, i);
         if ((rc = get_string(L, &text, it, "expr")) != 0)
             return rc;
         if (!text)
-            return fail(L, SG_EINVALID, "missing");
-        if ((rc = sg_trace__parse(&e, L->t, text, true, L->what, L->field, L->err)) != 0)
+            return sg_trace__fail(&L->r, SG_EINVALID, "missing");
+        if ((rc = sg_trace__parse(&e, L->r.t, text, true, L->r.what, L->r.field, L->r.err)) != 0)
             return rc;
-        if (!(g = sg_trace__add_guard(L->t)))
-            return oom(L);
+        if (!(g = sg_trace__add_guard(L->r.t)))
+            return sg_trace__oom(&L->r);
         g->expr = e;
         g->origin = SG_GUARD_SHAPE;
         g->text = text;
@@ -610,36 +603,36 @@ static int load_asserts(dirload *L, const cJSON *se)
     const cJSON *tab, *list, *it;
     int rc;
 
-    set_field(L, "shape_envs[%d].deferred_runtime_asserts", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts", L->se_index);
     if ((rc = get_object(L, &tab, se, "deferred_runtime_asserts")) != 0)
         return rc;
     cJSON_ArrayForEach(list, tab) {
         int i = 0;
-        set_field(L, "shape_envs[%d].deferred_runtime_asserts['%.40s']", L->se_index, list->string);
+        sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s']", L->se_index, list->string);
         if (!cJSON_IsArray(list))
-            return fail(L, SG_EINVALID, "expected an array");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an array");
         cJSON_ArrayForEach(it, list) {
             const sg_expr *e;
             const char *text, *msg;
             sg_guard *g;
-            set_field(L, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d]", L->se_index,
+            sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d]", L->se_index,
                       list->string, i);
             if (!cJSON_IsObject(it))
-                return fail(L, SG_EINVALID, "expected an object");
-            set_field(L, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].msg", L->se_index,
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected an object");
+            sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].msg", L->se_index,
                       list->string, i);
             if ((rc = get_string(L, &msg, it, "msg")) != 0)
                 return rc;
-            set_field(L, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].expr", L->se_index,
+            sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].expr", L->se_index,
                       list->string, i);
             if ((rc = get_string(L, &text, it, "expr")) != 0)
                 return rc;
             if (!text)
-                return fail(L, SG_EINVALID, "missing");
-            if ((rc = sg_trace__parse(&e, L->t, text, true, L->what, L->field, L->err)) != 0)
+                return sg_trace__fail(&L->r, SG_EINVALID, "missing");
+            if ((rc = sg_trace__parse(&e, L->r.t, text, true, L->r.what, L->r.field, L->r.err)) != 0)
                 return rc;
-            if (!(g = sg_trace__add_guard(L->t)))
-                return oom(L);
+            if (!(g = sg_trace__add_guard(L->r.t)))
+                return sg_trace__oom(&L->r);
             g->expr = e;
             g->origin = SG_GUARD_RUNTIME_ASSERT;
             g->text = text;
@@ -661,7 +654,7 @@ static int load_shape_env(dirload *L, const cJSON *se)
         return rc;
     /* torch 2.6 keeps the backed hints under the older name var_to_val and says
      * so in attribute_fallbacks. */
-    set_field(L, "shape_envs[%d].attribute_fallbacks", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].attribute_fallbacks", L->se_index);
     if ((rc = get_object(L, &fb, se, "attribute_fallbacks")) != 0)
         return rc;
     if (sg__json_is_none(sg__json_get(se, hint_table))) {
@@ -695,9 +688,9 @@ static int spec_bound(dirload *L, sg_bound *b, const char **note, const cJSON *s
     rc = read_bound(L, b, j, key);
     if (rc > 0) {
         if (strncmp(j->valuestring, "<unavailable", 12) != 0)
-            return fail(L, SG_EINVALID, "%s: expected an integer, \"oo\" or \"-oo\"", key);
-        if (note && !(*note = sg_trace__strdup(L->t, j->valuestring)))
-            return oom(L);
+            return sg_trace__fail(&L->r, SG_EINVALID, "%s: expected an integer, \"oo\" or \"-oo\"", key);
+        if (note && !(*note = sg_trace__strdup(L->r.t, j->valuestring)))
+            return sg_trace__oom(&L->r);
         b->v = 0;
         b->inf = dir;
         return 0;
@@ -724,38 +717,38 @@ static int load_spec(dirload *L, sg_input_dim *d, const cJSON *spec)
         else if (strcmp(s, "DYNAMIC") == 0)
             d->kind = SG_SPEC_DYNAMIC;
         else
-            return fail(L, SG_EINVALID, "unknown spec '%.40s'", s);
+            return sg_trace__fail(&L->r, SG_EINVALID, "unknown spec '%.40s'", s);
         return 0;
     }
     if (cJSON_IsNumber(spec)) {
         if (!sg__json_int(spec, &d->static_size))
-            return fail(L, SG_EINVALID, "expected an integer size");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer size");
         d->kind = SG_SPEC_STATIC;
         d->has_static_size = true;
         return 0;
     }
     if (!cJSON_IsObject(spec))
-        return fail(L, SG_EINVALID, "expected null, a string, an integer or an object");
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected null, a string, an integer or an object");
     if (sg__json_get(spec, "derived")) {
         const cJSON *root = sg__json_get(spec, "root");
         const char *expr = sg__json_str(sg__json_get(spec, "expr"));
         const char *name = sg__json_str(sg__json_get(spec, "derived"));
-        char field[sizeof L->field];
+        char field[sizeof L->r.field];
         d->kind = SG_SPEC_DERIVED;
         d->has_bounds = true;
         if (!name || !cJSON_IsObject(root) || !sg__json_str(sg__json_get(root, "name")))
-            return fail(L, SG_EINVALID,
+            return sg_trace__fail(&L->r, SG_EINVALID,
                         "a derived dim needs \"derived\" (text) and \"root\" {name, min, max}");
         if (!expr)
             expr = name;
-        if (!(d->name = sg_trace__strdup(L->t, name))
-            || !(d->root_name = sg_trace__strdup(L->t, sg__json_str(sg__json_get(root, "name")))))
-            return oom(L);
-        snprintf(field, sizeof field, "%.180s.expr", L->field);
-        if ((rc = sg_trace__parse(&d->derived, L->t, expr, false, L->what, field, L->err)) != 0)
+        if (!(d->name = sg_trace__strdup(L->r.t, name))
+            || !(d->root_name = sg_trace__strdup(L->r.t, sg__json_str(sg__json_get(root, "name")))))
+            return sg_trace__oom(&L->r);
+        snprintf(field, sizeof field, "%.180s.expr", L->r.field);
+        if ((rc = sg_trace__parse(&d->derived, L->r.t, expr, false, L->r.what, field, L->r.err)) != 0)
             return rc;
         if (sg_expr_sort(d->derived) != SG_SORT_INT)
-            return fail(L, SG_EINVALID, "expr: '%.60s' is not an integer expression", expr);
+            return sg_trace__fail(&L->r, SG_EINVALID, "expr: '%.60s' is not an integer expression", expr);
         if ((rc = spec_bound(L, &d->root_min, NULL, root, "min", -1, zero)) != 0
             || (rc = spec_bound(L, &d->root_max, NULL, root, "max", 1, pinf)) != 0
             || (rc = spec_bound(L, &d->min, &d->min_unavailable, spec, "min", -1, ninf)) != 0
@@ -770,7 +763,7 @@ static int load_spec(dirload *L, sg_input_dim *d, const cJSON *spec)
         else if (h && strcmp(h, "DYNAMIC") == 0)
             d->kind = SG_SPEC_DYNAMIC;
         else
-            return fail(L, SG_EINVALID, "hint: expected \"AUTO\" or \"DYNAMIC\"");
+            return sg_trace__fail(&L->r, SG_EINVALID, "hint: expected \"AUTO\" or \"DYNAMIC\"");
         d->has_bounds = !sg__json_is_none(sg__json_get(spec, "min"))
                         || !sg__json_is_none(sg__json_get(spec, "max"));
         if ((rc = spec_bound(L, &d->min, &d->min_unavailable, spec, "min", -1, ninf)) != 0
@@ -781,15 +774,15 @@ static int load_spec(dirload *L, sg_input_dim *d, const cJSON *spec)
     if (sg__json_str(sg__json_get(spec, "name"))) {
         d->kind = SG_SPEC_DIM;
         d->has_bounds = true;
-        if (!(d->name = sg_trace__strdup(L->t, sg__json_str(sg__json_get(spec, "name")))))
-            return oom(L);
+        if (!(d->name = sg_trace__strdup(L->r.t, sg__json_str(sg__json_get(spec, "name")))))
+            return sg_trace__oom(&L->r);
         /* torch's Dim() defaults: min 0, max int_oo. */
         if ((rc = spec_bound(L, &d->min, &d->min_unavailable, spec, "min", -1, zero)) != 0
             || (rc = spec_bound(L, &d->max, &d->max_unavailable, spec, "max", 1, pinf)) != 0)
             return rc;
         return 0;
     }
-    return fail(L, SG_EINVALID, "unknown spec object (no \"name\", \"hint\" or \"derived\")");
+    return sg_trace__fail(&L->r, SG_EINVALID, "unknown spec object (no \"name\", \"hint\" or \"derived\")");
 }
 
 /* One tracked fake tensor of the main ShapeEnv. */
@@ -807,20 +800,20 @@ static int load_fakes(dirload *L, const cJSON *se, fake **out, size_t *n)
 
     *out = NULL;
     *n = 0;
-    set_field(L, "shape_envs[%d].tracked_fakes", L->se_index);
+    sg_trace__set_field(&L->r, "shape_envs[%d].tracked_fakes", L->se_index);
     if ((rc = get_array(L, &arr, se, "tracked_fakes")) != 0)
         return rc;
     cJSON_ArrayForEach(it, arr) {
         const char *src = sg__json_str(sg__json_get(it, "source"));
         const cJSON *shape = sg__json_get(sg__json_get(it, "fake"), "tensor");
-        set_field(L, "shape_envs[%d].tracked_fakes[%d]", L->se_index, i++);
+        sg_trace__set_field(&L->r, "shape_envs[%d].tracked_fakes[%d]", L->se_index, i++);
         if (!src)
-            return fail(L, SG_EINVALID, "expected {\"source\": name, \"fake\": ...}");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected {\"source\": name, \"fake\": ...}");
         /* Non-tensor fakes (symbolic ints) have no "tensor" shape. */
         if (!cJSON_IsArray(shape))
             continue;
         if (sg__grow((void **)out, &cap, *n + 1, sizeof **out))
-            return oom(L);
+            return sg_trace__oom(&L->r);
         (*out)[*n].source = src;
         (*out)[*n].shape = shape;
         (*n)++;
@@ -944,7 +937,7 @@ static int find_traced(dirload *L, const fake **out, bool *flat_args, const char
             *out = find_fake(fakes, nfakes, cand.data);
     }
     if (cand.failed)
-        rc = cand.failed == SG_ENOMEM ? oom(L) : fail(L, SG_ELIMIT, "path too long");
+        rc = cand.failed == SG_ENOMEM ? sg_trace__oom(&L->r) : sg_trace__fail(&L->r, SG_ELIMIT, "path too long");
     sg_buf_dispose(&cand);
     return rc;
 }
@@ -991,32 +984,32 @@ static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, si
     sg_int n;
     int rc;
 
-    set_field(L, "tracked_fakes: %.120s", d->path);
+    sg_trace__set_field(&L->r, "tracked_fakes: %.120s", d->path);
     if ((rc = find_traced(L, &f, &flat_args, d->path, leaf, fakes, nfakes, inputs)) != 0)
         return rc;
     /* torch rewrites strict mode's L['flat_args'][i] to the user's path in its messages */
     if (f && !flat_args)
-        d->source = arena_printf(L->t, "%s.size()[%d]", f->source, d->dim);
+        d->source = arena_printf(L->r.t, "%s.size()[%d]", f->source, d->dim);
     else
-        d->source = arena_printf(L->t, "L%s.size()[%d]", d->path, d->dim);
+        d->source = arena_printf(L->r.t, "L%s.size()[%d]", d->path, d->dim);
     if (!d->source)
-        return oom(L);
+        return sg_trace__oom(&L->r);
     if (!f || d->dim >= cJSON_GetArraySize(f->shape))
         return 0;
-    set_field(L, "shape_envs[%d].tracked_fakes['%.60s'].fake.tensor[%d]", L->se_index, f->source,
+    sg_trace__set_field(&L->r, "shape_envs[%d].tracked_fakes['%.60s'].fake.tensor[%d]", L->se_index, f->source,
               d->dim);
     v = cJSON_GetArrayItem(f->shape, d->dim);
     text = sg__json_str(v);
     if (!text && sg__json_int(v, &n))
         text = sg_int_format(buf, n);
     if (!text)
-        return fail(L, SG_EINVALID, "expected a size expression");
-    if ((rc = sg_trace__parse(&d->value, L->t, text, false, L->what, L->field, L->err)) != 0)
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a size expression");
+    if ((rc = sg_trace__parse(&d->value, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
         return rc;
     if (sg_expr_sort(d->value) != SG_SORT_INT)
-        return fail(L, SG_EINVALID, "'%.60s' is not an integer expression", text);
-    if (!(d->traced_source = arena_printf(L->t, "%s.size()[%d]", f->source, d->dim)))
-        return oom(L);
+        return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not an integer expression", text);
+    if (!(d->traced_source = arena_printf(L->r.t, "%s.size()[%d]", f->source, d->dim)))
+        return sg_trace__oom(&L->r);
     return 0;
 }
 
@@ -1025,7 +1018,7 @@ static int read_dim(dirload *L, int *out, const cJSON *j)
 {
     sg_int v;
     if (!sg__json_int(j, &v) || v < 0 || v > 65535)
-        return fail(L, SG_EINVALID, "expected a dim number (0 .. 65535)");
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a dim number (0 .. 65535)");
     *out = (int)v;
     return 0;
 }
@@ -1054,12 +1047,12 @@ static int keep_json(dirload *L, const char **out, const cJSON *j)
     sg_buf_init(&b, SG_TRACE_MAX_FILE);
     sg__json_put_value(&b, j);
     if (!b.failed)
-        *out = sg_trace__strndup(L->t, b.data, b.len);
+        *out = sg_trace__strndup(L->r.t, b.data, b.len);
     sg_buf_dispose(&b);
     if (b.failed == SG_ELIMIT)
-        return fail(L, SG_ELIMIT, "too large or too deep");
+        return sg_trace__fail(&L->r, SG_ELIMIT, "too large or too deep");
     if (!*out)
-        return oom(L);
+        return sg_trace__oom(&L->r);
     return 0;
 }
 
@@ -1071,43 +1064,43 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
     size_t nfakes = 0, first;
     int rc, i = 0;
 
-    L->what = L->cwhat;
-    set_field(L, "inputs");
+    L->r.what = L->cwhat;
+    sg_trace__set_field(&L->r, "inputs");
     if ((rc = get_object(L, &inputs, cj, "inputs")) != 0)
         return rc;
-    set_field(L, "inputs.flat");
+    sg_trace__set_field(&L->r, "inputs.flat");
     if ((rc = get_array(L, &flat, inputs, "flat")) != 0)
         return rc;
-    set_field(L, "dynamic_shapes_flat");
+    sg_trace__set_field(&L->r, "dynamic_shapes_flat");
     if ((rc = get_array(L, &dsf, cj, "dynamic_shapes_flat")) != 0)
         return rc;
-    set_field(L, "inputs");
-    if ((rc = keep_json(L, &L->t->inputs_json, inputs)) != 0)
+    sg_trace__set_field(&L->r, "inputs");
+    if ((rc = keep_json(L, &L->r.t->inputs_json, inputs)) != 0)
         return rc;
-    set_field(L, "dynamic_shapes");
-    if ((rc = keep_json(L, &L->t->dynamic_shapes_json, sg__json_get(cj, "dynamic_shapes"))) != 0)
+    sg_trace__set_field(&L->r, "dynamic_shapes");
+    if ((rc = keep_json(L, &L->r.t->dynamic_shapes_json, sg__json_get(cj, "dynamic_shapes"))) != 0)
         return rc;
-    L->t->has_flat_spec = dsf != NULL;
+    L->r.t->has_flat_spec = dsf != NULL;
 
     if (dsf) {
         cJSON_ArrayForEach(it, dsf) {
             sg_input_dim *d;
             const char *path;
-            set_field(L, "dynamic_shapes_flat[%d]", i);
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d]", i);
             if (!cJSON_IsObject(it))
-                return fail(L, SG_EINVALID, "expected {path, dim, size, spec}");
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected {path, dim, size, spec}");
             path = sg__json_str(sg__json_get(it, "path"));
             if (!path)
-                return fail(L, SG_EINVALID, "path: expected a string");
-            if (!(d = sg_trace__add_input(L->t)) || !(d->path = sg_trace__strdup(L->t, path)))
-                return oom(L);
-            set_field(L, "dynamic_shapes_flat[%d].dim", i);
+                return sg_trace__fail(&L->r, SG_EINVALID, "path: expected a string");
+            if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
+                return sg_trace__oom(&L->r);
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].dim", i);
             if ((rc = read_dim(L, &d->dim, sg__json_get(it, "dim"))) != 0)
                 return rc;
-            set_field(L, "dynamic_shapes_flat[%d].size", i);
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].size", i);
             if (!sg__json_int(sg__json_get(it, "size"), &d->size))
-                return fail(L, SG_EINVALID, "expected an integer");
-            set_field(L, "dynamic_shapes_flat[%d].spec", i);
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer");
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].spec", i);
             if ((rc = load_spec(L, d, sg__json_get(it, "spec"))) != 0)
                 return rc;
             i++;
@@ -1117,31 +1110,31 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
             const cJSON *shape = sg__json_get(it, "tensor"), *sz;
             const char *path = sg__json_str(sg__json_get(it, "path"));
             int dim = 0;
-            set_field(L, "inputs.flat[%d]", i++);
+            sg_trace__set_field(&L->r, "inputs.flat[%d]", i++);
             if (!cJSON_IsObject(it) || !path)
-                return fail(L, SG_EINVALID, "expected {path, tensor | int, ...}");
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected {path, tensor | int, ...}");
             if (sg__json_is_none(shape))
                 continue;
             if (!cJSON_IsArray(shape))
-                return fail(L, SG_EINVALID, "tensor: expected a shape array");
+                return sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected a shape array");
             cJSON_ArrayForEach(sz, shape) {
                 sg_input_dim *d;
-                if (!(d = sg_trace__add_input(L->t)) || !(d->path = sg_trace__strdup(L->t, path)))
-                    return oom(L);
+                if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
+                    return sg_trace__oom(&L->r);
                 d->dim = dim++;
                 d->kind = SG_SPEC_UNSET;
                 if (!sg__json_int(sz, &d->size))
-                    return fail(L, SG_EINVALID, "tensor: expected integer sizes");
+                    return sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected integer sizes");
             }
         }
     }
 
     /* The traced values, from the main ShapeEnv's tracked fakes. */
-    L->what = L->gwhat;
+    L->r.what = L->gwhat;
     if (se && (rc = load_fakes(L, se, &fakes, &nfakes)) != 0)
         goto cleanup;
-    for (first = 0; first < L->t->ninputs; first++) {
-        sg_input_dim *d = &L->t->inputs[first];
+    for (first = 0; first < L->r.t->ninputs; first++) {
+        sg_input_dim *d = &L->r.t->inputs[first];
         if ((rc = map_dim(L, d, leaf_of(flat, d->path), fakes, nfakes, inputs)) != 0)
             goto cleanup;
     }
@@ -1183,7 +1176,7 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
 
     *out = NULL;
     memset(&L, 0, sizeof L);
-    L.err = err;
+    L.r.err = err;
     if (!dir)
         return sg_error_set(err, SG_EINVALID, "no capture folder given");
     base_name(name, sizeof name, dir);
@@ -1198,79 +1191,79 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
     if ((rc = sg__json_load_file(&cj, cpath, L.cwhat, err)) != 0
         || (rc = sg__json_load_file(&gj, gpath, L.gwhat, err)) != 0)
         goto cleanup;
-    if ((rc = sg_trace__new(&L.t, err)) != 0)
+    if ((rc = sg_trace__new(&L.r.t, err)) != 0)
         goto cleanup;
 
-    L.what = L.cwhat;
-    set_field(&L, "(top level)");
+    L.r.what = L.cwhat;
+    sg_trace__set_field(&L.r, "(top level)");
     if (!cJSON_IsObject(cj)) {
-        rc = fail(&L, SG_EINVALID, "expected an object");
+        rc = sg_trace__fail(&L.r, SG_EINVALID, "expected an object");
         goto cleanup;
     }
-    L.what = L.gwhat;
+    L.r.what = L.gwhat;
     if (!cJSON_IsObject(gj)) {
-        rc = fail(&L, SG_EINVALID, "expected an object");
+        rc = sg_trace__fail(&L.r, SG_EINVALID, "expected an object");
         goto cleanup;
     }
 
     /* torch_version and strict from case.json (torch_version also in guards.json). */
     {
         const cJSON *tv = sg__json_get(cj, "torch_version"), *st = sg__json_get(cj, "strict");
-        L.what = L.cwhat;
-        set_field(&L, "torch_version");
+        L.r.what = L.cwhat;
+        sg_trace__set_field(&L.r, "torch_version");
         if (sg__json_is_none(tv))
             tv = sg__json_get(gj, "torch_version");
         if (!sg__json_is_none(tv)) {
             if (!cJSON_IsString(tv)) {
-                rc = fail(&L, SG_EINVALID, "expected a string");
+                rc = sg_trace__fail(&L.r, SG_EINVALID, "expected a string");
                 goto cleanup;
             }
-            if (!(L.t->torch_version = sg_trace__strdup(L.t, tv->valuestring))) {
-                rc = oom(&L);
+            if (!(L.r.t->torch_version = sg_trace__strdup(L.r.t, tv->valuestring))) {
+                rc = sg_trace__oom(&L.r);
                 goto cleanup;
             }
         }
-        set_field(&L, "strict");
+        sg_trace__set_field(&L.r, "strict");
         if (!sg__json_is_none(st) && !cJSON_IsBool(st)) {
-            rc = fail(&L, SG_EINVALID, "expected true or false");
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "expected true or false");
             goto cleanup;
         }
-        L.t->strict = cJSON_IsTrue(st);
+        L.r.t->strict = cJSON_IsTrue(st);
     }
 
     /* The main ShapeEnv: shape_envs[main_shape_env_index]; none when the index is null or
      * torch never traced (only a "note"). */
-    L.what = L.gwhat;
-    set_field(&L, "shape_envs");
+    L.r.what = L.gwhat;
+    sg_trace__set_field(&L.r, "shape_envs");
     if ((rc = get_array(&L, &envs, gj, "shape_envs")) != 0)
         goto cleanup;
     idx = sg__json_get(gj, "main_shape_env_index");
     if (envs && !sg__json_is_none(idx)) {
         sg_int k;
-        set_field(&L, "main_shape_env_index");
+        sg_trace__set_field(&L.r, "main_shape_env_index");
         if (!sg__json_int(idx, &k) || k < 0 || k >= cJSON_GetArraySize(envs)) {
-            rc = fail(&L, SG_EINVALID, "not the index of a shape_envs entry");
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "not the index of a shape_envs entry");
             goto cleanup;
         }
         L.se_index = (int)k;
         se = cJSON_GetArrayItem(envs, L.se_index);
-        set_field(&L, "shape_envs[%d]", L.se_index);
+        sg_trace__set_field(&L.r, "shape_envs[%d]", L.se_index);
         if (!cJSON_IsObject(se)) {
-            rc = fail(&L, SG_EINVALID, "expected an object");
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "expected an object");
             goto cleanup;
         }
     }
-    L.t->has_shape_env = se != NULL;
+    L.r.t->has_shape_env = se != NULL;
     if (se && (rc = load_shape_env(&L, se)) != 0)
         goto cleanup;
     if ((rc = load_inputs(&L, cj, se)) != 0)
         goto cleanup;
-    *out = L.t;
-    L.t = NULL;
+    *out = L.r.t;
+    L.r.t = NULL;
 cleanup:
     if (rc)
         sg_trace__one_line(err);
-    sg_trace_free(L.t);
+    sg_trace_free(L.r.t);
     cJSON_Delete(gj);
     cJSON_Delete(cj);
     sg_free(gpath);
@@ -2263,13 +2256,13 @@ static int spec_tensor(dirload *L, sg_input_dim *dims, size_t rank, const cJSON 
 
     if (sg__json_is_none(node))
         return 0;
-    set_field(L, "%.160s", path);
+    sg_trace__set_field(&L->r, "%.160s", path);
     if (seq) {
         if ((size_t)cJSON_GetArraySize(seq) > rank)
-            return fail(L, SG_EINVALID, "the tensor has %zu dim%s, the spec gives %d", rank, rank == 1 ? "" : "s",
+            return sg_trace__fail(&L->r, SG_EINVALID, "the tensor has %zu dim%s, the spec gives %d", rank, rank == 1 ? "" : "s",
                         cJSON_GetArraySize(seq));
         cJSON_ArrayForEach(it, seq) {
-            set_field(L, "%.160s[%zu]", path, i);
+            sg_trace__set_field(&L->r, "%.160s[%zu]", path, i);
             if ((rc = load_spec(L, &dims[i], it)) != 0)
                 return rc;
             i++;
@@ -2277,13 +2270,13 @@ static int spec_tensor(dirload *L, sg_input_dim *dims, size_t rank, const cJSON 
         return 0;
     }
     if (!cJSON_IsObject(node))
-        return fail(L, SG_EINVALID, "expected a dict of dims, a list or null for a tensor");
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a dict of dims, a list or null for a tensor");
     cJSON_ArrayForEach(it, node) {
-        set_field(L, "%.160s['%.20s']", path, it->string);
+        sg_trace__set_field(&L->r, "%.160s['%.20s']", path, it->string);
         if (!parse_nat(it->string, strlen(it->string), &k))
-            return fail(L, SG_EINVALID, "expected a dim index as the key");
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected a dim index as the key");
         if (k >= (sg_int)rank)
-            return fail(L, SG_EINVALID, "the tensor has %zu dim%s, no dim %d", rank, rank == 1 ? "" : "s",
+            return sg_trace__fail(&L->r, SG_EINVALID, "the tensor has %zu dim%s, no dim %d", rank, rank == 1 ? "" : "s",
                         (int)(k > 99999 ? 99999 : k));
         if ((rc = load_spec(L, &dims[k], it)) != 0)
             return rc;
@@ -2300,17 +2293,17 @@ static int spec_walk(dirload *L, sg_input_dim *in, size_t n, const cJSON *node, 
     long i = 0;
 
     if (path->failed)
-        return path->failed == SG_ENOMEM ? oom(L) : fail(L, SG_ELIMIT, "path too long");
+        return path->failed == SG_ENOMEM ? sg_trace__oom(&L->r) : sg_trace__fail(&L->r, SG_ELIMIT, "path too long");
     if (depth > SG_TRACE_MAX_JSON_DEPTH)
-        return fail(L, SG_ELIMIT, "nested too deeply");
+        return sg_trace__fail(&L->r, SG_ELIMIT, "nested too deeply");
     if (find_tensor(in, n, path->data, len, &first, &rank))
         return spec_tensor(L, in + first, rank, node, path->data);
     if (sg__json_is_none(node))
         return 0;
-    set_field(L, "%.160s", path->data);
+    sg_trace__set_field(&L->r, "%.160s", path->data);
     seq = seq_of(node);
     if (!seq && !cJSON_IsObject(node))
-        return fail(L, SG_EINVALID, "not a tensor input (a dict, a list or null expected here)");
+        return sg_trace__fail(&L->r, SG_EINVALID, "not a tensor input (a dict, a list or null expected here)");
     kids = seq ? seq : node;
     cJSON_ArrayForEach(it, kids) {
         path->len = len;
@@ -2320,12 +2313,12 @@ static int spec_walk(dirload *L, sg_input_dim *in, size_t n, const cJSON *node, 
         else
             sg_buf_printf(path, "['%s']", it->string);
         if (path->failed)
-            return path->failed == SG_ENOMEM ? oom(L) : fail(L, SG_ELIMIT, "path too long");
+            return path->failed == SG_ENOMEM ? sg_trace__oom(&L->r) : sg_trace__fail(&L->r, SG_ELIMIT, "path too long");
         if (!path_known(in, n, path->data, path->len)) {
             if (sg__json_is_none(it))
                 continue; /* null for a non-tensor argument */
-            set_field(L, "%.160s", path->data);
-            return fail(L, SG_EINVALID, "no tensor input at this path");
+            sg_trace__set_field(&L->r, "%.160s", path->data);
+            return sg_trace__fail(&L->r, SG_EINVALID, "no tensor input at this path");
         }
         if ((rc = spec_walk(L, in, n, it, path, depth + 1)) != 0)
             return rc;
@@ -2353,9 +2346,9 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
         return sg_error_set(err, SG_EINVALID, "no trace");
     if (!what)
         what = "spec";
-    L.t = t;
-    L.err = err;
-    L.what = what;
+    L.r.t = t;
+    L.r.err = err;
+    L.r.what = what;
     if ((rc = sg__json_parse(&sj, json, len, SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, what, err)) != 0)
         goto cleanup;
     if (t->inputs_json
@@ -2378,7 +2371,7 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
         }
     }
     if (!(in = sg__malloc((t->ninputs + 1) * sizeof *in))) {
-        rc = oom(&L);
+        rc = sg_trace__oom(&L.r);
         goto cleanup;
     }
     if (t->ninputs)
@@ -2387,17 +2380,17 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
         clear_spec(&in[i]);
 
     seq = seq_of(spec);
-    set_field(&L, "(top level)");
+    sg_trace__set_field(&L.r, "(top level)");
     if (sg__json_is_none(spec)) {
         /* dynamic_shapes=None: every dim static (or, wrapped, unknown) */
     } else if (seq) {
         long k = 0;
         if (!names) {
-            rc = fail(&L, SG_EINVALID, "a list spec needs the argument names, which the trace does not have");
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "a list spec needs the argument names, which the trace does not have");
             goto cleanup;
         }
         if (cJSON_GetArraySize(seq) > cJSON_GetArraySize(names)) {
-            rc = fail(&L, SG_EINVALID, "%d entries for %d arguments", cJSON_GetArraySize(seq),
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "%d entries for %d arguments", cJSON_GetArraySize(seq),
                       cJSON_GetArraySize(names));
             goto cleanup;
         }
@@ -2410,8 +2403,8 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
             if (!path_known(in, t->ninputs, path.data, path.len)) {
                 if (sg__json_is_none(it))
                     continue;
-                set_field(&L, "[%ld] (%.60s)", k - 1, name ? name : "?");
-                rc = fail(&L, SG_EINVALID, "not a tensor input (null expected)");
+                sg_trace__set_field(&L.r, "[%ld] (%.60s)", k - 1, name ? name : "?");
+                rc = sg_trace__fail(&L.r, SG_EINVALID, "not a tensor input (null expected)");
                 goto cleanup;
             }
             if ((rc = spec_walk(&L, in, t->ninputs, it, &path, 1)) != 0)
@@ -2436,8 +2429,8 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
                 if (!path_known(in, t->ninputs, path.data, path.len)) {
                     if (sg__json_is_none(it))
                         continue;
-                    set_field(&L, "%.160s", path.data);
-                    rc = fail(&L, SG_EINVALID, "not a tensor input (null expected)");
+                    sg_trace__set_field(&L.r, "%.160s", path.data);
+                    rc = sg_trace__fail(&L.r, SG_EINVALID, "not a tensor input (null expected)");
                     goto cleanup;
                 }
                 if ((rc = spec_walk(&L, in, t->ninputs, it, &path, 1)) != 0)
@@ -2445,11 +2438,11 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
             }
         }
     } else {
-        rc = fail(&L, SG_EINVALID, "expected a dict keyed by argument name, a list, or null");
+        rc = sg_trace__fail(&L.r, SG_EINVALID, "expected a dict keyed by argument name, a list, or null");
         goto cleanup;
     }
     if (path.failed) {
-        rc = path.failed == SG_ENOMEM ? oom(&L) : fail(&L, SG_ELIMIT, "path too long");
+        rc = path.failed == SG_ENOMEM ? sg_trace__oom(&L.r) : sg_trace__fail(&L.r, SG_ELIMIT, "path too long");
         goto cleanup;
     }
     for (i = 0; i < t->ninputs; i++)

@@ -39,6 +39,21 @@ struct sg_trace {
     size_t nsym_map;
 };
 
+/* The state of one JSON read (a capture folder's files or a JSON trace): errors read
+ * "<what>: <field>: <message>". */
+typedef struct sg_trace__reader {
+    sg_trace *t;
+    sg_error *err;
+    const char *what;  /* the file or text being read */
+    char field[192];   /* the field being read now */
+} sg_trace__reader;
+
+/* Record `code` with "<what>: <field>: <message>"; returns `code`. */
+int sg_trace__fail(sg_trace__reader *R, int code, const char *fmt, ...) SG_PRINTF(3, 4);
+int sg_trace__oom(sg_trace__reader *R);
+/* Set the current field name with printf formatting. */
+void sg_trace__set_field(sg_trace__reader *R, const char *fmt, ...) SG_PRINTF(2, 3);
+
 /* A new empty trace with its pool. Returns 0 or SG_ENOMEM. */
 int sg_trace__new(sg_trace **out, sg_error *err);
 

@@ -227,36 +227,7 @@ int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err)
 
 /* ---- reading ------------------------------------------------------------------------- */
 
-/* The state of one read. */
-typedef struct reader {
-    sg_trace *t;
-    sg_error *err;
-    const char *what;
-    char field[160];
-} reader;
-
-static int fail(reader *R, int code, const char *fmt, ...) SG_PRINTF(3, 4);
-static int fail(reader *R, int code, const char *fmt, ...)
-{
-    char msg[SG_ERROR_MSG_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return sg_error_set(R->err, code, "%s: %s: %s", R->what, R->field, msg);
-}
-
-static int oom(reader *R) { return fail(R, SG_ENOMEM, "out of memory"); }
-
-static void set_field(reader *R, const char *fmt, ...) SG_PRINTF(2, 3);
-static void set_field(reader *R, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(R->field, sizeof R->field, fmt, ap);
-    va_end(ap);
-}
+typedef sg_trace__reader reader;
 
 /* An optional boolean member (absent or null: false). */
 static int get_bool(reader *R, bool *out, const cJSON *obj, const char *key)
@@ -266,7 +237,7 @@ static int get_bool(reader *R, bool *out, const cJSON *obj, const char *key)
     if (sg__json_is_none(j))
         return 0;
     if (!cJSON_IsBool(j))
-        return fail(R, SG_EINVALID, "%s: expected true or false", key);
+        return sg_trace__fail(R, SG_EINVALID, "%s: expected true or false", key);
     *out = cJSON_IsTrue(j);
     return 0;
 }
@@ -277,11 +248,11 @@ static int get_str(reader *R, const char **out, const cJSON *obj, const char *ke
     const cJSON *j = sg__json_get(obj, key);
     *out = NULL;
     if (sg__json_is_none(j))
-        return required ? fail(R, SG_EINVALID, "%s: missing", key) : 0;
+        return required ? sg_trace__fail(R, SG_EINVALID, "%s: missing", key) : 0;
     if (!cJSON_IsString(j))
-        return fail(R, SG_EINVALID, "%s: expected a string", key);
+        return sg_trace__fail(R, SG_EINVALID, "%s: expected a string", key);
     if (!(*out = sg_trace__strdup(R->t, j->valuestring)))
-        return oom(R);
+        return sg_trace__oom(R);
     return 0;
 }
 
@@ -293,7 +264,7 @@ static int get_arr(reader *R, const cJSON **out, const cJSON *obj, const char *k
     if (sg__json_is_none(j))
         return 0;
     if (!cJSON_IsArray(j))
-        return fail(R, SG_EINVALID, "%s: expected an array", key);
+        return sg_trace__fail(R, SG_EINVALID, "%s: expected an array", key);
     *out = j;
     return 0;
 }
@@ -309,7 +280,7 @@ static int read_bound(reader *R, sg_bound *b, const cJSON *j, const char *key)
     else if (s && strcmp(s, "-int_oo") == 0)
         b->inf = -1;
     else if (!sg__json_int(j, &b->v))
-        return fail(R, SG_EINVALID, "%s: expected an integer, \"int_oo\" or \"-int_oo\"", key);
+        return sg_trace__fail(R, SG_EINVALID, "%s: expected an integer, \"int_oo\" or \"-int_oo\"", key);
     return 0;
 }
 
@@ -326,9 +297,9 @@ static int read_spec_bound(reader *R, sg_bound *b, const char **note, const cJSO
     if (cJSON_IsObject(j)) {
         const char *s = sg__json_str(sg__json_get(j, "unavailable"));
         if (!s)
-            return fail(R, SG_EINVALID, "%s: expected {\"unavailable\": text}", key);
+            return sg_trace__fail(R, SG_EINVALID, "%s: expected {\"unavailable\": text}", key);
         if (!(*note = sg_trace__strdup(R->t, s)))
-            return oom(R);
+            return sg_trace__oom(R);
         b->v = 0;
         b->inf = dir;
         return 0;
@@ -349,9 +320,9 @@ static int keep_json(reader *R, const char **out, const cJSON *j)
         *out = sg_trace__strndup(R->t, b.data, b.len);
     sg_buf_dispose(&b);
     if (b.failed == SG_ELIMIT)
-        return fail(R, SG_ELIMIT, "too large or too deep");
+        return sg_trace__fail(R, SG_ELIMIT, "too large or too deep");
     if (!*out)
-        return oom(R);
+        return sg_trace__oom(R);
     return 0;
 }
 
@@ -370,9 +341,9 @@ static int read_symbols(reader *R, const cJSON *arr)
         bool added, unbacked, size_like;
         size_t n = 0;
 
-        set_field(R, "symbols[%d]", i++);
+        sg_trace__set_field(R, "symbols[%d]", i++);
         if (!cJSON_IsObject(it))
-            return fail(R, SG_EINVALID, "expected an object");
+            return sg_trace__fail(R, SG_EINVALID, "expected an object");
         if ((rc = get_str(R, &name, it, "name", true)) != 0)
             return rc;
         if ((rc = sg_trace__symbol_named(&sym, R->t, name, R->what, R->field, R->err)) != 0)
@@ -380,7 +351,7 @@ static int read_symbols(reader *R, const cJSON *arr)
         range = sg__json_get(it, "range");
         if (!sg__json_is_none(range)) {
             if (!cJSON_IsArray(range) || cJSON_GetArraySize(range) != 2)
-                return fail(R, SG_EINVALID, "range: expected [lo, hi]");
+                return sg_trace__fail(R, SG_EINVALID, "range: expected [lo, hi]");
             if ((rc = read_bound(R, &lo, cJSON_GetArrayItem(range, 0), "range")) != 0
                 || (rc = read_bound(R, &hi, cJSON_GetArrayItem(range, 1), "range")) != 0)
                 return rc;
@@ -396,29 +367,29 @@ static int read_symbols(reader *R, const cJSON *arr)
             if ((rc = sg_trace__parse(&repl, R->t, repl_text, false, R->what, field, R->err)) != 0)
                 return rc;
             if (sg_expr_sort(repl) == SG_SORT_BOOL)
-                return fail(R, SG_EINVALID, "replacement: '%.60s' is not a number", repl_text);
+                return sg_trace__fail(R, SG_EINVALID, "replacement: '%.60s' is not a number", repl_text);
         }
         if (srcs) {
             list = sg_trace__alloc(R->t, ((size_t)cJSON_GetArraySize(srcs) + 1) * sizeof *list);
             if (!list)
-                return oom(R);
+                return sg_trace__oom(R);
             cJSON_ArrayForEach(s, srcs) {
                 if (!cJSON_IsString(s))
-                    return fail(R, SG_EINVALID, "sources: expected strings");
+                    return sg_trace__fail(R, SG_EINVALID, "sources: expected strings");
                 if (!(list[n++] = sg_trace__strdup(R->t, s->valuestring)))
-                    return oom(R);
+                    return sg_trace__oom(R);
             }
         }
         if (!(si = sg_trace__symbol(R->t, sym, &added)))
-            return oom(R);
+            return sg_trace__oom(R);
         if (!added)
-            return fail(R, SG_EINVALID, "symbol '%.40s' listed twice", name);
+            return sg_trace__fail(R, SG_EINVALID, "symbol '%.40s' listed twice", name);
         si->lo = lo;
         si->hi = hi;
         hint = sg__json_get(it, "hint");
         if (!sg__json_is_none(hint)) {
             if (!sg__json_int(hint, &si->hint))
-                return fail(R, SG_EINVALID, "hint: expected an integer or null");
+                return sg_trace__fail(R, SG_EINVALID, "hint: expected an integer or null");
             si->has_hint = true;
         }
         si->unbacked = unbacked;
@@ -442,9 +413,9 @@ static int read_guards(reader *R, const cJSON *arr)
         sg_guard_origin o;
         char field[sizeof R->field + 8];
 
-        set_field(R, "guards[%d]", i++);
+        sg_trace__set_field(R, "guards[%d]", i++);
         if (!cJSON_IsObject(it))
-            return fail(R, SG_EINVALID, "expected an object");
+            return sg_trace__fail(R, SG_EINVALID, "expected an object");
         if ((rc = get_str(R, &origin, it, "origin", true)) != 0)
             return rc;
         if (strcmp(origin, "shape") == 0)
@@ -452,7 +423,7 @@ static int read_guards(reader *R, const cJSON *arr)
         else if (strcmp(origin, "runtime_assert") == 0)
             o = SG_GUARD_RUNTIME_ASSERT;
         else
-            return fail(R, SG_EINVALID, "origin: expected \"shape\" or \"runtime_assert\"");
+            return sg_trace__fail(R, SG_EINVALID, "origin: expected \"shape\" or \"runtime_assert\"");
         if ((rc = get_str(R, &text, it, "expr", true)) != 0
             || (rc = get_str(R, &uloc, it, "user_loc", false)) != 0
             || (rc = get_str(R, &floc, it, "framework_loc", false)) != 0
@@ -463,7 +434,7 @@ static int read_guards(reader *R, const cJSON *arr)
         if ((rc = sg_trace__parse(&e, R->t, text, true, R->what, field, R->err)) != 0)
             return rc;
         if (!(g = sg_trace__add_guard(R->t)))
-            return oom(R);
+            return sg_trace__oom(R);
         g->expr = e;
         g->origin = o;
         g->text = text;
@@ -487,10 +458,10 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
         return 0;
     }
     if (!cJSON_IsObject(spec))
-        return fail(R, SG_EINVALID, "spec: expected an object");
+        return sg_trace__fail(R, SG_EINVALID, "spec: expected an object");
     kind = sg__json_str(sg__json_get(spec, "kind"));
     if (!kind)
-        return fail(R, SG_EINVALID, "spec.kind: expected a string");
+        return sg_trace__fail(R, SG_EINVALID, "spec.kind: expected a string");
     if (strcmp(kind, "unset") == 0) {
         d->kind = SG_SPEC_UNSET;
     } else if (strcmp(kind, "static") == 0) {
@@ -498,7 +469,7 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
         d->kind = SG_SPEC_STATIC;
         if (!sg__json_is_none(sz)) {
             if (!sg__json_int(sz, &d->static_size))
-                return fail(R, SG_EINVALID, "spec.size: expected an integer");
+                return sg_trace__fail(R, SG_EINVALID, "spec.size: expected an integer");
             d->has_static_size = true;
         }
     } else if (strcmp(kind, "dim") == 0) {
@@ -519,7 +490,7 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
             || (rc = get_str(R, &expr, spec, "expr", true)) != 0)
             return rc;
         if (!cJSON_IsObject(root))
-            return fail(R, SG_EINVALID, "spec.root: expected {name, min, max}");
+            return sg_trace__fail(R, SG_EINVALID, "spec.root: expected {name, min, max}");
         rmin = sg__json_get(root, "min");
         rmax = sg__json_get(root, "max");
         d->root_min = zero;
@@ -534,7 +505,7 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
         if ((rc = sg_trace__parse(&d->derived, R->t, expr, false, R->what, field, R->err)) != 0)
             return rc;
         if (sg_expr_sort(d->derived) != SG_SORT_INT)
-            return fail(R, SG_EINVALID, "spec.expr: '%.60s' is not an integer expression", expr);
+            return sg_trace__fail(R, SG_EINVALID, "spec.expr: '%.60s' is not an integer expression", expr);
     } else if (strcmp(kind, "auto") == 0 || strcmp(kind, "dynamic") == 0) {
         d->kind = kind[0] == 'a' ? SG_SPEC_AUTO : SG_SPEC_DYNAMIC;
         d->has_bounds = !sg__json_is_none(sg__json_get(spec, "min"))
@@ -545,7 +516,7 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
                        != 0))
             return rc;
     } else {
-        return fail(R, SG_EINVALID, "spec.kind: unknown kind '%.30s'", kind);
+        return sg_trace__fail(R, SG_EINVALID, "spec.kind: unknown kind '%.30s'", kind);
     }
     return 0;
 }
@@ -560,21 +531,21 @@ static int read_inputs(reader *R, const cJSON *arr)
         const char *value;
         sg_int dim;
 
-        set_field(R, "inputs[%d]", i++);
+        sg_trace__set_field(R, "inputs[%d]", i++);
         if (!cJSON_IsObject(it))
-            return fail(R, SG_EINVALID, "expected an object");
+            return sg_trace__fail(R, SG_EINVALID, "expected an object");
         if (!(d = sg_trace__add_input(R->t)))
-            return oom(R);
+            return sg_trace__oom(R);
         if ((rc = get_str(R, &d->path, it, "path", true)) != 0
             || (rc = get_str(R, &d->source, it, "source", false)) != 0
             || (rc = get_str(R, &d->traced_source, it, "traced_source", false)) != 0
             || (rc = get_str(R, &value, it, "value", false)) != 0)
             return rc;
         if (!sg__json_int(sg__json_get(it, "dim"), &dim) || dim < 0 || dim > 65535)
-            return fail(R, SG_EINVALID, "dim: expected a dim number (0 .. 65535)");
+            return sg_trace__fail(R, SG_EINVALID, "dim: expected a dim number (0 .. 65535)");
         d->dim = (int)dim;
         if (!sg__json_int(sg__json_get(it, "size"), &d->size))
-            return fail(R, SG_EINVALID, "size: expected an integer");
+            return sg_trace__fail(R, SG_EINVALID, "size: expected an integer");
         if ((rc = read_dim_spec(R, d, sg__json_get(it, "spec"))) != 0)
             return rc;
         if (value) {
@@ -583,7 +554,7 @@ static int read_inputs(reader *R, const cJSON *arr)
             if ((rc = sg_trace__parse(&d->value, R->t, value, false, R->what, field, R->err)) != 0)
                 return rc;
             if (sg_expr_sort(d->value) != SG_SORT_INT)
-                return fail(R, SG_EINVALID, "value: '%.60s' is not an integer expression", value);
+                return sg_trace__fail(R, SG_EINVALID, "value: '%.60s' is not an integer expression", value);
         }
     }
     return 0;
@@ -609,29 +580,29 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
     }
     if ((rc = sg_trace__new(&R.t, err)) != 0)
         goto cleanup;
-    set_field(&R, "(top level)");
+    sg_trace__set_field(&R, "(top level)");
     if (!cJSON_IsObject(root)) {
-        rc = fail(&R, SG_EINVALID, "expected an object");
+        rc = sg_trace__fail(&R, SG_EINVALID, "expected an object");
         goto cleanup;
     }
-    set_field(&R, "format");
+    sg_trace__set_field(&R, "format");
     j = sg__json_get(root, "format");
     if (!sg__json_str(j) || strcmp(j->valuestring, FORMAT_NAME) != 0) {
-        rc = fail(&R, SG_EINVALID, "not a shapegate trace (expected \"format\": \"%s\")",
+        rc = sg_trace__fail(&R, SG_EINVALID, "not a shapegate trace (expected \"format\": \"%s\")",
                   FORMAT_NAME);
         goto cleanup;
     }
-    set_field(&R, "version");
+    sg_trace__set_field(&R, "version");
     if (!sg__json_int(sg__json_get(root, "version"), &version) || version < 1) {
-        rc = fail(&R, SG_EINVALID, "expected a positive integer");
+        rc = sg_trace__fail(&R, SG_EINVALID, "expected a positive integer");
         goto cleanup;
     }
     if (version > SG_TRACE_FORMAT_VERSION) {
-        rc = fail(&R, SG_EUNSUPPORTED, "format version %d is newer than this shapegate reads (%d)",
+        rc = sg_trace__fail(&R, SG_EUNSUPPORTED, "format version %d is newer than this shapegate reads (%d)",
                   version > 999999 ? 999999 : (int)version, SG_TRACE_FORMAT_VERSION);
         goto cleanup;
     }
-    set_field(&R, "(top level)");
+    sg_trace__set_field(&R, "(top level)");
     {
         const char *tv;
         if ((rc = get_str(&R, &tv, root, "torch_version", false)) != 0
@@ -643,25 +614,25 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
     }
     if ((rc = get_arr(&R, &arr, root, "symbols")) != 0 || (rc = read_symbols(&R, arr)) != 0)
         goto cleanup;
-    set_field(&R, "(top level)");
+    sg_trace__set_field(&R, "(top level)");
     if ((rc = get_arr(&R, &arr, root, "guards")) != 0 || (rc = read_guards(&R, arr)) != 0)
         goto cleanup;
-    set_field(&R, "(top level)");
+    sg_trace__set_field(&R, "(top level)");
     if ((rc = get_arr(&R, &arr, root, "inputs")) != 0 || (rc = read_inputs(&R, arr)) != 0)
         goto cleanup;
-    set_field(&R, "spec");
+    sg_trace__set_field(&R, "spec");
     spec = sg__json_get(root, "spec");
     if (!sg__json_is_none(spec)) {
         if (!cJSON_IsObject(spec)) {
-            rc = fail(&R, SG_EINVALID, "expected an object");
+            rc = sg_trace__fail(&R, SG_EINVALID, "expected an object");
             goto cleanup;
         }
         if ((rc = get_bool(&R, &R.t->has_flat_spec, spec, "flat")) != 0)
             goto cleanup;
-        set_field(&R, "spec.dynamic_shapes");
+        sg_trace__set_field(&R, "spec.dynamic_shapes");
         if ((rc = keep_json(&R, &R.t->dynamic_shapes_json, sg__json_get(spec, "dynamic_shapes"))) != 0)
             goto cleanup;
-        set_field(&R, "spec.inputs");
+        sg_trace__set_field(&R, "spec.inputs");
         if ((rc = keep_json(&R, &R.t->inputs_json, sg__json_get(spec, "inputs"))) != 0)
             goto cleanup;
     }
