@@ -552,6 +552,27 @@ static int load_symbol_list(dirload *L, const cJSON *se, const char *key, size_t
     return 0;
 }
 
+/* The boolean "expr" of guard object `it` (the current field names it), parsed and
+ * added to the trace with its origin. */
+static int add_guard(dirload *L, const cJSON *it, sg_guard_origin origin, sg_guard **out)
+{
+    const char *text;
+    const sg_expr *e;
+    int rc;
+    if ((rc = get_string(L, &text, it, "expr")) != 0)
+        return rc;
+    if (!text)
+        return sg_trace__fail(&L->r, SG_EINVALID, "missing");
+    if ((rc = sg_trace__parse(&e, L->r.t, text, true, L->r.what, L->r.field, L->r.err)) != 0)
+        return rc;
+    if (!(*out = sg_trace__add_guard(L->r.t)))
+        return sg_trace__oom(&L->r);
+    (*out)->expr = e;
+    (*out)->origin = origin;
+    (*out)->text = text;
+    return 0;
+}
+
 /* guards[]: {expr, user_loc, framework_loc, sloc, ...}. */
 static int load_guards(dirload *L, const cJSON *se)
 {
@@ -562,8 +583,7 @@ static int load_guards(dirload *L, const cJSON *se)
     if ((rc = get_array(L, &arr, se, "guards")) != 0)
         return rc;
     cJSON_ArrayForEach(it, arr) {
-        const sg_expr *e;
-        const char *text, *uloc, *floc, *sloc;
+        const char *uloc, *floc, *sloc;
         sg_guard *g;
         sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d]", L->se_index, i);
         if (!cJSON_IsObject(it))
@@ -578,17 +598,8 @@ static int load_guards(dirload *L, const cJSON *se)
         if ((rc = get_string(L, &sloc, it, "sloc")) != 0)
             return rc;
         sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].expr", L->se_index, i);
-        if ((rc = get_string(L, &text, it, "expr")) != 0)
+        if ((rc = add_guard(L, it, SG_GUARD_SHAPE, &g)) != 0)
             return rc;
-        if (!text)
-            return sg_trace__fail(&L->r, SG_EINVALID, "missing");
-        if ((rc = sg_trace__parse(&e, L->r.t, text, true, L->r.what, L->r.field, L->r.err)) != 0)
-            return rc;
-        if (!(g = sg_trace__add_guard(L->r.t)))
-            return sg_trace__oom(&L->r);
-        g->expr = e;
-        g->origin = SG_GUARD_SHAPE;
-        g->text = text;
         g->user_loc = uloc;
         g->framework_loc = floc;
         g->sloc = sloc;
@@ -612,8 +623,7 @@ static int load_asserts(dirload *L, const cJSON *se)
         if (!cJSON_IsArray(list))
             return sg_trace__fail(&L->r, SG_EINVALID, "expected an array");
         cJSON_ArrayForEach(it, list) {
-            const sg_expr *e;
-            const char *text, *msg;
+            const char *msg;
             sg_guard *g;
             sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d]", L->se_index,
                       list->string, i);
@@ -625,17 +635,8 @@ static int load_asserts(dirload *L, const cJSON *se)
                 return rc;
             sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].expr", L->se_index,
                       list->string, i);
-            if ((rc = get_string(L, &text, it, "expr")) != 0)
+            if ((rc = add_guard(L, it, SG_GUARD_RUNTIME_ASSERT, &g)) != 0)
                 return rc;
-            if (!text)
-                return sg_trace__fail(&L->r, SG_EINVALID, "missing");
-            if ((rc = sg_trace__parse(&e, L->r.t, text, true, L->r.what, L->r.field, L->r.err)) != 0)
-                return rc;
-            if (!(g = sg_trace__add_guard(L->r.t)))
-                return sg_trace__oom(&L->r);
-            g->expr = e;
-            g->origin = SG_GUARD_RUNTIME_ASSERT;
-            g->text = text;
             g->msg = msg;
             i++;
         }
