@@ -31,6 +31,7 @@
 
 #include "shapegate/check.h"
 #include "shapegate/trace.h"
+#include "bench_util.h"
 
 #ifndef SG_CORPUS
 #define SG_CORPUS "tests/corpus"
@@ -40,29 +41,6 @@
 #define MAX_CASES 512
 #define GROUP 4 /* dims sharing one root in the scaling traces */
 
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* qsort order of doubles. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of `n` values (sorts them). */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 /* qsort order of strings. */
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

@@ -24,6 +24,7 @@
 #include "shapegate/smt.h"
 
 #include "corpus_walk.h"
+#include "bench_util.h"
 
 #ifndef SG_CORPUS
 #define SG_CORPUS "tests/corpus"
@@ -47,28 +48,6 @@ typedef struct phase {
     size_t reps;
 } phase;
 
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of `n` values (sorts them). */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return 0.0;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 /* Walk callback: keep a copy of every expression text. */
 static int collect(const corpus_case *c, const corpus_expr *x, void *payload)
