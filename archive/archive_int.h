@@ -30,6 +30,8 @@ typedef struct sg_archive_entry {
     sg_archive_member pub; /* what sg_archive_member_at hands out */
     size_t name_len;
     bool encrypted;
+    uint64_t central_offset; /* offset of its central directory entry (write.c copies it) */
+    size_t central_len;      /* bytes of that entry: fixed part, name, extra, comment */
 } sg_archive_entry;
 
 struct sg_archive {
@@ -46,6 +48,8 @@ struct sg_archive {
     char byteorder[8];         /* "" when absent */
     sg_archive_model *models;  /* sorted by name */
     size_t nmodels;
+    uint64_t cd_offset, cd_size; /* the central directory (write.c) */
+    bool zip64_end;            /* a zip64 end record and locator precede the end record */
 };
 
 /* Read exactly `n` bytes at `off`; SG_EIO on a read error, SG_EINVALID when

@@ -79,6 +79,7 @@ static int read_eocd64(sg_archive *a, uint64_t loc_off, const unsigned char *eoc
         (rd32(eocd + 12) != 0xFFFFFFFFu && rd32(eocd + 12) != size) ||
         (rd32(eocd + 16) != 0xFFFFFFFFu && rd32(eocd + 16) != offset))
         return sg_error_set(err, SG_EINVALID, "the zip64 and classic end of central directory records disagree");
+    a->zip64_end = true;
     cd->count = n_total;
     cd->size = size;
     cd->offset = offset;
@@ -319,6 +320,8 @@ static int read_central(sg_archive *a, cd_reader *rd, sg_archive_entry *e, size_
                               e->pub.header_offset == 0xFFFFFFFFu, q, err)) < 0)
             return rc;
     }
+    e->central_offset = *off;
+    e->central_len = CENTRAL_LEN + nlen + elen + clen;
     *off += CENTRAL_LEN + nlen + elen + clen;
     return 0;
 }
@@ -408,6 +411,8 @@ int sg_archive__read_dir(sg_archive *a, sg_error *err)
 
     if ((rc = find_cdir(a, &cd, err)) < 0)
         return rc;
+    a->cd_offset = cd.offset;
+    a->cd_size = cd.size;
     a->entries = sg__calloc((size_t)cd.count, sizeof *a->entries);
     extra = sg__malloc(65536);
     namebuf = sg__malloc(LOCAL_LEN + a->limits.max_name_len + 1);

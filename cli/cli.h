@@ -101,4 +101,37 @@ int sg_cmd_check(int argc, char **argv);
 /* cmd_inspect.c: `shapegate inspect`. */
 int sg_cmd_inspect(int argc, char **argv);
 
+/* cmd_verify.c: `shapegate verify`, and the pipeline `pack` shares with it. */
+int sg_cmd_verify(int argc, char **argv);
+/* cmd_pack.c: `shapegate pack`. */
+int sg_cmd_pack(int argc, char **argv);
+
+#include "shapegate/check.h"
+#include "shapegate/graph.h"
+
+/* An archive opened, its model JSON read and parsed, its trace built and checked. */
+typedef struct sg_cli_verification {
+    sg_archive *archive;
+    char *json;               /* the model JSON member's raw bytes */
+    size_t len;
+    const char *model_member; /* its relative name (borrowed from the archive) */
+    sg_graph *graph;
+    sg_trace *trace;
+    sg_report *report;
+    sg_check_options opts;
+} sg_cli_verification;
+
+/* Fill `v` for archive `path` (spec file `spec_path` or NULL: the declared ranges),
+ * reporting errors as command `cmd`. Returns an exit code; free `v` in any case. */
+int sg_cli_verify_open(sg_cli_verification *v, const char *cmd, const char *path, const char *spec_path,
+                       const sg_check_options *opts);
+void sg_cli_verification_free(sg_cli_verification *v);
+/* 0 ok, 1 refuted or invalid spec, 4 unknown. */
+int sg_cli_verdict_exit(const sg_report *r);
+/* The budget options shared by verify and pack; sg_cli_parse_budget() applies one. */
+enum { SG_CLI_OPT_TIMEOUT = 300, SG_CLI_OPT_QUERY_TIMEOUT, SG_CLI_OPT_RLIMIT };
+bool sg_cli_parse_budget(int opt, const char *arg, sg_check_options *o);
+/* Write `s` as a JSON string literal (null when NULL). */
+void sg_cli_put_json_str(FILE *out, const char *s);
+
 #endif

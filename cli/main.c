@@ -19,6 +19,8 @@ static const sg_cli_command commands[] = {
     {"eval", sg_cmd_eval, "evaluate one expression with integer values for its symbols"},
     {"check", sg_cmd_check, "decide a traced export against its dynamic_shapes spec"},
     {"inspect", sg_cmd_inspect, "show a .pt2 archive's inputs, symbolic shapes, ranges and asserts"},
+    {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
+    {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

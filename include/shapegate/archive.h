@@ -228,6 +228,43 @@ int sg_archive_json_quote_nonfinite(char **json, size_t *len, size_t *count, sg_
 /** Bytes shapegate has read from the archive file so far (open included). */
 uint64_t sg_archive_bytes_read(const sg_archive *a);
 
+/* ---- writing (archive/write.c) --------------------------------------------------- */
+
+/** Where `shapegate pack` puts its record, relative to the root folder (PT2 layout). */
+#define SG_ARCHIVE_CONSTRAINTS_PT2 "extra/shapegate/constraints.json"
+/** The same in the flat layout, where torch 2.1 - 2.7 keep extra files. */
+#define SG_ARCHIVE_CONSTRAINTS_FLAT "extra_files/shapegate/constraints.json"
+
+/** SG_ARCHIVE_CONSTRAINTS_FLAT for the flat layout, else SG_ARCHIVE_CONSTRAINTS_PT2. Static. */
+const char *sg_archive_constraints_member(sg_archive_format f);
+
+/**
+ * Write a copy of the open archive `a` to `path` with member `rel` (relative
+ * to the root folder, e.g. SG_ARCHIVE_CONSTRAINTS_PT2) set to the `len` bytes
+ * at `data` (at most 64 MiB), stored. Every other member's local header,
+ * data, data descriptor and padding are copied byte for byte, in the same
+ * order; a member already called `rel` is dropped (its bytes are not copied,
+ * later local-header offsets in the copied central entries are rewritten) and
+ * the new one is appended after the others, in the source writer's style:
+ * PT2 (torch's PyTorchStreamWriter) with flags 0x0808, an "FB" extra field
+ * padding the data to a 64-byte boundary and a data descriptor; flat
+ * (Python's zipfile) with the sizes in the local header. Version, time, date
+ * and attribute fields are taken from the model JSON member. The central
+ * directory is the source's entries (raw) plus the new one last, then a
+ * zip64 end record and locator when the source has them or the sizes need
+ * them, and the end record (without the source's comment, if any).
+ *
+ * The file is written to a temporary file "<dir>/.<name>.XXXXXX" next to
+ * `path` (mode 0644), flushed to disk and renamed onto `path`; the source is
+ * only read. On failure no file is left behind and `path` is untouched.
+ * Returns 0; SG_EINVALID (an unsafe `rel`, `path` is the source archive
+ * itself); SG_ELIMIT (`data` over 64 MiB, a name over the limits'
+ * max_name_len); SG_EIO (cannot create, write or rename; reading the
+ * source); SG_ENOMEM.
+ */
+int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, const void *data, size_t len,
+                          sg_error *err);
+
 #ifdef __cplusplus
 }
 #endif

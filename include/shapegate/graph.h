@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "shapegate/archive.h"
+#include "shapegate/check.h"
 #include "shapegate/common.h"
 #include "shapegate/error.h"
 #include "shapegate/expr.h"
@@ -165,6 +166,65 @@ size_t sg_graph_node_count(const sg_graph *g);
 
 /** torch's name of a ScalarType code ("float32", "int64"), "unknown" for others. */
 const char *sg_graph_dtype_name(int dtype);
+
+/* ---- verifying the declared constraints (graph/verify.c) ----------------------- */
+
+/**
+ * Build a trace (include/shapegate/trace.h) from the program's declared facts,
+ * so that sg_check() decides whether every shape the range_constraints admit
+ * passes every runtime assert (docs/graph.md, "verify"):
+ * - symbols: every symbol of the graph, with its range_constraints entry as
+ *   its range (a backed symbol without one: [0, int_oo]); a symbol that no
+ *   user input's size mentions is unbacked (data-dependent: asserts over it
+ *   are assumed, never checked);
+ * - guards: every runtime assert whose condition was recovered, as a
+ *   deferred runtime assert;
+ * - inputs: every dim of every user tensor input, its value the symbolic
+ *   size, its spec the declared range: a bare symbol is a Dim named after it
+ *   with its range; `A*s + B` a derived Dim over `s`; an integer static; any
+ *   other expression Dim.DYNAMIC. Example sizes are a point inside the
+ *   ranges where the asserts hold (found with Z3), else the lower bounds;
+ * - spec.inputs.arg_names: the argument names heading the input paths, so
+ *   that sg_trace_set_spec_json() can replace the spec.
+ * Returns 0 with a new trace in `*out` (free with sg_trace_free(); it has
+ * its own pool), or SG_EUNSUPPORTED (a size with no example value),
+ * SG_ENOMEM, or an error of sg_trace_load_json().
+ */
+int sg_graph_to_trace(sg_trace **out, const sg_graph *g, sg_error *err);
+
+/**
+ * As sg_graph_to_trace(), then the spec replaced by `spec` (`len` bytes, the
+ * form of sg_trace_set_spec_json(); `what` names it in messages), with example
+ * sizes chosen inside the spec's bounds (so that torch's example-in-range
+ * validation concerns the spec, not made-up examples). The symbols' ranges
+ * stay the declared range_constraints: a spec wider than them is refuted.
+ * Returns as sg_graph_to_trace() and sg_trace_set_spec_json().
+ */
+int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, size_t len, const char *what,
+                           sg_error *err);
+
+/** What the record of sg_graph_constraints_json() names besides the verdicts. */
+typedef struct sg_graph_record_info {
+    const char *model_member;      /**< relative name of the model JSON member, or NULL */
+    const char *model_json;        /**< its raw bytes (hashed with SHA-256) */
+    size_t model_len;
+    const char *tool_version;      /**< the shapegate version ("0.1.0") */
+    const sg_check_options *opts;  /**< the budget the check ran with, or NULL */
+} sg_graph_record_info;
+
+/**
+ * The JSON record `shapegate pack` stores (docs/archive.md, "pack"): format
+ * and version, shapegate version, the model member with the SHA-256 of its
+ * bytes, the solver (Z3 version, budget), the verdict, the runtime-assert
+ * counts, per input dim (trace `t` from sg_graph_to_trace(), report `r` from
+ * sg_check() on it) the status, the declared and the verified range (exact or
+ * not), divisibility (`divisible_by`, `residue`), holes, relations (`equals`,
+ * `same_as`), and the violations with witnesses. New NUL-terminated string in
+ * `*out` (free with sg_free()). Returns 0, SG_EINVALID (missing argument),
+ * SG_ELIMIT (over 64 MiB), SG_ENOMEM.
+ */
+int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_trace *t, const sg_report *r,
+                              const sg_graph_record_info *info, sg_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# test_pack.sh - black-box tests of `shapegate pack` and `shapegate verify`: every corpus
+# archive verifies; hand-made archives whose runtime asserts are stronger than their
+# declared ranges (tests/make_verify_archives.py) are refuted with a witness; --spec;
+# --json; pack writes a readable archive with the record, --strict, and failures (hostile
+# input, unusable output) leave no file. Usage: test_pack.sh SHAPEGATE SOURCE_DIR WORKDIR.
+# Ends with "N passed, N failed".
+set -u
+SG=$1
+SRC=$2
+W=$3
+pass=0
+fail=0
+rm -rf "$W"
+mkdir -p "$W"
+ERR=$W/stderr
+
+# expect NAME WANT_RC CMD... : run CMD, compare its exit code, keep its stdout in $out.
+expect() {
+    local name=$1 want=$2
+    shift 2
+    out=$("$@" 2>"$ERR")
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $name: exit $rc, want $want: $(cat "$ERR")" >&2; fi
+}
+
+# contains NAME TEXT : $out must contain TEXT.
+contains() {
+    if printf '%s' "$out" | grep -qF -- "$2"; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL $1: output lacks '$2'" >&2; fi
+}
+
+# ok NAME CONDITION... : a shell test.
+ok() {
+    local name=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $name" >&2; fi
+}
+
+# every corpus archive verifies
+n=0
+for m in "$SRC"/tests/corpus/cases/*/model.pt2 "$SRC"/tests/corpus/cases-2.6/*/model.pt2; do
+    expect "verify $m" 0 "$SG" verify "$m"
+    contains "verify $m" ": ok (the declared range_constraints)"
+    n=$((n + 1))
+done
+ok "39 corpus archives" [ "$n" -eq 39 ]
+
+# hand-made archives: asserts stronger than the declared range
+python3 "$SRC/tests/make_verify_archives.py" "$W/v" "$SRC/tests/corpus" || fail=$((fail + 1))
+while IFS=$'\t' read -r file code text; do
+    expect "verify $file" "$code" "$SG" verify "$W/v/$file"
+    contains "verify $file" "$text"
+    if [ "$code" -eq 1 ]; then contains "verify $file" "witness: ['x'].size()[0]="; fi
+done <"$W/v/expected.tsv"
+
+# the witness really fails the assert: mod8's witness is not a multiple of 8
+expect mod8json 1 "$SG" verify --json "$W/v/mod8.pt2"
+ok "mod8 json" python3 -c "
+import json,sys
+d=json.loads(sys.argv[1]); r=d['report']
+assert d['verdict']=='violations' and d['runtime_asserts']['checked']==1
+v=[x for x in r['violations'] if x.get('counterexample')][0]
+ce=v['counterexample']; s=list(ce.values())[0] if isinstance(ce,dict) else ce
+print(ce)" "$out" >/dev/null
+
+# --spec wider than the declared range is refuted by the range; narrower is proved
+M=$SRC/tests/corpus/cases/ok_check_implied_by_range/model.pt2
+echo '{"x": {"0": {"name": "dx", "min": 2, "max": 64}}}' >"$W/wide.json"
+echo '{"x": {"0": {"name": "dx", "min": 8, "max": 16}}}' >"$W/narrow.json"
+expect wide 1 "$SG" verify --spec "$W/wide.json" "$M"
+contains wide "fails declared range: 4 <= L['x'].size()[0] <= 64"
+contains wide "witness: ['x'].size()[0]="
+expect narrow 0 "$SG" verify --spec "$W/narrow.json" "$M"
+echo '{"x": {"0": {"name": "dx", "min": 2, "max": 64}}}' >"$W/wide2.json"
+expect widemod8 1 "$SG" verify --spec "$W/narrow.json" "$W/v/mod8.pt2"
+echo '{"nope": {"0": {"name": "dx"}}}' >"$W/badspec.json"
+expect badspec 1 "$SG" verify --spec "$W/badspec.json" "$M"
+expect nospecfile 3 "$SG" verify --spec "$W/absent.json" "$M"
+
+# verify usage and bad input
+expect noarg 2 "$SG" verify
+expect twoargs 2 "$SG" verify "$M" "$M"
+expect badopt 2 "$SG" verify --frob "$M"
+expect badbudget 2 "$SG" verify --rlimit -3 "$M"
+expect missing 3 "$SG" verify "$W/absent.pt2"
+head -c 3000 "$M" >"$W/trunc.pt2"
+expect trunc 3 "$SG" verify "$W/trunc.pt2"
+
+# pack: both layouts, the record is there, the archive reads back
+for m in cases/ok_nonzero cases-2.6/ok_derived_spec_2x; do
+    o=$W/$(echo "$m" | tr / _).pt2
+    expect "pack $m" 0 "$SG" pack "$SRC/tests/corpus/$m/model.pt2" -o "$o"
+    contains "pack $m" "shapegate/constraints.json (verdict ok)"
+    expect "inspect $m" 0 "$SG" inspect "$o"
+    contains "inspect $m" "shapegate/constraints.json"
+    expect "verify packed $m" 0 "$SG" verify "$o"
+    expect "repack $m" 0 "$SG" pack "$o" -o "$o.2"
+    ok "repack one record $m" [ "$(unzip -l "$o.2" | grep -c 'shapegate/constraints.json')" -eq 1 ]
+done
+
+# pack of a refuted archive records the violation; --strict writes nothing
+expect packmod8 0 "$SG" pack "$W/v/mod8.pt2" -o "$W/mod8.packed.pt2"
+contains packmod8 "(verdict violations)"
+ok "mod8 record" python3 -c "
+import json,sys,zipfile
+r=json.loads(zipfile.ZipFile(sys.argv[1]).read('model/extra/shapegate/constraints.json'))
+assert r['verdict']=='violations' and r['violations'][0]['witness'][0] % 8 != 0, r" "$W/mod8.packed.pt2"
+expect strict 1 "$SG" pack --strict "$W/v/mod8.pt2" -o "$W/strict.pt2"
+ok "strict wrote nothing" [ ! -e "$W/strict.pt2" ]
+
+# pack failures leave no file
+expect packnoout 2 "$SG" pack "$M"
+expect packtrunc 3 "$SG" pack "$W/trunc.pt2" -o "$W/fromtrunc.pt2"
+ok "no file from a truncated input" [ ! -e "$W/fromtrunc.pt2" ]
+cp "$M" "$W/flip.pt2"
+printf '\xff' | dd of="$W/flip.pt2" bs=1 seek=200 conv=notrunc status=none
+expect packflip 3 "$SG" pack "$W/flip.pt2" -o "$W/fromflip.pt2"
+ok "no file from a bit-flipped input" [ ! -e "$W/fromflip.pt2" ]
+expect packnodir 5 "$SG" pack "$M" -o "$W/no/such/dir/out.pt2"
+expect packself 3 "$SG" pack "$W/flip.pt2" -o "$W/flip.pt2"
+cp "$M" "$W/self.pt2"
+sum=$(sha256sum <"$W/self.pt2")
+expect packself2 3 "$SG" pack "$W/self.pt2" -o "$W/self.pt2"
+ok "input untouched" [ "$(sha256sum <"$W/self.pt2")" = "$sum" ]
+ok "no temporary files left" [ -z "$(find "$W" -maxdepth 1 -name '.*.pt2.*')" ]
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
