@@ -10,11 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 #include "shapegate/check.h"
+#include "shapegate/fixes.h"
 #include "shapegate/common.h"
 
-enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_NO_INFER, OPT_NO_MINIMIZE, OPT_DIM, OPT_SPEC };
+enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_NO_INFER, OPT_NO_MINIMIZE, OPT_DIM, OPT_SPEC,
+       OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN };
 
 static void check_help(FILE *out)
 {
@@ -39,6 +43,11 @@ static void check_help(FILE *out)
           "  --rlimit N           Z3 resource limit per query, deterministic (default 50000000; 0: none)\n"
           "  --no-infer           skip inferring ranges, relations, congruences and holes\n"
           "  --no-minimize        report Z3's unsat cores as they come, without shrinking them\n"
+          "  --no-fix             do not derive suggested fixes for a refuted spec\n"
+          "  --python             print the corrected spec as paste-ready Python (the Dim\n"
+          "                       definitions and dynamic_shapes = {...}) after the diagnosis\n"
+          "  --explain            say how the fixes were found, and re-check torch's own\n"
+          "                       suggested fixes when the trace has them\n"
           "  -h, --help           this help\n"
           "\n"
           "Exit: 0 all dynamic dims proved, 1 some refuted or the spec is invalid, 4 unknown,\n"
@@ -216,6 +225,83 @@ static void print_text(FILE *out, const char *input, const sg_trace *t, const sg
             r->stats.decided_cheaply, r->stats.seconds);
 }
 
+/* The "torch" part of sg_fixes_to_json(): torch's lines and what re-checking them gave. */
+static void print_torch_fixes(FILE *out, const char *fixes_json)
+{
+    cJSON *root = cJSON_Parse(fixes_json);
+    const cJSON *torch = cJSON_GetObjectItemCaseSensitive(root, "torch"), *it, *ours, *o;
+    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(torch, "verdict");
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(torch, "why");
+    bool same = true;
+    int nt = 0, no = 0;
+
+    if (!torch) {
+        cJSON_Delete(root);
+        return;
+    }
+    fputs("\ntorch suggested:\n", out);
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(torch, "lines")) {
+        fprintf(out, "  %s\n", cJSON_IsString(it) ? it->valuestring : "?");
+        nt++;
+    }
+    fprintf(out, "  applied as refine_dynamic_shapes_from_suggested_fixes reads them and checked: %s\n",
+            cJSON_IsString(verdict) ? verdict->valuestring : "?");
+    if (cJSON_IsString(why))
+        fprintf(out, "    %s\n", why->valuestring);
+    ours = cJSON_GetObjectItemCaseSensitive(root, "lines");
+    cJSON_ArrayForEach(o, ours) {
+        const cJSON *tl = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(torch, "lines"), no++);
+        if (!cJSON_IsString(tl) || !cJSON_IsString(o) || strcmp(tl->valuestring, o->valuestring) != 0)
+            same = false;
+    }
+    if (same && no == nt)
+        fputs("  ours are the same lines\n", out);
+    else
+        fputs("  ours differ (above): each of ours was re-checked before it was printed\n", out);
+    cJSON_Delete(root);
+}
+
+/* The suggested fixes after the diagnosis; --python adds the fixed spec, --explain how it was found. */
+static int print_fixes(FILE *out, const sg_trace *t, const sg_fixes *f, const sg_check_options *opts, bool python,
+                       bool explain)
+{
+    sg_error err = SG_ERROR_INIT;
+    size_t i;
+    int rc = 0;
+
+    if (f->verified) {
+        fprintf(out, "\nSuggested fixes (re-checked: the fixed spec is proved, %u round%s):\n", f->rounds,
+                f->rounds == 1 ? "" : "s");
+        for (i = 0; i < f->nfixes; i++)
+            fprintf(out, "  %s\n", f->fixes[i].line);
+    } else {
+        fputs("\nNo suggested fix: none that could be derived checks clean.\n", out);
+    }
+    if (explain || !f->verified)
+        for (i = 0; i < f->nnotes; i++)
+            fprintf(out, "  note: %s\n", f->notes[i]);
+    if (python && f->spec_json) {
+        char *py = NULL;
+        if ((rc = sg_spec_to_python(&py, t, f->spec_json, &err)) != 0) {
+            sg_cli_errorf("check", "printing the fixed spec: %s", err.msg);
+            return sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        }
+        fprintf(out, "\n%s", py);
+        sg_free(py);
+    }
+    if (explain && sg_trace_torch_fixes_json(t)) {
+        char *js = NULL;
+        /* torch's own lines, re-checked (the JSON form carries them with their verdict) */
+        if ((rc = sg_fixes_to_json(&js, f, t, opts, &err)) != 0) {
+            sg_cli_errorf("check", "re-checking torch's fixes: %s", err.msg);
+            return sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        }
+        print_torch_fixes(out, js);
+        sg_free(js);
+    }
+    return 0;
+}
+
 int sg_cmd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -227,6 +313,9 @@ int sg_cmd_check(int argc, char **argv)
         {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE},
         {"dim", required_argument, NULL, OPT_DIM},
         {"spec", required_argument, NULL, OPT_SPEC},
+        {"no-fix", no_argument, NULL, OPT_NO_FIX},
+        {"python", no_argument, NULL, OPT_PYTHON},
+        {"explain", no_argument, NULL, OPT_EXPLAIN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -234,7 +323,9 @@ int sg_cmd_check(int argc, char **argv)
     sg_error err = SG_ERROR_INIT;
     sg_trace *t = NULL;
     sg_report *r = NULL;
-    bool json = false;
+    bool json = false, no_fix = false, python = false, explain = false;
+    sg_fixes *fx = NULL;
+    char *fx_json = NULL;
     unsigned long long v;
     char *text = NULL;
     const char **dims = NULL, *spec_file = NULL;
@@ -281,6 +372,15 @@ int sg_cmd_check(int argc, char **argv)
         case OPT_SPEC:
             spec_file = optarg;
             break;
+        case OPT_NO_FIX:
+            no_fix = true;
+            break;
+        case OPT_PYTHON:
+            python = true;
+            break;
+        case OPT_EXPLAIN:
+            explain = true;
+            break;
         default:
             free(dims);
             return sg_cli_bad_option("check", argc, argv, c, longopts);
@@ -293,47 +393,39 @@ int sg_cmd_check(int argc, char **argv)
         return sg_cli_usage_error("check", "one INPUT only, got '%s' too", argv[optind + 1]);
     }
 
-    rc = sg_trace_load(&t, argv[optind], &err);
-    if (rc) {
-        sg_cli_errorf("check", "%s: %s", argv[optind], err.msg);
-        rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
+    if ((rc = sg_cli_open_trace(&t, "check", argv[optind], spec_file, dims, ndims)) != SG_EXIT_OK)
         goto cleanup;
-    }
-    /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides") */
-    if (spec_file && (rc = sg_trace_load_spec(t, spec_file, &err)) != 0) {
-        if (rc == SG_EIO || rc == SG_ELIMIT || rc == SG_ENOMEM) {
-            sg_cli_errorf("check", "--spec %s", err.msg);
-            rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
-        } else {
-            rc = sg_cli_usage_error("check", "--spec %s", err.msg);
-        }
-        goto cleanup;
-    }
-    if (ndims && (rc = sg_trace_override_dims(t, dims, ndims, &err)) != 0) {
-        if (rc == SG_ENOMEM) {
-            sg_cli_errorf("check", "%s", err.msg);
-            rc = SG_EXIT_INTERNAL;
-        } else {
-            rc = sg_cli_usage_error("check", "%s", err.msg);
-        }
-        goto cleanup;
-    }
     rc = sg_check(&r, t, &opts, &err);
     if (rc) {
         sg_cli_errorf("check", "%s: %s", argv[optind], err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }
+    if (!no_fix && r->verdict == SG_VERDICT_VIOLATIONS) {
+        if ((rc = sg_fixes_suggest(&fx, t, r, &opts, &err)) != 0 || (rc = sg_fixes_attach(r, fx, &err)) != 0
+            || (json && (rc = sg_fixes_to_json(&fx_json, fx, t, &opts, &err)) != 0)) {
+            sg_cli_errorf("check", "%s: suggesting fixes: %s", argv[optind], err.msg);
+            rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+            goto cleanup;
+        }
+    }
     if (json) {
+        size_t len;
         rc = sg_report_to_json(&text, r, t, &err);
         if (rc) {
             sg_cli_errorf("check", "%s", err.msg);
             rc = SG_EXIT_INTERNAL;
             goto cleanup;
         }
-        printf("%s\n", text);
+        len = strlen(text);
+        if (fx_json && len && text[len - 1] == '}') /* the report object, with "fixes" added */
+            printf("%.*s,\"fixes\":%s}\n", (int)(len - 1), text, fx_json);
+        else
+            printf("%s\n", text);
     } else {
         print_text(stdout, argv[optind], t, r);
+        if (fx && (rc = print_fixes(stdout, t, fx, &opts, python, explain)) != 0)
+            goto cleanup;
     }
     switch (r->verdict) {
     case SG_VERDICT_OK: rc = SG_EXIT_OK; break;
@@ -344,6 +436,8 @@ int sg_cmd_check(int argc, char **argv)
 cleanup:
     free(dims);
     sg_free(text);
+    sg_free(fx_json);
+    sg_fixes_free(fx);
     sg_report_free(r);
     sg_trace_free(t);
     return rc;

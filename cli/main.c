@@ -18,6 +18,7 @@ static const sg_cli_command commands[] = {
     {"parse", sg_cmd_parse, "parse guard expressions and print them (sympy, Python or SMT-LIB form)"},
     {"eval", sg_cmd_eval, "evaluate one expression with integer values for its symbols"},
     {"check", sg_cmd_check, "decide a traced export against its dynamic_shapes spec"},
+    {"spec", sg_cmd_spec, "print the widest valid dynamic_shapes for a trace, verified, as Python or JSON"},
     {"inspect", sg_cmd_inspect, "show a .pt2 archive's inputs, symbolic shapes, ranges and asserts"},
     {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
     {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},

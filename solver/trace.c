@@ -228,6 +228,8 @@ sg_pool *sg_trace_pool(const sg_trace *t) { return t ? t->pool : NULL; }
 
 const char *sg_trace_torch_version(const sg_trace *t) { return t ? t->torch_version : ""; }
 
+const char *sg_trace_torch_fixes_json(const sg_trace *t) { return t ? t->torch_fixes_json : NULL; }
+
 bool sg_trace_strict(const sg_trace *t) { return t && t->strict; }
 
 bool sg_trace_has_shape_env(const sg_trace *t) { return t && t->has_shape_env; }
@@ -1082,6 +1084,12 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
     if ((rc = keep_json(L, &L->r.t->dynamic_shapes_json, sg__json_get(cj, "dynamic_shapes"))) != 0)
         return rc;
     L->r.t->has_flat_spec = dsf != NULL;
+    {
+        const cJSON *fx = sg__json_get(cj, "suggested_fixes");
+        sg_trace__set_field(&L->r, "suggested_fixes");
+        if (cJSON_IsArray(fx) && (rc = keep_json(L, &L->r.t->torch_fixes_json, fx)) != 0)
+            return rc;
+    }
 
     if (dsf) {
         cJSON_ArrayForEach(it, dsf) {

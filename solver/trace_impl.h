@@ -29,6 +29,7 @@ struct sg_trace {
     bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_override_dims, ...) */
     const char *dynamic_shapes_json; /* compact JSON or NULL */
     const char *inputs_json;         /* compact JSON or NULL */
+    const char *torch_fixes_json;    /* torch's "Suggested fixes" lines, a JSON array, or NULL */
     sg_symbol_info *symbols;
     size_t nsymbols, csymbols;
     sg_guard *guards;

@@ -210,10 +210,13 @@ int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err)
         rc = put_input(&b, &t->inputs[i], err);
     }
     sg_buf_puts(&b, t->ninputs ? "\n  ],\n" : "],\n");
-    sg_buf_printf(&b, "  \"spec\": {\"flat\": %s, \"dynamic_shapes\": %s, \"inputs\": %s}\n}\n",
+    sg_buf_printf(&b, "  \"spec\": {\"flat\": %s, \"dynamic_shapes\": %s, \"inputs\": %s",
                   t->has_flat_spec ? "true" : "false",
                   t->dynamic_shapes_json ? t->dynamic_shapes_json : "null",
                   t->inputs_json ? t->inputs_json : "null");
+    if (t->torch_fixes_json)
+        sg_buf_printf(&b, ", \"torch_suggested_fixes\": %s", t->torch_fixes_json);
+    sg_buf_puts(&b, "}\n}\n");
     if (rc == 0 && b.failed == SG_ELIMIT)
         rc = sg_error_set(err, SG_ELIMIT, "trace JSON would be larger than %zu bytes",
                           SG_TRACE_MAX_FILE);
@@ -635,6 +638,16 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
         sg_trace__set_field(&R, "spec.inputs");
         if ((rc = keep_json(&R, &R.t->inputs_json, sg__json_get(spec, "inputs"))) != 0)
             goto cleanup;
+        sg_trace__set_field(&R, "spec.torch_suggested_fixes");
+        {
+            const cJSON *fx = sg__json_get(spec, "torch_suggested_fixes");
+            if (!sg__json_is_none(fx) && !cJSON_IsArray(fx)) {
+                rc = sg_trace__fail(&R, SG_EINVALID, "expected an array of strings");
+                goto cleanup;
+            }
+            if (fx && (rc = keep_json(&R, &R.t->torch_fixes_json, fx)) != 0)
+                goto cleanup;
+        }
     }
     *out = R.t;
     R.t = NULL;

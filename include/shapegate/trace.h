@@ -205,6 +205,14 @@ sg_pool *sg_trace_pool(const sg_trace *t);
 /** torch version that produced the trace ("2.14.1"), or "" when unknown. */
 const char *sg_trace_torch_version(const sg_trace *t);
 
+/**
+ * The lines of torch's own "Suggested fixes:" block for this trace as a JSON
+ * array of strings (case.json `suggested_fixes`; `spec.torch_suggested_fixes`
+ * in a JSON trace), or NULL when torch printed none or the trace does not say.
+ * sg_fixes_compare_torch() re-checks them.
+ */
+const char *sg_trace_torch_fixes_json(const sg_trace *t);
+
 /** True when the export ran in strict mode. */
 bool sg_trace_strict(const sg_trace *t);
 

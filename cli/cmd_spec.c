@@ -1,0 +1,158 @@
+/*
+ * cmd_spec.c - `shapegate spec`: the widest valid dynamic_shapes for a trace,
+ * made explicit (what Dim.AUTO discovered: ranges, relations, divisibility)
+ * and re-checked before it is printed, as paste-ready Python or JSON.
+ *
+ * Exit codes: 0 a verified spec was printed, 4 none could be verified (the
+ * notes say why), 1 the trace's own spec is invalid, 2 usage, 3 unreadable
+ * input, 5 internal.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "shapegate/common.h"
+#include "shapegate/fixes.h"
+
+enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_DIM, OPT_SPEC };
+
+static void spec_help(FILE *out)
+{
+    fputs("usage: shapegate spec [options] INPUT\n"
+          "\n"
+          "Print the widest dynamic_shapes spec the guards of a trace allow: every dynamic dim\n"
+          "(named Dims, Dim.AUTO, Dim.DYNAMIC) as an explicit Dim with its widest valid range,\n"
+          "equal and derived dims as relations, divisibility as a new root (_dx, dx = 8*_dx).\n"
+          "The spec is checked against the trace before it is printed. INPUT is a capture\n"
+          "folder or a single-file JSON trace, as for `shapegate check`.\n"
+          "\n"
+          "Options:\n"
+          "  --json               print one JSON object: {\"verified\", \"spec\", \"python\", \"lines\", \"notes\"}\n"
+          "  --spec FILE, --dim ITEM   start from another spec, as for `shapegate check`\n"
+          "  --timeout MS, --query-timeout MS, --rlimit N   budgets, as for `shapegate check`\n"
+          "  -h, --help           this help\n"
+          "\n"
+          "Exit: 0 a verified spec was printed, 4 none could be verified, 1 the trace's spec is\n"
+          "      invalid, 2 usage, 3 unreadable input, 5 internal error.\n",
+          out);
+}
+
+static bool parse_uint(const char *s, unsigned long long *out)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+int sg_cmd_spec(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
+        {"rlimit", required_argument, NULL, OPT_RLIMIT},
+        {"dim", required_argument, NULL, OPT_DIM},
+        {"spec", required_argument, NULL, OPT_SPEC},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    sg_check_options opts = SG_CHECK_OPTIONS_INIT;
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    sg_fixes *f = NULL;
+    bool json = false;
+    unsigned long long v;
+    char *text = NULL;
+    const char **dims = NULL, *spec_file = NULL;
+    size_t ndims = 0, i;
+    int c, rc;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":hj", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            free(dims);
+            spec_help(stdout);
+            return sg_cli_finish_output("spec", SG_EXIT_OK);
+        case 'j':
+            json = true;
+            break;
+        case OPT_TIMEOUT: case OPT_QUERY_TIMEOUT: case OPT_RLIMIT:
+            if (!parse_uint(optarg, &v) || (c != OPT_RLIMIT && v > 86400000ULL)) {
+                free(dims);
+                return sg_cli_usage_error("spec", "'%s' is not a valid value for --%s", optarg,
+                                          c == OPT_TIMEOUT ? "timeout" : c == OPT_RLIMIT ? "rlimit" : "query-timeout");
+            }
+            if (c == OPT_TIMEOUT)
+                opts.timeout_ms = (unsigned)v;
+            else if (c == OPT_QUERY_TIMEOUT)
+                opts.query_timeout_ms = (unsigned)v;
+            else
+                opts.query_rlimit = v;
+            break;
+        case OPT_DIM: {
+            const char **grown = realloc(dims, (ndims + 1) * sizeof *dims);
+            if (!grown) {
+                free(dims);
+                sg_cli_errorf("spec", "out of memory");
+                return SG_EXIT_INTERNAL;
+            }
+            dims = grown;
+            dims[ndims++] = optarg;
+            break;
+        }
+        case OPT_SPEC:
+            spec_file = optarg;
+            break;
+        default:
+            free(dims);
+            return sg_cli_bad_option("spec", argc, argv, c, longopts);
+        }
+    }
+    if (optind >= argc || optind + 1 < argc) {
+        free(dims);
+        if (optind >= argc)
+            return sg_cli_usage_error("spec", "missing INPUT");
+        return sg_cli_usage_error("spec", "one INPUT only, got '%s' too", argv[optind + 1]);
+    }
+    if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], spec_file, dims, ndims)) != SG_EXIT_OK)
+        goto cleanup;
+    if ((rc = sg_spec_generate(&f, t, &opts, &err)) != 0) {
+        sg_cli_errorf("spec", "%s: %s", argv[optind], err.msg);
+        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        goto cleanup;
+    }
+    if (json) {
+        if ((rc = sg_fixes_to_json(&text, f, t, &opts, &err)) != 0) {
+            sg_cli_errorf("spec", "%s", err.msg);
+            rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+            goto cleanup;
+        }
+        printf("%s\n", text);
+    } else if (f->verified && f->spec_json) {
+        if ((rc = sg_spec_to_python(&text, t, f->spec_json, &err)) != 0) {
+            sg_cli_errorf("spec", "%s", err.msg);
+            rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+            goto cleanup;
+        }
+        for (i = 0; i < f->nnotes; i++)
+            printf("# %s\n", f->notes[i]);
+        fputs(text, stdout);
+    } else {
+        printf("# no spec could be verified (re-check: %s)\n", sg_verdict_name(f->recheck));
+        for (i = 0; i < f->nnotes; i++)
+            printf("# %s\n", f->notes[i]);
+    }
+    rc = f->verified ? SG_EXIT_OK : f->recheck == SG_VERDICT_INVALID_SPEC ? SG_EXIT_FALSE : SG_EXIT_UNKNOWN;
+    rc = sg_cli_finish_output("spec", rc);
+cleanup:
+    free(dims);
+    sg_free(text);
+    sg_fixes_free(f);
+    sg_trace_free(t);
+    return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * trace_input.c - what `check` and `spec` share: loading a trace and applying
+ * the spec overrides (--spec FILE, then each --dim ITEM), with their errors
+ * reported the same way.
+ */
+#include "cli.h"
+#include "shapegate/common.h"
+
+int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
+                      const char *const *dims, size_t ndims)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = sg_trace_load(&t, path, &err);
+    if (rc) {
+        sg_cli_errorf(cmd, "%s: %s", path, err.msg);
+        return rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
+    }
+    /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides") */
+    if (spec_file && (rc = sg_trace_load_spec(t, spec_file, &err)) != 0) {
+        if (rc == SG_EIO || rc == SG_ELIMIT || rc == SG_ENOMEM) {
+            sg_cli_errorf(cmd, "--spec %s", err.msg);
+            rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
+        } else {
+            rc = sg_cli_usage_error(cmd, "--spec %s", err.msg);
+        }
+        sg_trace_free(t);
+        return rc;
+    }
+    if (ndims && (rc = sg_trace_override_dims(t, dims, ndims, &err)) != 0) {
+        if (rc == SG_ENOMEM) {
+            sg_cli_errorf(cmd, "%s", err.msg);
+            rc = SG_EXIT_INTERNAL;
+        } else {
+            rc = sg_cli_usage_error(cmd, "%s", err.msg);
+        }
+        sg_trace_free(t);
+        return rc;
+    }
+    *out = t;
+    return SG_EXIT_OK;
+}
