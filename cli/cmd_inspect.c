@@ -1,8 +1,9 @@
 /*
  * cmd_inspect.c - `shapegate inspect MODEL.pt2 [--json]`: the container
  * format and versions, the graph's inputs with symbolic shapes and dtypes,
- * the symbols with their ranges and input dims, the runtime asserts and the
- * member list with sizes. Exit 0, 2 usage, 3 unreadable or invalid input,
+ * the symbols with their ranges and input dims, the runtime asserts (also
+ * those of control-flow subgraphs, tagged with the subgraph), the count of
+ * tensor-metadata checks and the member list with sizes. Exit 0, 2 usage, 3 unreadable or invalid input,
  * 5 internal.
  */
 #include <inttypes.h>
@@ -118,7 +119,7 @@ static void print_text(FILE *out, const char *path, sg_archive *a, const sg_grap
 {
     const sg_archive_versions *v = sg_archive_versions_of(a);
     int major, minor;
-    size_t i, nparams = 0;
+    size_t i, nsub, nparams = 0;
 
     sg_graph_schema_version(g, &major, &minor);
     fprintf(out, "%s: %s archive, schema %d.%d", path, sg_archive_format_name(sg_archive_format_of(a)),
@@ -180,13 +181,24 @@ static void print_text(FILE *out, const char *path, sg_archive *a, const sg_grap
         put_bound(out, r->has_max, r->max, false, "oo");
         fputs("]\n", out);
     }
-    fprintf(out, "runtime asserts: %zu\n", sg_graph_assert_count(g));
+    fprintf(out, "runtime asserts: %zu", sg_graph_assert_count(g));
+    for (i = nsub = 0; i < sg_graph_assert_count(g); i++)
+        nsub += sg_graph_assert_at(g, i)->graph[0] != '\0';
+    if (sg_graph_subgraph_count(g))
+        fprintf(out, " (%zu in %zu control-flow subgraphs)", nsub, sg_graph_subgraph_count(g));
+    fputc('\n', out);
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         const sg_graph_assert *as = sg_graph_assert_at(g, i);
         fputs("  ", out);
         put_expr(out, as->expr, false);
-        fprintf(out, "  (%s on '%s')\n", as->target, as->node);
+        fprintf(out, "  (%s on '%s'", as->target, as->node);
+        if (as->graph[0])
+            fprintf(out, " in %s of %s", as->graph, as->hop ? as->hop : "?");
+        if (as->source != SG_GRAPH_EXPR_MESSAGE && as->kind == SG_GRAPH_ASSERT_SCALAR)
+            fputs(as->source == SG_GRAPH_EXPR_NODES ? ", rebuilt from the nodes" : ", not recovered", out);
+        fputs(")\n", out);
     }
+    fprintf(out, "metadata checks (_assert_tensor_metadata): %zu\n", sg_graph_metadata_check_count(g));
     fprintf(out, "members: %zu, %" PRIu64 " bytes\n", sg_archive_member_count(a), sg_archive_total_size(a));
     for (i = 0; i < sg_archive_member_count(a); i++) {
         const sg_archive_member *m = sg_archive_member_at(a, i);
@@ -288,9 +300,20 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
         put_expr(out, as->expr, true);
         fputs(",\"message\":", out);
         put_json_str(out, as->message);
+        fputs(",\"source\":", out);
+        put_json_str(out, as->source == SG_GRAPH_EXPR_MESSAGE ? "message"
+                          : as->source == SG_GRAPH_EXPR_NODES ? "nodes" : NULL);
+        fputs(",\"rebuilt\":", out);
+        put_expr(out, as->rebuilt, true);
+        fputs(",\"graph\":", out);
+        put_json_str(out, as->graph);
+        fputs(",\"hop\":", out);
+        put_json_str(out, as->hop);
         fputc('}', out);
     }
-    fputs("],\"members\":[", out);
+    fprintf(out, "],\"subgraphs\":%zu,\"metadata_checks\":%zu", sg_graph_subgraph_count(g),
+            sg_graph_metadata_check_count(g));
+    fputs(",\"members\":[", out);
     for (i = 0; i < sg_archive_member_count(a); i++) {
         const sg_archive_member *m = sg_archive_member_at(a, i);
         fputs(i ? ",{\"name\":" : "{\"name\":", out);

@@ -2,7 +2,9 @@
  * graph.c - the graph model of one ExportedProgram JSON (include/shapegate/
  * graph.h): the graph signature with input paths from the pytree in_spec,
  * tensor metas of the inputs with symbolic sizes, range_constraints, the
- * runtime-check nodes turned back into guard expressions, and the map from
+ * runtime-check nodes of the top-level graph and of every control-flow
+ * subgraph turned back into guard expressions (from the message, or rebuilt
+ * from the node chain by graph/chain.c), and the map from
  * each symbol to the first user input dim that is exactly that symbol.
  */
 #include <stdbool.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "shapegate/graph.h"
+#include "graph/chain.h"
 #include "graph/graph_int.h"
 #include "util/json.h"
 #include "util/util.h"
@@ -28,7 +31,7 @@ struct sg_graph {
     size_t nasserts, capasserts;
     sg_graph_symbol *symbols;
     size_t nsymbols, capsymbols;
-    size_t nnodes;
+    size_t nnodes, nsubgraphs, nmetachecks;
     void **owned; /* every other block the graph handed out */
     size_t nowned, capowned;
 };
@@ -246,14 +249,12 @@ static int input_paths(const char ***paths, size_t *n, sg_graph *g, const cJSON 
         && kwargs)
         rc = spec_leaves(g, kwargs, "", paths, n, &cap, NULL, 0);
     cJSON_Delete(spec);
-    if (rc == SG_ENOMEM)
-        return rc;
     if (rc != 0 || *n != nuser) {
         sg_free(*paths);
         *paths = NULL;
         *n = 0;
     }
-    return 0;
+    return rc == SG_ENOMEM ? rc : 0;
 }
 
 /* The signature: graph inputs (with tensor metas and paths) and outputs. */
@@ -464,61 +465,160 @@ static int constrain_expr(const sg_expr **out, sg_graph *g, const cJSON *node, s
     return 0;
 }
 
-/* The runtime-check nodes of the top-level graph. */
-static int read_asserts(sg_graph *g, const cJSON *root, sg_error *err)
+/* Nesting limit of control-flow subgraphs (cond inside while_loop inside ...). */
+#define MAX_SUBGRAPH_DEPTH 32
+
+static int read_graph_asserts(sg_graph *g, const cJSON *graph, const char *field, const char *path,
+                              const char *hop, int depth, sg_error *err);
+
+/* An _assert_scalar node: message, condition from the message or rebuilt from the nodes. */
+static int read_assert_scalar(sg_graph *g, sg_graph_assert *a, const cJSON *node,
+                              const sg_graph__scope *scope, const char *field, sg_error *err)
 {
-    const cJSON *graph = sg__json_get(sg__json_get(root, "graph_module"), "graph");
-    const cJSON *nodes = sg__json_get(graph, "nodes"), *node;
-    const cJSON *symints = sg__json_get(graph, "sym_int_values");
-    char field[96];
-    size_t i = 0;
+    const char *msg = sg__json_str(sg__json_get(node_input(node, "assert_msg"), "as_string"));
+    const cJSON *self = node_input(node, "self");
+    sg_error perr = SG_ERROR_INIT;
+    const char *s;
+    size_t n;
+    int rc, prc = 0;
+
+    a->node = dup(g, arg_name(self));
+    if (msg && !(a->message = dup(g, msg)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory reading asserts");
+    if (self && (rc = sg_graph__rebuild(&a->rebuilt, g->pool, scope, self)) != 0)
+        return sg_error_set(err, rc, "out of memory reading asserts");
+    if (a->rebuilt && sg_expr_sort(a->rebuilt) != SG_SORT_BOOL)
+        a->rebuilt = NULL; /* a chain that does not end in a condition */
+    if (msg && assert_text(msg, &s, &n)) {
+        if ((prc = sg_expr_parse(&a->expr, g->pool, s, n, &perr)) == SG_ENOMEM)
+            return sg_error_set(err, prc, "%s assert_msg: %s", field, perr.msg);
+        if (prc != 0)
+            sg_pool_clear_error(g->pool);
+        else
+            a->source = SG_GRAPH_EXPR_MESSAGE;
+    }
+    if (!a->expr && a->rebuilt) {
+        a->expr = a->rebuilt;
+        a->source = SG_GRAPH_EXPR_NODES;
+    } else if (prc != 0) {
+        /* the text is there but does not read, and the nodes do not give the condition either */
+        return sg_error_set(err, prc, "%s assert_msg: %s", field, perr.msg);
+    }
+    return 0;
+}
+
+/* The subgraphs of a node's arguments (`{"as_graph": {"name", "graph"}}`): read their asserts. */
+static int read_subgraphs(sg_graph *g, const cJSON *node, const char *field, const char *path, int depth,
+                          sg_error *err)
+{
+    const char *target = sg__json_str(sg__json_get(node, "target")), *hop = NULL;
+    const cJSON *in;
+    size_t k = 0;
     int rc;
 
+    cJSON_ArrayForEach(in, sg__json_get(node, "inputs")) {
+        const cJSON *sub = sg__json_get(sg__json_get(in, "arg"), "as_graph");
+        const char *name, *subpath;
+        char subfield[512];
+
+        k++;
+        if (!sub)
+            continue;
+        name = sg__json_str(sg__json_get(sub, "name"));
+        snprintf(subfield, sizeof subfield, "%.300s.inputs[%zu].as_graph", field, k - 1);
+        if (!name || !cJSON_IsObject(sg__json_get(sub, "graph")))
+            return sg_error_set(err, SG_EINVALID, "%s: %s", subfield,
+                                name ? "graph missing or not an object" : "name missing or not a string");
+        if (depth >= MAX_SUBGRAPH_DEPTH)
+            return sg_error_set(err, SG_ELIMIT, "%s: subgraphs nested deeper than %d", subfield,
+                                MAX_SUBGRAPH_DEPTH);
+        subpath = path[0] ? dupf(g, "%s/%s", path, name) : dup(g, name);
+        if (!hop && target)
+            hop = dup(g, target);
+        if (!subpath || (target && !hop))
+            return sg_error_set(err, SG_ENOMEM, "out of memory reading subgraphs");
+        g->nsubgraphs++;
+        snprintf(subfield, sizeof subfield, "subgraph %.400s", subpath);
+        if ((rc = read_graph_asserts(g, sg__json_get(sub, "graph"), subfield, subpath, hop, depth + 1, err)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * The runtime-check nodes of one graph (`field` names it in messages, `path`
+ * and `hop` tag its asserts), then those of its subgraphs, in node order.
+ */
+static int read_graph_asserts(sg_graph *g, const cJSON *graph, const char *field, const char *path,
+                              const char *hop, int depth, sg_error *err)
+{
+    const cJSON *nodes = sg__json_get(graph, "nodes"), *node;
+    const cJSON *symints = sg__json_get(graph, "sym_int_values");
+    sg_graph__scope scope;
+    char nfield[600];
+    size_t i = 0;
+    int rc = 0;
+
     if (!cJSON_IsArray(nodes))
-        return sg_error_set(err, SG_EINVALID, "graph_module.graph.nodes: missing or not a list");
+        return sg_error_set(err, SG_EINVALID, "%s.nodes: missing or not a list", field);
+    if (sg_graph__scope_init(&scope, graph) != 0)
+        return sg_error_set(err, SG_ENOMEM, "out of memory reading asserts");
     cJSON_ArrayForEach(node, nodes) {
         const char *target = sg__json_str(sg__json_get(node, "target"));
         sg_graph_assert a;
 
         memset(&a, 0, sizeof a);
-        snprintf(field, sizeof field, "graph_module.graph.nodes[%zu]", i++);
-        g->nnodes++;
-        if (!target)
-            return sg_error_set(err, SG_EINVALID, "%s.target: missing or not a string", field);
+        snprintf(nfield, sizeof nfield, "%.500s.nodes[%zu]", field, i++);
+        if (depth == 0)
+            g->nnodes++;
+        if (!target) {
+            rc = sg_error_set(err, SG_EINVALID, "%s.target: missing or not a string", nfield);
+            goto cleanup;
+        }
         if (strstr(target, "aten._assert_scalar"))
             a.kind = SG_GRAPH_ASSERT_SCALAR;
         else if (strstr(target, "aten.sym_constrain_range_for_size"))
             a.kind = SG_GRAPH_CONSTRAIN_RANGE_FOR_SIZE;
         else if (strstr(target, "aten.sym_constrain_range"))
             a.kind = SG_GRAPH_CONSTRAIN_RANGE;
-        else
-            continue; /* every other op is carried, not modelled */
+        else {
+            if (strstr(target, "aten._assert_tensor_metadata"))
+                g->nmetachecks++;
+            /* every other op is carried, not modelled; its subgraphs are read */
+            if ((rc = read_subgraphs(g, node, nfield, path, depth, err)) != 0)
+                goto cleanup;
+            continue;
+        }
         a.target = dup(g, target);
+        a.graph = path;
+        a.hop = hop;
         if (a.kind == SG_GRAPH_ASSERT_SCALAR) {
-            const char *msg = sg__json_str(sg__json_get(node_input(node, "assert_msg"), "as_string"));
-            const char *s;
-            size_t n;
-            sg_error perr = SG_ERROR_INIT;
-
-            a.node = dup(g, arg_name(node_input(node, "self")));
-            if (msg) {
-                a.message = dup(g, msg);
-                if (!a.message)
-                    return sg_error_set(err, SG_ENOMEM, "out of memory reading asserts");
-                if (assert_text(msg, &s, &n) && (rc = sg_expr_parse(&a.expr, g->pool, s, n, &perr)) != 0)
-                    return sg_error_set(err, rc, "%s assert_msg: %s", field, perr.msg);
-            }
+            if ((rc = read_assert_scalar(g, &a, node, &scope, nfield, err)) != 0)
+                goto cleanup;
         } else {
             a.node = dup(g, arg_name(node_input(node, "size")));
-            if ((rc = constrain_expr(&a.expr, g, node, a.kind, symints, field, err)) != 0)
-                return rc;
+            if ((rc = constrain_expr(&a.expr, g, node, a.kind, symints, nfield, err)) != 0)
+                goto cleanup;
+            a.source = SG_GRAPH_EXPR_NODES;
         }
         if (!a.target || !a.node
-            || sg__grow((void **)&g->asserts, &g->capasserts, g->nasserts + 1, sizeof *g->asserts) != 0)
-            return sg_error_set(err, SG_ENOMEM, "out of memory reading asserts");
+            || sg__grow((void **)&g->asserts, &g->capasserts, g->nasserts + 1, sizeof *g->asserts) != 0) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory reading asserts");
+            goto cleanup;
+        }
         g->asserts[g->nasserts++] = a;
     }
-    return 0;
+cleanup:
+    sg_graph__scope_free(&scope);
+    return rc;
+}
+
+/* The runtime-check nodes of the top-level graph and of every control-flow subgraph. */
+static int read_asserts(sg_graph *g, const cJSON *root, sg_error *err)
+{
+    const cJSON *graph = sg__json_get(sg__json_get(root, "graph_module"), "graph");
+
+    return read_graph_asserts(g, graph, "graph_module.graph", "", NULL, 0, err);
 }
 
 /* Add the symbols of `e` not seen yet. */
@@ -672,6 +772,8 @@ const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i) { return 
 size_t sg_graph_symbol_count(const sg_graph *g) { return g->nsymbols; }
 const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i) { return i < g->nsymbols ? &g->symbols[i] : NULL; }
 size_t sg_graph_node_count(const sg_graph *g) { return g->nnodes; }
+size_t sg_graph_subgraph_count(const sg_graph *g) { return g->nsubgraphs; }
+size_t sg_graph_metadata_check_count(const sg_graph *g) { return g->nmetachecks; }
 
 const char *sg_graph_dtype_name(int dtype)
 {

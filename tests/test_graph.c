@@ -5,7 +5,10 @@
  * what torch recorded beside it: range_constraints.json (symbols and
  * ranges), case.json `graph_inputs` (names and symbolic shapes) and
  * `inputs.flat` (user input paths and dtypes), and `graph_runtime_asserts`
- * (count and messages).
+ * (count, messages, metadata checks), with every condition rebuilt from the
+ * node chain equal to the message's; the chain rebuilder on hand-written
+ * graphs (every size query and operator); and the torch 2.14 fixture
+ * tests/data/graph/cond_check.pt2 with asserts inside torch.cond branches.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -274,6 +277,209 @@ static const sg_expr *parse_in(const sg_graph *g, const char *text)
     return e;
 }
 
+/* ---- conditions rebuilt from node chains; control-flow subgraphs --------------- */
+
+#define SI(n) "{\"as_sym_int\":{\"as_name\":\"" n "\"}}"
+#define SB(n) "{\"as_sym_bool\":{\"as_name\":\"" n "\"}}"
+#define IN(v) "{\"as_int\":" v "}"
+#define QUERY(op, out, dim) "{\"target\":\"torch.ops.aten." op "\",\"inputs\":[{\"name\":\"self\",\"arg\":" \
+    "{\"as_tensor\":{\"name\":\"x\"}}}" dim "],\"outputs\":[" SI(out) "]}"
+#define DIM(d) ",{\"name\":\"dim\",\"arg\":" IN(d) "}"
+#define OP2(t, out, a, b) "{\"target\":\"" t "\",\"inputs\":[{\"name\":\"a\",\"arg\":" a "},{\"name\":\"b\"," \
+    "\"arg\":" b "}],\"outputs\":[" out "]}"
+#define OP1(t, out, a) "{\"target\":\"" t "\",\"inputs\":[{\"name\":\"a\",\"arg\":" a "}],\"outputs\":[" out "]}"
+#define ASSERT_ON(n) "{\"target\":\"torch.ops.aten._assert_scalar.default\",\"inputs\":[{\"name\":\"self\"," \
+    "\"arg\":" SB(n) "}]}"
+
+/*
+ * A model whose graph is `nodes` followed by an _assert_scalar without
+ * message on SymBool "c"; x has sizes [s0, 4], strides [4, 1], offset 2.
+ * The condition must be rebuilt as `want` (NULL: not rebuilt, no error).
+ */
+static void expect_rebuilt(const char *nodes, const char *want)
+{
+    static const char pre[] =
+        "{\"graph_module\":{\"graph\":{\"nodes\":[";
+    static const char post[] =
+        ASSERT_ON("c") "],\"tensor_values\":{\"x\":{\"dtype\":7,\"sizes\":[{\"as_expr\":{\"expr_str\":"
+        "\"Symbol('s0', integer=True, positive=True)\"}},{\"as_int\":4}],\"strides\":[{\"as_int\":4},{\"as_int\":1}],"
+        "\"storage_offset\":{\"as_int\":2}}},\"sym_int_values\":{\"u\":{\"as_expr\":{\"expr_str\":"
+        "\"Symbol('u0', integer=True)\"}}},\"sym_bool_values\":{\"rec\":{\"as_expr\":{\"expr_str\":"
+        "\"StrictLessThan(Symbol('u0', integer=True), Integer(7))\"}}}}," SIG_OK "}}";
+    char json[8192];
+    sg_graph *g = NULL;
+    sg_error err = SG_ERROR_INIT;
+    const sg_graph_assert *a;
+    char *txt = NULL;
+
+    snprintf(json, sizeof json, "%s%s%s%s", pre, nodes, nodes[0] ? "," : "", post);
+    CHECK_MSG(sg_graph_parse(&g, json, strlen(json), &err) == 0, "%s: %s", nodes, err.msg);
+    if (!g)
+        return;
+    a = sg_graph_assert_at(g, sg_graph_assert_count(g) - 1);
+    CHECK(a != NULL && a->message == NULL);
+    if (a && want) {
+        CHECK_MSG(a->rebuilt != NULL && a->expr == a->rebuilt && a->source == SG_GRAPH_EXPR_NODES, "%s", nodes);
+        if (a->rebuilt && sg_expr_print(&txt, a->rebuilt, SG_SYNTAX_SYMPY, NULL, NULL, &err) == 0)
+            CHECK_EQ_STR(txt, want);
+    } else if (a) {
+        CHECK_MSG(a->rebuilt == NULL && a->expr == NULL && a->source == SG_GRAPH_EXPR_NONE, "%s", nodes);
+    }
+    sg_free(txt);
+    sg_graph_free(g);
+}
+
+#define BOOL_OUT(n) "{\"as_sym_bool\":{\"as_name\":\"" n "\"}}"
+#define INT_OUT(n) SI(n)
+
+static void test_rebuild(void)
+{
+    /* size queries */
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.ge", BOOL_OUT("c"), SI("a"), IN("2")),
+                   "s0 >= 2");
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("-2")) "," OP2("_operator.gt", BOOL_OUT("c"), SI("a"), IN("5")),
+                   "s0 > 5");
+    expect_rebuilt(QUERY("sym_numel.default", "a", "") "," OP2("_operator.le", BOOL_OUT("c"), SI("a"), IN("64")),
+                   "4*s0 <= 64");
+    expect_rebuilt(QUERY("sym_stride.int", "a", DIM("0")) "," QUERY("sym_size.int", "b", DIM("0")) ","
+                   OP2("_operator.mul", INT_OUT("m"), SI("a"), SI("b")) ","
+                   OP2("_operator.lt", BOOL_OUT("c"), SI("m"), IN("100")), "4*s0 < 100");
+    expect_rebuilt(QUERY("sym_storage_offset.default", "a", "") "," QUERY("sym_size.int", "b", DIM("0")) ","
+                   OP2("_operator.add", INT_OUT("m"), SI("a"), SI("b")) ","
+                   OP2("_operator.ne", BOOL_OUT("c"), SI("m"), IN("9")), "Ne(s0 + 2, 9)");
+    /* arithmetic */
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.floordiv", INT_OUT("f"), SI("a"), IN("3"))
+                   "," OP2("_operator.mod", INT_OUT("r"), SI("f"), IN("2")) ","
+                   OP2("_operator.eq", BOOL_OUT("c"), SI("r"), IN("0")), "Eq(Mod((s0//3), 2), 0)");
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.sub", INT_OUT("d"), SI("a"), IN("1")) ","
+                   OP1("_operator.neg", INT_OUT("n"), SI("d")) "," OP2("_operator.le", BOOL_OUT("c"), SI("n"), IN("0")),
+                   "-s0 + 1 <= 0");
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.pow", INT_OUT("p"), SI("a"), IN("2")) ","
+                   OP2("_operator.le", BOOL_OUT("c"), SI("p"), IN("1024")), "s0**2 <= 1024");
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("torch.sym_max", INT_OUT("m"), SI("a"), IN("8")) ","
+                   OP2("_operator.ge", BOOL_OUT("c"), SI("m"), SI("u")), "Max(8, s0) >= u0");
+    /* booleans: not, and, or, a recorded SymBool */
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.eq", BOOL_OUT("e"), SI("a"), IN("1")) ","
+                   OP1("torch.sym_not", BOOL_OUT("c"), SB("e")), "Ne(s0, 1)");
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.ge", BOOL_OUT("l"), SI("a"), IN("2")) ","
+                   OP2("_operator.and_", BOOL_OUT("c"), SB("l"), SB("rec")), "(s0 >= 2) & (u0 < 7)");
+    expect_rebuilt(OP2("_operator.or_", BOOL_OUT("c"), SB("rec"), "{\"as_bool\":false}"), "u0 < 7");
+    /* a producer that is not an operator: the recorded value */
+    expect_rebuilt("{\"target\":\"torch.ops.aten.item.default\",\"inputs\":[],\"outputs\":[" SI("u") "]},"
+                   OP2("_operator.lt", BOOL_OUT("c"), SI("u"), IN("3")), "u0 < 3");
+    /* not rebuilt: a dim out of range, no record, an int where a condition is checked */
+    expect_rebuilt(QUERY("sym_size.int", "a", DIM("2")) "," OP2("_operator.ge", BOOL_OUT("c"), SI("a"), IN("2")), NULL);
+    expect_rebuilt(OP2("_operator.ge", BOOL_OUT("c"), SI("nowhere"), IN("2")), NULL);
+    expect_rebuilt("{\"target\":\"custom.op\",\"inputs\":[],\"outputs\":[" BOOL_OUT("c") "]}", NULL);
+    expect_rebuilt(QUERY("sym_size.int", "c", DIM("0")), NULL);
+    expect_rebuilt("", NULL);
+}
+
+/* An unreadable message falls back to the nodes; readable text wins over them. */
+static void test_message_fallback(void)
+{
+    const char *json =
+        "{\"graph_module\":{\"graph\":{\"nodes\":["
+        QUERY("sym_size.int", "a", DIM("0")) "," OP2("_operator.ge", BOOL_OUT("c"), SI("a"), IN("2")) ","
+        "{\"target\":\"torch.ops.aten._assert_scalar.default\",\"inputs\":[{\"name\":\"self\",\"arg\":" SB("c") "},"
+        "{\"name\":\"assert_msg\",\"arg\":{\"as_string\":\"Runtime assertion failed for expression s0 >= on node 'c'\"}}]},"
+        "{\"target\":\"torch.ops.aten._assert_scalar.default\",\"inputs\":[{\"name\":\"self\",\"arg\":" SB("c") "},"
+        "{\"name\":\"assert_msg\",\"arg\":{\"as_string\":\"Runtime assertion failed for expression s0 >= 3 on node 'c'\"}}]},"
+        "{\"target\":\"torch.ops.aten._assert_scalar.default\",\"inputs\":[{\"name\":\"self\",\"arg\":" SB("c") "},"
+        "{\"name\":\"assert_msg\",\"arg\":{\"as_string\":\"something else\"}}]}],"
+        "\"tensor_values\":{\"x\":{\"dtype\":7,\"sizes\":[{\"as_expr\":{\"expr_str\":\"s0\"}}]}}}," SIG_OK "}}";
+    sg_graph *g = NULL;
+    sg_error err = SG_ERROR_INIT;
+    const sg_graph_assert *a;
+
+    CHECK_MSG(sg_graph_parse(&g, json, strlen(json), &err) == 0, "%s", err.msg);
+    if (!g)
+        return;
+    CHECK_EQ_INT(sg_graph_assert_count(g), 3);
+    a = sg_graph_assert_at(g, 0);
+    CHECK(a->source == SG_GRAPH_EXPR_NODES && a->expr == a->rebuilt && a->expr == parse_in(g, "s0 >= 2"));
+    a = sg_graph_assert_at(g, 1); /* the text wins, even where the nodes say otherwise */
+    CHECK(a->source == SG_GRAPH_EXPR_MESSAGE && a->expr == parse_in(g, "s0 >= 3") && a->rebuilt == parse_in(g, "s0 >= 2"));
+    a = sg_graph_assert_at(g, 2); /* not torch's message form: the nodes */
+    CHECK(a->source == SG_GRAPH_EXPR_NODES && a->expr == parse_in(g, "s0 >= 2"));
+    CHECK(a->graph != NULL && a->graph[0] == '\0' && a->hop == NULL);
+    sg_graph_free(g);
+}
+
+/*
+ * tests/data/graph/cond_check.pt2, exported by torch 2.14 (tools/export_cond_asserts.py):
+ * torch.cond over x.shape[0] with torch._check in both branches. torch puts the asserts in
+ * the branches (and the false branch's backed check also at top level).
+ */
+static void test_cond_fixture(void)
+{
+    static const struct {
+        const char *graph, *expr;
+    } want[] = {
+        {"", "Eq(Mod(s77, 2), 0)"},
+        {"true_graph_0", "Eq(Mod(s77, 2), 0)"},
+        {"true_graph_0", "u0 >= 2"},
+        {"true_graph_0", "u0 <= 64"},
+        {"true_graph_0", "u0 <= s77"},
+        {"false_graph_0", "Eq(Mod(s77, 2), 0)"},
+    };
+    sg_archive *a = NULL;
+    sg_graph *g = NULL;
+    sg_error err = SG_ERROR_INIT;
+    size_t i;
+
+    if (sg_archive_open(&a, SG_SOURCE_DIR "/tests/data/graph/cond_check.pt2", NULL, &err) != 0
+        || sg_graph_load(&g, a, NULL, &err) != 0) {
+        CHECK_MSG(0, "cond_check.pt2: %s", err.msg);
+        goto cleanup;
+    }
+    CHECK_EQ_INT(sg_graph_assert_count(g), sizeof want / sizeof want[0]);
+    CHECK_EQ_INT(sg_graph_subgraph_count(g), 2);
+    CHECK_EQ_INT(sg_graph_metadata_check_count(g), 0);
+    for (i = 0; i < sizeof want / sizeof want[0] && i < sg_graph_assert_count(g); i++) {
+        const sg_graph_assert *as = sg_graph_assert_at(g, i);
+        CHECK_EQ_STR(as->graph, want[i].graph);
+        if (want[i].graph[0])
+            CHECK_EQ_STR(as->hop, "torch.ops.higher_order.cond");
+        else
+            CHECK(as->hop == NULL);
+        CHECK(as->source == SG_GRAPH_EXPR_MESSAGE);
+        CHECK_MSG(as->expr == parse_in(g, want[i].expr) && as->rebuilt == as->expr, "assert %zu", i);
+    }
+    /* u0 appears only in the true branch: still a symbol, with its range */
+    CHECK_EQ_INT(sg_graph_symbol_count(g), 2);
+cleanup:
+    sg_graph_free(g);
+    sg_archive_free(a);
+}
+
+/* Allocation failure at every point while reading the subgraphs and rebuilding chains. */
+static void test_alloc_failure_subgraphs(void)
+{
+    size_t len = 0;
+    char *json = corpus_json(SG_SOURCE_DIR "/tests/data/graph/cond_check.pt2", &len);
+    long n;
+    bool done = false;
+
+    CHECK(json != NULL);
+    for (n = 0; json && !done && n < 100000; n++) {
+        sg_graph *g = NULL;
+        sg_error err = SG_ERROR_INIT;
+        int rc;
+
+        sg_alloc_fail_after(n);
+        rc = sg_graph_parse(&g, json, len, &err);
+        sg_alloc_fail_after(-1);
+        if (rc == 0)
+            done = sg_graph_assert_count(g) == 6;
+        else
+            CHECK_MSG(rc == SG_ENOMEM, "after %ld allocations: %d %s", n, rc, err.msg);
+        sg_graph_free(g);
+    }
+    CHECK(done);
+    sg_free(json);
+}
+
 /* One bound of range_constraints.json: an integer, or "oo"/"-oo" (unbounded). */
 static bool bound_matches(const cJSON *j, bool has, sg_int v)
 {
@@ -285,7 +491,72 @@ static bool bound_matches(const cJSON *j, bool has, sg_int v)
 }
 
 static int ncases, ncases26;
-static size_t nasserts;
+static size_t nasserts, nmeta, nrebuilt_same, nrebuilt_replaced;
+
+/* `e` with every symbol `from[i]` replaced by `to[i]` (rebuilt in the same pool), or NULL. */
+static const sg_expr *subst(sg_pool *pool, const sg_expr *e, const sg_expr *const *from,
+                            const sg_expr *const *to, size_t n)
+{
+    const sg_expr *args[16];
+    size_t i, na = sg_expr_nargs(e);
+
+    if (sg_expr_kind(e) == SG_SYM) {
+        for (i = 0; i < n; i++)
+            if (from[i] == e)
+                return to[i];
+        return e;
+    }
+    if (na == 0)
+        return e;
+    if (na > 16)
+        return NULL;
+    for (i = 0; i < na; i++)
+        if (!(args[i] = subst(pool, sg_expr_arg(e, i), from, to, n)))
+            return NULL;
+    return sg_expr_apply(pool, sg_expr_kind(e), args, na);
+}
+
+/*
+ * Every _assert_scalar of a corpus model has its condition both in the
+ * message and rebuilt from the nodes: they must be equal, or equal once the
+ * unbacked symbols of the messages are replaced the way torch replaced them
+ * (an assert `Eq(u0, s77)` makes torch record `item` as s77, so the nodes
+ * give `s77 >= 2` where the message, written before, says `u0 >= 2`).
+ */
+static void compare_rebuilt(const sg_graph *g, const char *name)
+{
+    const sg_expr *from[8], *to[8];
+    size_t i, n = 0;
+
+    for (i = 0; i < sg_graph_assert_count(g) && n < 8; i++) {
+        const sg_expr *e = sg_graph_assert_at(g, i)->expr;
+        const char *u;
+        if (e && sg_expr_kind(e) == SG_EQ && sg_expr_kind(sg_expr_arg(e, 0)) == SG_SYM
+            && sg_expr_kind(sg_expr_arg(e, 1)) == SG_SYM) {
+            int k = (u = sg_expr_symbol_name(sg_expr_arg(e, 0))) && u[0] == 'u' ? 0 : 1;
+            if ((u = sg_expr_symbol_name(sg_expr_arg(e, k))) && u[0] == 'u') {
+                from[n] = sg_expr_arg(e, k);
+                to[n++] = sg_expr_arg(e, 1 - k);
+            }
+        }
+    }
+    for (i = 0; i < sg_graph_assert_count(g); i++) {
+        const sg_graph_assert *a = sg_graph_assert_at(g, i);
+        if (a->kind != SG_GRAPH_ASSERT_SCALAR)
+            continue;
+        CHECK_MSG(a->source == SG_GRAPH_EXPR_MESSAGE && a->rebuilt != NULL, "%s: assert on %s: source %d", name,
+                  a->node, (int)a->source);
+        if (!a->rebuilt || !a->expr)
+            continue;
+        if (a->rebuilt == a->expr) {
+            nrebuilt_same++;
+            continue;
+        }
+        CHECK_MSG(n > 0 && a->rebuilt == subst(sg_graph_pool(g), a->expr, from, to, n),
+                  "%s: assert on %s: rebuilt condition differs from the message", name, a->node);
+        nrebuilt_replaced++;
+    }
+}
 
 /* One corpus case folder with a model.pt2. */
 static void check_case(const char *dir, const char *name)
@@ -409,6 +680,15 @@ static void check_case(const char *dir, const char *name)
     }
     CHECK_MSG(i == sg_graph_assert_count(g), "%s: %zu asserts vs %zu", name, i, sg_graph_assert_count(g));
     nasserts += i;
+    k = 0;
+    cJSON_ArrayForEach(e, asserts) {
+        const char *target = sg__json_str(sg__json_get(e, "target"));
+        k += target && strstr(target, "_assert_tensor_metadata") != NULL;
+    }
+    CHECK_MSG(k == sg_graph_metadata_check_count(g), "%s: %zu metadata checks vs %zu", name, k,
+              sg_graph_metadata_check_count(g));
+    nmeta += k;
+    compare_rebuilt(g, name);
     if (strstr(dir, "2.6"))
         ncases26++;
     else
@@ -447,8 +727,11 @@ static void test_corpus(void)
 {
     walk(SG_CORPUS "/cases");
     walk(SG_CORPUS "/cases-2.6");
-    printf("corpus models inspected: %d (torch 2.14), %d (torch 2.6), %zu runtime asserts\n", ncases,
-           ncases26, nasserts);
+    printf("corpus models inspected: %d (torch 2.14), %d (torch 2.6), %zu runtime asserts, %zu metadata checks\n",
+           ncases, ncases26, nasserts, nmeta);
+    printf("_assert_scalar conditions rebuilt from the nodes: %zu equal to the message, %zu equal after torch's "
+           "replacement of an unbacked symbol\n", nrebuilt_same, nrebuilt_replaced);
+    CHECK(nrebuilt_same >= 10);
     CHECK(ncases >= 20);
     CHECK(ncases26 >= 19);
 }
@@ -461,5 +744,9 @@ int main(void)
     RUN(test_damaged);
     RUN(test_alloc_failure);
     RUN(test_corpus);
+    RUN(test_rebuild);
+    RUN(test_message_fallback);
+    RUN(test_cond_fixture);
+    RUN(test_alloc_failure_subgraphs);
     return test_summary();
 }

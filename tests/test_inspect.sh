@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_inspect.sh - black-box tests of `shapegate inspect`: text and --json output on corpus
-# archives of both torch versions, exit codes for usage errors and unreadable input.
+# archives of both torch versions, asserts inside control-flow subgraphs (the torch 2.14
+# fixture tests/data/graph/cond_check.pt2 and archives from tests/make_graph_archives.py),
+# exit codes for usage errors and unreadable input.
 # Usage: test_inspect.sh SHAPEGATE SOURCE_DIR. Ends with "N passed, N failed".
 set -u
 SG=$1
@@ -48,6 +50,44 @@ contains json26 '{"path":"[' "'inputs']['b'][1]\",\"name\":\"inputs_b_1\",\"dtyp
 unb=$SRC/tests/corpus/cases/ok_broadcast_auto_size1/model.pt2
 expect unbounded 0 "$SG" inspect --json "$unb"
 contains unbounded '"s77":[2,null]'
+
+# _assert_tensor_metadata: counted apart from the runtime asserts
+expect meta14 0 "$SG" inspect "$M14"
+contains meta14 "metadata checks (_assert_tensor_metadata): 1"
+expect metajson14 0 "$SG" inspect --json "$M14"
+contains metajson14 '"subgraphs":0,"metadata_checks":1,"members":'
+contains metajson14 '"expr":"u0 <= s77","message":"Runtime assertion failed for expression u0 <= s77 on node '"'le_2'"'","source":"message","rebuilt":"u0 <= s77","graph":"","hop":null}'
+
+# asserts inside torch.cond branches: the torch 2.14 fixture (tools/export_cond_asserts.py)
+COND=$SRC/tests/data/graph/cond_check.pt2
+expect cond 0 "$SG" inspect "$COND"
+contains cond "runtime asserts: 6 (5 in 2 control-flow subgraphs)"
+contains cond "u0 <= s77  (torch.ops.aten._assert_scalar.default on 'le_2' in true_graph_0 of torch.ops.higher_order.cond)"
+contains cond "Eq(Mod(s77, 2), 0)  (torch.ops.aten._assert_scalar.default on 'eq_1' in false_graph_0 of torch.ops.higher_order.cond)"
+expect condjson 0 "$SG" inspect --json "$COND"
+contains condjson '"source":"message","rebuilt":"u0 >= 2","graph":"true_graph_0","hop":"torch.ops.higher_order.cond"}'
+# torch itself rejected a (3, 3) input with this assert when the fixture was made
+expect condverify 1 "$SG" verify "$COND"
+contains condverify "witness: ['x'].size()[0]=3"
+
+# archives built from the schema (tests/make_graph_archives.py): no or unreadable messages,
+# while_loop / map_impl / nested subgraphs, cycles, deep DAGs, malformed and too deep subgraphs
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+if python3 "$SRC/tests/make_graph_archives.py" "$W" "$COND"; then
+    while IFS=$'\t' read -r file code text; do
+        if [ "$code" -eq 0 ]; then
+            expect "gen $file" 0 "$SG" inspect --json "$W/$file"
+            contains "gen $file" "$text"
+        else
+            expect "gen $file" "$code" "$SG" inspect --json "$W/$file"
+            out=$(cat /tmp/sg_inspect_err.$$)
+            contains "gen $file" "$text"
+        fi
+    done <"$W/expected.tsv"
+else
+    fail=$((fail + 1)); echo "FAIL make_graph_archives.py" >&2
+fi
 
 expect help 0 "$SG" inspect --help
 expect noarg 2 "$SG" inspect

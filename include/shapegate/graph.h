@@ -3,8 +3,10 @@
  * @brief A model of one torch.export ExportedProgram, read from its JSON:
  *        the graph signature (user inputs, parameters, buffers, constants),
  *        tensor metas with symbolic sizes as guard expressions, dtypes,
- *        range_constraints, the runtime asserts, and which input dim each
- *        symbol stands for. First slice: what `shapegate inspect` needs.
+ *        range_constraints, the runtime asserts (also those inside
+ *        control-flow subgraphs, with conditions read from their message or
+ *        rebuilt from the nodes computing them), and which input dim each
+ *        symbol stands for.
  *
  * Input: the raw model JSON bytes (sg_archive_read_model()). torch <= 2.6's
  * bare `Infinity` tokens are accepted (quoted on a private copy); integers are
@@ -86,14 +88,21 @@ typedef struct sg_graph_range {
     sg_int min, max;
 } sg_graph_range;
 
-/** The kinds of runtime check nodes. */
+/** The kinds of runtime check nodes (`aten._assert_tensor_metadata` is counted apart). */
 typedef enum sg_graph_assert_kind {
     SG_GRAPH_ASSERT_SCALAR = 0,          /**< aten._assert_scalar */
     SG_GRAPH_CONSTRAIN_RANGE,            /**< aten.sym_constrain_range */
     SG_GRAPH_CONSTRAIN_RANGE_FOR_SIZE    /**< aten.sym_constrain_range_for_size */
 } sg_graph_assert_kind;
 
-/** One runtime check node of the top-level graph. */
+/** Where the condition of a runtime check was read from. */
+typedef enum sg_graph_expr_source {
+    SG_GRAPH_EXPR_NONE = 0,   /**< not recovered (expr is NULL) */
+    SG_GRAPH_EXPR_MESSAGE,    /**< the expression text of _assert_scalar's message */
+    SG_GRAPH_EXPR_NODES       /**< rebuilt from the graph nodes computing the checked value */
+} sg_graph_expr_source;
+
+/** One runtime check node, of the top-level graph or of a control-flow subgraph. */
 typedef struct sg_graph_assert {
     sg_graph_assert_kind kind;
     const char *target;           /**< the node's target as written */
@@ -101,11 +110,25 @@ typedef struct sg_graph_assert {
     const char *message;          /**< _assert_scalar's assert_msg, else NULL */
     /**
      * The checked condition: for _assert_scalar the expression of its
-     * message; for the constrain nodes `min <= v <= max` over the value's
-     * expression (for_size: min defaults to 0). NULL when it could not be
-     * recovered (an _assert_scalar without the usual message).
+     * message, or, when the message is missing or does not read, the
+     * condition rebuilt from the nodes (`rebuilt`); for the constrain nodes
+     * `min <= v <= max` over the value's expression (for_size: min defaults
+     * to 0). NULL when it could not be recovered.
      */
     const sg_expr *expr;
+    /**
+     * The condition rebuilt from the chain of `sym_size`/`sym_numel`/operator
+     * nodes that compute the checked value (docs/graph.md), or NULL when the
+     * chain cannot be followed. For _assert_scalar only.
+     */
+    const sg_expr *rebuilt;
+    sg_graph_expr_source source;  /**< where `expr` comes from */
+    /**
+     * Where the node is: "" in the top-level graph, else the path of
+     * subgraph names from the top ("true_graph_0", "body_graph_0/true_graph_1").
+     */
+    const char *graph;
+    const char *hop;              /**< target of the higher-order op holding that subgraph, NULL at top level */
 } sg_graph_assert;
 
 /** A symbol of the program and the first user input dim it stands for. */
@@ -163,6 +186,18 @@ const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i);
 
 /** Number of nodes in the top-level graph (carried, not modelled yet). */
 size_t sg_graph_node_count(const sg_graph *g);
+
+/**
+ * Number of control-flow subgraphs (`as_graph` arguments of `cond`,
+ * `while_loop`, `map_impl`, ... at any depth) whose runtime checks were read.
+ */
+size_t sg_graph_subgraph_count(const sg_graph *g);
+
+/**
+ * Number of `aten._assert_tensor_metadata` nodes (dtype/device/layout checks,
+ * not shape constraints), in every graph. They are not runtime asserts here.
+ */
+size_t sg_graph_metadata_check_count(const sg_graph *g);
 
 /** torch's name of a ScalarType code ("float32", "int64"), "unknown" for others. */
 const char *sg_graph_dtype_name(int dtype);
