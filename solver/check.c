@@ -978,6 +978,9 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     if (!sg_trace_has_flat_spec(t)) {
         r->verdict = SG_VERDICT_UNKNOWN;
         r->no_spec = true;
+        for (i = 0; i < n; i++) /* no per-dim spec: nothing was decided */
+            if (r->dims[i].status == SG_DIM_PROVED)
+                set_unknown(&r->dims[i], "no per-dim spec");
         goto done;
     }
     if (!sg_trace_has_shape_env(t)) {

@@ -230,6 +230,8 @@ const char *sg_trace_torch_version(const sg_trace *t) { return t ? t->torch_vers
 
 const char *sg_trace_torch_fixes_json(const sg_trace *t) { return t ? t->torch_fixes_json : NULL; }
 
+const char *sg_trace_torch_error(const sg_trace *t) { return t ? t->torch_error : NULL; }
+
 bool sg_trace_strict(const sg_trace *t) { return t && t->strict; }
 
 bool sg_trace_has_shape_env(const sg_trace *t) { return t && t->has_shape_env; }
@@ -1089,6 +1091,9 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
         sg_trace__set_field(&L->r, "suggested_fixes");
         if (cJSON_IsArray(fx) && (rc = keep_json(L, &L->r.t->torch_fixes_json, fx)) != 0)
             return rc;
+        fx = sg__json_get(cj, "error_type");
+        if (sg__json_str(fx) && !(L->r.t->torch_error = sg_trace__strdup(L->r.t, sg__json_str(fx))))
+            return sg_error_set(L->r.err, SG_ENOMEM, "out of memory");
     }
 
     if (dsf) {

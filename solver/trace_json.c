@@ -216,6 +216,10 @@ int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err)
                   t->inputs_json ? t->inputs_json : "null");
     if (t->torch_fixes_json)
         sg_buf_printf(&b, ", \"torch_suggested_fixes\": %s", t->torch_fixes_json);
+    if (t->torch_error) {
+        sg_buf_puts(&b, ", \"torch_error\": ");
+        sg__json_put_str(&b, t->torch_error);
+    }
     sg_buf_puts(&b, "}\n}\n");
     if (rc == 0 && b.failed == SG_ELIMIT)
         rc = sg_error_set(err, SG_ELIMIT, "trace JSON would be larger than %zu bytes",
@@ -648,7 +652,13 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
             if (fx && (rc = keep_json(&R, &R.t->torch_fixes_json, fx)) != 0)
                 goto cleanup;
         }
+        sg_trace__set_field(&R, "spec.torch_error");
+        if ((rc = get_str(&R, &R.t->torch_error, spec, "torch_error", false)) != 0)
+            goto cleanup;
     }
+    if (!R.t->has_flat_spec) /* no per-dim spec (trace.h): whatever the inputs said is not a spec */
+        for (size_t i = 0; i < R.t->ninputs; i++)
+            R.t->inputs[i].kind = SG_SPEC_UNSET;
     *out = R.t;
     R.t = NULL;
 cleanup:

@@ -213,6 +213,15 @@ const char *sg_trace_torch_version(const sg_trace *t);
  */
 const char *sg_trace_torch_fixes_json(const sg_trace *t);
 
+/**
+ * The exception torch raised when it produced the trace (case.json
+ * `error_type`, `spec.torch_error` in a JSON trace: "torch._dynamo.exc.UserError",
+ * "torch.fx.experimental.symbolic_shapes.GuardOnDataDependentSymNode", ...), or
+ * NULL when the export succeeded or the trace does not say. A data-dependent
+ * error means tracing stopped early: the guards are only those recorded so far.
+ */
+const char *sg_trace_torch_error(const sg_trace *t);
+
 /** True when the export ran in strict mode. */
 bool sg_trace_strict(const sg_trace *t);
 
