@@ -108,6 +108,26 @@ int sg_cmd_spec(int argc, char **argv);
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
                       const char *const *dims, size_t ndims);
 
+/* supervise.c: run the rest of a solver command in a child process with a hard
+ * wall-clock limit (Z3 can ignore its interrupt). sg_cli_supervise() returns 0 in
+ * the process that must do the work (the child, or this one when `hard_ms` is 0 or
+ * fork fails) and 1 in the parent once the child is done: `exit_code` is then its
+ * exit code, or `killed` says it was stopped at the limit (nothing was printed). The
+ * worker ends with `return sg_cli_supervised_exit(&sv, rc)`. */
+typedef struct sg_cli_supervisor {
+    const char *cmd;
+    bool child;
+    bool killed;
+    int exit_code;
+} sg_cli_supervisor;
+int sg_cli_supervise(sg_cli_supervisor *sv, const char *cmd, unsigned hard_ms);
+int sg_cli_supervised_exit(sg_cli_supervisor *sv, int rc);
+/* The hard limit for a command whose checks have wall-clock budget `timeout_ms`
+ * (0: none) and run `nchecks` budgets one after another. */
+unsigned sg_cli_hard_limit(unsigned timeout_ms, unsigned nchecks);
+/* What a killed command prints instead of its result (text, or JSON with --json). */
+void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms);
+
 /* cmd_inspect.c: `shapegate inspect`. */
 int sg_cmd_inspect(int argc, char **argv);
 

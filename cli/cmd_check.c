@@ -18,7 +18,7 @@
 #include "shapegate/common.h"
 
 enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_NO_INFER, OPT_NO_MINIMIZE, OPT_DIM, OPT_SPEC,
-       OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN };
+       OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN, OPT_TORCH };
 
 static void check_help(FILE *out)
 {
@@ -48,6 +48,8 @@ static void check_help(FILE *out)
           "                       definitions and dynamic_shapes = {...}) after the diagnosis\n"
           "  --explain            say how the fixes were found, and re-check torch's own\n"
           "                       suggested fixes when the trace has them\n"
+          "  --torch              print the error torch prints for this trace, byte for byte in\n"
+          "                       the wording of its torch version, with our verified fixes\n"
           "  -h, --help           this help\n"
           "\n"
           "Exit: 0 all dynamic dims proved, 1 some refuted or the spec is invalid, 4 unknown,\n"
@@ -246,6 +248,10 @@ static void print_torch_fixes(FILE *out, const char *fixes_json)
     }
     fprintf(out, "  applied as refine_dynamic_shapes_from_suggested_fixes reads them and checked: %s\n",
             cJSON_IsString(verdict) ? verdict->valuestring : "?");
+    if (cJSON_IsString(verdict) && strcmp(verdict->valuestring, "violations") == 0)
+        fputs("  (the spec they make allows shapes the recorded guards reject: torch may still re-export it,\n"
+              "  its analysis starting every size at 2, but the exported program's ranges then admit shapes\n"
+              "  it rejects at run time)\n", out);
     if (cJSON_IsString(why))
         fprintf(out, "    %s\n", why->valuestring);
     ours = cJSON_GetObjectItemCaseSensitive(root, "lines");
@@ -316,6 +322,7 @@ int sg_cmd_check(int argc, char **argv)
         {"no-fix", no_argument, NULL, OPT_NO_FIX},
         {"python", no_argument, NULL, OPT_PYTHON},
         {"explain", no_argument, NULL, OPT_EXPLAIN},
+        {"torch", no_argument, NULL, OPT_TORCH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -323,13 +330,15 @@ int sg_cmd_check(int argc, char **argv)
     sg_error err = SG_ERROR_INIT;
     sg_trace *t = NULL;
     sg_report *r = NULL;
-    bool json = false, no_fix = false, python = false, explain = false;
+    bool json = false, no_fix = false, python = false, explain = false, torch = false;
     sg_fixes *fx = NULL;
     char *fx_json = NULL;
     unsigned long long v;
     char *text = NULL;
     const char **dims = NULL, *spec_file = NULL;
     size_t ndims = 0;
+    sg_cli_supervisor sv = {0};
+    unsigned hard_ms;
     int c, rc;
 
     opterr = 0;
@@ -381,6 +390,9 @@ int sg_cmd_check(int argc, char **argv)
         case OPT_EXPLAIN:
             explain = true;
             break;
+        case OPT_TORCH:
+            torch = true;
+            break;
         default:
             free(dims);
             return sg_cli_bad_option("check", argc, argv, c, longopts);
@@ -393,6 +405,15 @@ int sg_cmd_check(int argc, char **argv)
         return sg_cli_usage_error("check", "one INPUT only, got '%s' too", argv[optind + 1]);
     }
 
+    /* the rest runs under a hard wall-clock limit (cli/supervise.c) */
+    hard_ms = sg_cli_hard_limit(opts.timeout_ms, no_fix ? 1 : 3);
+    if (sg_cli_supervise(&sv, "check", hard_ms)) {
+        free(dims);
+        if (!sv.killed)
+            return sv.exit_code;
+        sg_cli_print_killed(json, argv[optind], hard_ms);
+        return sg_cli_finish_output("check", SG_EXIT_UNKNOWN);
+    }
     if ((rc = sg_cli_open_trace(&t, "check", argv[optind], spec_file, dims, ndims)) != SG_EXIT_OK)
         goto cleanup;
     rc = sg_check(&r, t, &opts, &err);
@@ -422,6 +443,19 @@ int sg_cmd_check(int argc, char **argv)
             printf("%.*s,\"fixes\":%s}\n", (int)(len - 1), text, fx_json);
         else
             printf("%s\n", text);
+    } else if (torch) {
+        /* torch's own text (a spec torch rejects before tracing: the check's message is torch's) */
+        char *msg = NULL;
+        if ((rc = sg_fixes_torch_message(&msg, t, fx, &err)) != 0) {
+            sg_cli_errorf("check", "%s", err.msg);
+            rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+            goto cleanup;
+        }
+        if (msg)
+            printf("%s\n", msg);
+        else if (r->nviolations && r->violations[0].kind == SG_VIOL_SPEC)
+            printf("%s\n", r->violations[0].message);
+        sg_free(msg);
     } else {
         print_text(stdout, argv[optind], t, r);
         if (fx && (rc = print_fixes(stdout, t, fx, &opts, python, explain)) != 0)
@@ -440,5 +474,5 @@ cleanup:
     sg_fixes_free(fx);
     sg_report_free(r);
     sg_trace_free(t);
-    return rc;
+    return sg_cli_supervised_exit(&sv, rc);
 }

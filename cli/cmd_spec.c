@@ -69,6 +69,8 @@ int sg_cmd_spec(int argc, char **argv)
     char *text = NULL;
     const char **dims = NULL, *spec_file = NULL;
     size_t ndims = 0, i;
+    sg_cli_supervisor sv = {0};
+    unsigned hard_ms;
     int c, rc;
 
     opterr = 0;
@@ -119,6 +121,14 @@ int sg_cmd_spec(int argc, char **argv)
             return sg_cli_usage_error("spec", "missing INPUT");
         return sg_cli_usage_error("spec", "one INPUT only, got '%s' too", argv[optind + 1]);
     }
+    hard_ms = sg_cli_hard_limit(opts.timeout_ms, 2);
+    if (sg_cli_supervise(&sv, "spec", hard_ms)) {
+        free(dims);
+        if (!sv.killed)
+            return sv.exit_code;
+        sg_cli_print_killed(json, argv[optind], hard_ms);
+        return sg_cli_finish_output("spec", SG_EXIT_UNKNOWN);
+    }
     if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], spec_file, dims, ndims)) != SG_EXIT_OK)
         goto cleanup;
     if ((rc = sg_spec_generate(&f, t, &opts, &err)) != 0) {
@@ -154,5 +164,5 @@ cleanup:
     sg_free(text);
     sg_fixes_free(f);
     sg_trace_free(t);
-    return rc;
+    return sg_cli_supervised_exit(&sv, rc);
 }

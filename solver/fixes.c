@@ -22,6 +22,8 @@
 #include <cjson/cJSON.h>
 
 #include "shapegate/fixes.h"
+#include "shapegate/message.h"
+#include "solver/problem.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -783,6 +785,22 @@ void sg_fixes_free(sg_fixes *f)
 /* Any refuted, unknown or invalid dim left in `r`? */
 static bool clean(const sg_report *r) { return r->verdict == SG_VERDICT_OK; }
 
+/*
+ * The whole derivation shares one wall-clock budget, opts->timeout_ms: each
+ * check gets what is left of it. False when nothing is left (then `o` is unchanged).
+ */
+static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
+{
+    double left;
+    if (total_ms == 0)
+        return true;
+    left = total_ms - (sg_problem_now() - start) * 1000.0;
+    if (left < 1)
+        return false;
+    o->timeout_ms = (unsigned)left;
+    return true;
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                sg_error *err)
 {
@@ -797,13 +815,16 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     char **names = NULL;
     size_t nin = 0, i;
     const sg_input_dim *orig = sg_trace_inputs(t, &nin);
-    unsigned round;
+    unsigned round, total_ms;
+    double start;
     int rc = 0;
 
     *out = NULL;
     if (opts)
         o = *opts;
     o.infer = true;
+    total_ms = o.timeout_ms;
+    start = sg_problem_now();
     res = sg__calloc(1, sizeof *res);
     if (!res)
         return sg_error_set(err, SG_ENOMEM, "out of memory");
@@ -823,6 +844,10 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             }
     }
     if (!r || r->ninferred == 0 || m == MODE_SPEC) {
+        if (!budget_left(&o, total_ms, start)) {
+            strs_pushf(&notes, "time budget spent before the first check");
+            goto cleanup;
+        }
         if ((rc = sg_check(&own0, t, &o, err)) != 0)
             goto cleanup;
         r = own0;
@@ -832,8 +857,16 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         res->recheck = SG_VERDICT_OK;
         goto cleanup;
     }
+    if (sg_trace_torch_error(t) && strstr(sg_trace_torch_error(t), "DataDependent")) {
+        /* tracing stopped at a data-dependent guard: what was recorded is not the whole model */
+        strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
+                   "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
+        goto cleanup;
+    }
     if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
-        strs_pushf(&notes, "the spec itself is invalid: fix it as the message says, then check again");
+        res->recheck = r->verdict;
+        strs_pushf(&notes, r->no_spec ? "the trace carries no per-dim spec: nothing to fix from"
+                                      : "the spec itself is invalid: fix it as the message says, then check again");
         goto cleanup;
     }
     for (round = 1; round <= MAX_ROUNDS; round++) {
@@ -875,10 +908,14 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         rep = NULL;
         /* the re-check needs no inference unless another round must derive from it */
         o.infer = false;
+        if (!budget_left(&o, total_ms, start)) {
+            strs_pushf(&notes, "time budget spent after %u round(s)", round - 1);
+            break;
+        }
         if ((rc = sg_check(&rep, next, &o, err)) != 0)
             goto cleanup;
         o.infer = true;
-        if (!clean(rep) && round < MAX_ROUNDS) {
+        if (!clean(rep) && round < MAX_ROUNDS && budget_left(&o, total_ms, start)) {
             sg_report_free(rep);
             rep = NULL;
             if ((rc = sg_check(&rep, next, &o, err)) != 0)
@@ -1255,5 +1292,36 @@ int sg_fixes_attach(sg_report *r, const sg_fixes *f, sg_error *err)
     sg_free(r->suggested_fixes);
     r->suggested_fixes = lines;
     r->nfixes = n;
+    return 0;
+}
+
+int sg_fixes_torch_message(char **out, const sg_trace *t, const sg_fixes *f, sg_error *err)
+{
+    sg_torch_text *m = NULL;
+    sg_buf b;
+    size_t i;
+    int rc;
+
+    *out = NULL;
+    if ((rc = sg_torch_text_build(&m, t, err)) != 0)
+        return rc;
+    if (!m->text) {
+        sg_torch_text_free(m);
+        return 0;
+    }
+    sg_buf_init(&b, (size_t)1 << 28);
+    sg_buf_puts(&b, m->text);
+    if (f && f->verified && f->nfixes) {
+        sg_buf_puts(&b, "\nSuggested fixes:");
+        for (i = 0; i < f->nfixes; i++)
+            sg_buf_printf(&b, "\n  %s", f->fixes[i].line);
+    }
+    sg_torch_text_free(m);
+    if (b.failed) {
+        rc = b.failed;
+        sg_buf_dispose(&b);
+        return sg_error_set(err, rc, "torch's message: %s", rc == SG_ENOMEM ? "out of memory" : "too long");
+    }
+    *out = sg_buf_take(&b);
     return 0;
 }

@@ -347,5 +347,59 @@ else
     fail "check overrides" "no corpus at $CASES"
 fi
 
+# ---- suggested fixes, torch's text, spec generation ---------------------------------------
+if [ -d "$CASES" ]; then
+    run /dev/null check "$CASES/err_div_view_8"
+    expect "check with fixes: refuted" 1 '*'
+    expect_out_has "check prints verified fixes" "Suggested fixes (re-checked: the fixed spec is proved, 1 round):"
+    expect_out_has "new root with an explicit min" "_dx = Dim('_dx', min=2)"
+    run /dev/null check --python "$CASES/err_div_view_8"
+    expect_out_has "--python: the fixed spec" "dynamic_shapes = {'x': {0: 8*_dx}}"
+    run /dev/null check --explain "$CASES/err_div_view_8"
+    expect_out_has "--explain re-checks torch's lines" "(counterexample: L['x'].size()[0] = 8)"
+    run /dev/null check --torch "$CASES/err_check_ge"
+    expect "--torch: refuted" 1 '*'
+    expect_out_has "--torch: torch's header" "Constraints violated (dx)! For more information, run with TORCH_LOGS=\"+dynamic\"."
+    expect_out_has "--torch: our verified fix in torch's block" "Suggested fixes:"
+    run /dev/null check --no-fix "$CASES/err_check_ge"
+    if printf "%s" "$OUT" | grep -q "Suggested fixes"; then fail "--no-fix" "fixes printed"; else pass; fi
+    run /dev/null check --json "$CASES/err_eq_add"
+    expect_out_has "--json: fixes object" '"fixes":{"verified":true'
+    expect_out_has "--json: fix line" '"dy = dx"'
+    # the fixed spec, fed back through --spec, checks clean (one round)
+    "$SG" check --json "$CASES/err_div_offset" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["fixes"]["spec"]))' >"$TMP/fixed.json"
+    run /dev/null check "$CASES/err_div_offset" --spec "$TMP/fixed.json"
+    expect "fixed spec re-checks clean" 0 '*'
+    run /dev/null spec "$CASES/large_transformer_8layers_auto"
+    expect "spec: verified" 0 '*'
+    expect_out_has "spec: AUTO dims made explicit and related" "dynamic_shapes = {'ids': {0: ids_0, 1: ids_1}, 'mask': {0: ids_0, 1: ids_1}}"
+    run /dev/null spec --json "$CASES/ok_nested_dict_list"
+    expect_out_has "spec --json" '"verified":true'
+    run /dev/null spec "$CASES/err_dim_same_name_diff_range"
+    expect "spec on an invalid spec" 1 '*'
+    run /dev/null spec "$TMP/no-such-dir"
+    expect "spec: missing input" 3 '*'
+    run /dev/null spec
+    expect_err1 "spec: no input" 2 "missing INPUT"
+    run /dev/null spec --bogus "$CASES/err_eq_add"
+    expect "spec: unknown option" 2 '*'
+else
+    fail "fixes" "no corpus at $CASES"
+fi
+
+# ---- the hard time limit: Z3 ignores its interrupt on this trace (docs/robustness.md) --------------
+ATTACK="$SRC/tests/data/attacks/high_powers.json"
+start=$(date +%s%N)
+run /dev/null check --timeout 1000 --query-timeout 500 "$ATTACK"
+elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+expect "hard limit: unknown" 4 '*'
+expect_out_has "hard limit: says why" "stopped at the hard time limit"
+if [ "$elapsed" -lt 20000 ]; then pass; else fail "hard limit: within the limit" "took ${elapsed} ms"; fi
+run /dev/null check --json --no-fix --timeout 1000 "$ATTACK"
+expect "hard limit --json: unknown" 4 '*'
+expect_out_has "hard limit --json: one JSON object" '{"verdict":"unknown","reason":"hard time limit'
+run /dev/null spec --timeout 1000 "$ATTACK"
+expect "hard limit: spec unknown" 4 '*'
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

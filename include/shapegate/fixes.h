@@ -122,6 +122,16 @@ int sg_fixes_to_json(char **out, const sg_fixes *f, const sg_trace *t, const sg_
  */
 int sg_fixes_attach(sg_report *r, const sg_fixes *f, sg_error *err);
 
+/**
+ * torch's whole error text for trace `t`, with our fixes: the "Constraints
+ * violated" part exactly as the trace's torch version prints it (message.h),
+ * then — when `f` is verified and has lines — "\nSuggested fixes:\n  " and
+ * the lines, as torch lays them out. `*out` is NULL when torch raises no
+ * constraint violation for the trace. Free with sg_free(). Returns 0,
+ * SG_ENOMEM, SG_ELIMIT.
+ */
+int sg_fixes_torch_message(char **out, const sg_trace *t, const sg_fixes *f, sg_error *err);
+
 /** Free fixes. NULL-safe. */
 void sg_fixes_free(sg_fixes *f);
 

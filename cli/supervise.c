@@ -1,0 +1,160 @@
+/*
+ * supervise.c - a hard wall-clock stop for the solver commands.
+ *
+ * The library stops Z3 cooperatively (a watchdog calls Z3_interrupt, and the
+ * check's own budgets); Z3 4.8.12 ignores that interrupt inside some of its
+ * non-linear arithmetic loops (docs/robustness.md, "Solver budgets under
+ * attack"), so a crafted trace could keep a query running far past its
+ * budget. `check` and `spec` therefore run in a forked child whose standard
+ * output goes into a pipe; the parent copies it out only when the child
+ * finishes, and kills the child when the hard limit passes. No partial output
+ * reaches stdout either way.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MAX_OUTPUT ((size_t)1 << 30)
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+/* Parent side: collect the child's output until it exits or the limit passes. */
+static int parent(sg_cli_supervisor *sv, pid_t pid, int fd, unsigned hard_ms)
+{
+    char *buf = NULL, chunk[65536];
+    size_t len = 0, cap = 0;
+    double end = hard_ms ? now_ms() + hard_ms : 0;
+    bool eof = false, over = false;
+    int status = 0;
+
+    while (!eof) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int wait_ms = -1, n;
+        if (end) {
+            double left = end - now_ms();
+            if (left <= 0) {
+                over = true;
+                break;
+            }
+            wait_ms = (int)left + 1;
+        }
+        n = poll(&pfd, 1, wait_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (n == 0)
+            continue; /* the deadline test above ends the loop */
+        {
+            ssize_t got = read(fd, chunk, sizeof chunk);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                eof = true;
+                break;
+            }
+            if (len + (size_t)got > cap) {
+                size_t ncap = cap ? cap * 2 : sizeof chunk;
+                char *nb;
+                while (ncap < len + (size_t)got)
+                    ncap *= 2;
+                if (ncap > MAX_OUTPUT || !(nb = realloc(buf, ncap))) {
+                    over = true; /* output beyond any sane size: treat as a runaway */
+                    break;
+                }
+                buf = nb;
+                cap = ncap;
+            }
+            memcpy(buf + len, chunk, (size_t)got);
+            len += (size_t)got;
+        }
+    }
+    close(fd);
+    if (over)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    sv->killed = over;
+    if (!over && WIFEXITED(status)) {
+        if (len && fwrite(buf, 1, len, stdout) != len)
+            sv->exit_code = SG_EXIT_INTERNAL;
+        else
+            sv->exit_code = WEXITSTATUS(status);
+    } else if (!over) {
+        sg_cli_errorf(sv->cmd, "internal error: the solver process ended with signal %d",
+                      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+        sv->exit_code = SG_EXIT_INTERNAL;
+    }
+    free(buf);
+    return 1;
+}
+
+int sg_cli_supervise(sg_cli_supervisor *sv, const char *cmd, unsigned hard_ms)
+{
+    int fds[2];
+    pid_t pid;
+
+    memset(sv, 0, sizeof *sv);
+    sv->cmd = cmd;
+    fflush(stdout);
+    if (hard_ms == 0 || pipe(fds) != 0)
+        return 0; /* no limit, or no pipe: run unsupervised */
+    pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return 0;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0)
+            _exit(SG_EXIT_INTERNAL);
+        close(fds[1]);
+        sv->child = true;
+        return 0;
+    }
+    close(fds[1]);
+    return parent(sv, pid, fds[0], hard_ms);
+}
+
+int sg_cli_supervised_exit(sg_cli_supervisor *sv, int rc)
+{
+    if (!sv->child)
+        return rc;
+    rc = sg_cli_finish_output(sv->cmd, rc);
+    exit(rc);
+}
+
+unsigned sg_cli_hard_limit(unsigned timeout_ms, unsigned nchecks)
+{
+    unsigned long long ms;
+    if (timeout_ms == 0)
+        return 0;
+    /* the budgets, plus slack for loading, printing and a check that overruns a little */
+    ms = (unsigned long long)timeout_ms * nchecks + timeout_ms / 2 + 3000;
+    return ms > 0xffffffffULL ? 0xffffffffu : (unsigned)ms;
+}
+
+void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms)
+{
+    if (json) {
+        printf("{\"verdict\":\"unknown\",\"reason\":\"hard time limit (%u ms): the solver did not stop\","
+               "\"violations\":[],\"dims\":[]}\n", hard_ms);
+    } else {
+        printf("%s: unknown\n  stopped at the hard time limit (%u ms): the solver did not return within its budget "
+               "(Z3 ignored its interrupt)\n", input, hard_ms);
+    }
+}
