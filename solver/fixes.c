@@ -294,6 +294,42 @@ static void avoid_holes(sg_bound *lo, sg_bound *hi, const sg_int *holes, size_t 
     }
 }
 
+/* The widest piece of [lo, hi] between the holes (the first of equal ones; an unbounded one wins). */
+static void widest_piece(sg_bound lo, sg_bound hi, const sg_int *holes, size_t nholes, sg_bound *blo, sg_bound *bhi)
+{
+    sg_bound plo = lo, phi;
+    size_t k;
+    bool have = false;
+    sg_int best = -1;
+    for (k = 0; k <= nholes; k++) {
+        sg_int w;
+        if (k < nholes) {
+            phi.inf = 0;
+            phi.v = holes[k] - 1;
+        } else {
+            phi = hi;
+        }
+        if (plo.inf || phi.inf)
+            w = SG_INT_MAX;
+        else
+            w = phi.v - plo.v + 1;
+        if (w > best) {
+            best = w;
+            *blo = plo;
+            *bhi = phi;
+            have = true;
+        }
+        if (k < nholes) {
+            plo.inf = 0;
+            plo.v = holes[k] + 1;
+        }
+    }
+    if (!have) {
+        *blo = lo;
+        *bhi = hi;
+    }
+}
+
 /* Number of sizes = r (mod m) in [lo, hi]; SG_INT_MAX when unbounded. */
 static sg_int class_count(sg_int m, sg_int r, sg_bound lo, sg_bound hi)
 {
@@ -384,18 +420,26 @@ static void derive_group(deriver *d, const member *g, size_t ng)
                        sg_int_format(rs, r2), sg_int_format(ms, m2));
         } else if (cut) {
             char l0s[SG_INT_STRLEN] = "-int_oo", h0s[SG_INT_STRLEN] = "int_oo", ls[SG_INT_STRLEN] = "",
-                 hs[SG_INT_STRLEN] = "";
+                 hs[SG_INT_STRLEN] = "", wl[SG_INT_STRLEN] = "", wh[SG_INT_STRLEN] = "", wide[160] = "";
+            sg_bound blo, bhi;
             if (!l0.inf)
                 sg_int_format(l0s, l0.v);
             if (!h0.inf)
                 sg_int_format(h0s, h0.v);
             fmt_bound(ls, lo);
             fmt_bound(hs, hi);
+            widest_piece(l0, h0, inf->holes, inf->nholes, &blo, &bhi);
+            if (blo.inf != lo.inf || blo.v != lo.v || bhi.inf != hi.inf || bhi.v != hi.v) {
+                fmt_bound(wl, blo);
+                fmt_bound(wh, bhi);
+                snprintf(wide, sizeof wide, "; the widest piece is [%s, %s], but torch needs the example inside "
+                         "the range", wl[0] ? wl : "-int_oo", wh[0] ? wh : "int_oo");
+            }
             strs_pushf(d->notes,
                        "%s: the guards leave holes in [%s, %s]%s; chose the piece [%s, %s] that holds the "
-                       "example size",
+                       "example size%s",
                        d->in[g[0].input].source, l0s, h0s, inf->holes_complete ? "" : " (maybe more)",
-                       ls[0] ? ls : "-int_oo", hs[0] ? hs : "int_oo");
+                       ls[0] ? ls : "-int_oo", hs[0] ? hs : "int_oo", wide);
         }
     }
 
