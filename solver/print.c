@@ -32,6 +32,13 @@ static void put_int(printer *pr, sg_int v)
     put(pr, sg_int_format(buf, v));
 }
 
+/* |v| of a negative v, printed without negating (v may be SG_INT_MIN). */
+static void put_abs_neg(printer *pr, sg_int v)
+{
+    char buf[SG_INT_STRLEN];
+    put(pr, sg_int_format(buf, v) + 1);
+}
+
 static bool is_neg_lit(const sg_expr *e)
 {
     return (e->kind == SG_INT && e->u.ival < 0) || (e->kind == SG_RAT && e->u.rat.num < 0);
@@ -179,12 +186,12 @@ static void emit_term(printer *pr, const sg_expr *t)
         emit_in(pr, t, P_ADD + 1);
     } else if (t->kind == SG_INT) {
         put(pr, " - ");
-        put_int(pr, -t->u.ival);
+        put_abs_neg(pr, t->u.ival);
     } else if (t->kind == SG_RAT) {
         put(pr, " - ");
         if (python(pr))
             put(pr, "(");
-        put_int(pr, -t->u.rat.num);
+        put_abs_neg(pr, t->u.rat.num);
         put(pr, "/");
         put_int(pr, t->u.rat.den);
         if (python(pr))

@@ -164,8 +164,9 @@ static int add_x(sg_problem *p, const char *name, sg_error *err)
     cap = p->nx;
     if (sg__grow((void **)&p->xvar, &cap, p->nx + 1, sizeof *p->xvar))
         return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
-    snprintf(p->names[p->nx], sizeof p->names[p->nx], "%s", name);
-    snprintf(buf, sizeof buf, "X!%s", name);
+    p->names[p->nx] = name;
+    /* the index keeps two long names that share a prefix apart; the name is for reading */
+    snprintf(buf, sizeof buf, "X!%zu!%.40s", p->nx, name);
     p->xvar[p->nx++] = mk_int_const(p, buf);
     return 0;
 }

@@ -57,7 +57,7 @@ typedef struct sg_problem {
     Z3_ast defs;             /* referenced conjunction of the definitions */
     sg_constraint *cons;
     size_t ncons;
-    char (*names)[64];       /* spec root names of X variables */
+    const char **names;      /* spec root names of X variables (borrowed from the trace) */
     Z3_ast *xvar;            /* referenced X variables */
     size_t nx;
     Z3_solver solver;        /* referenced; reused by every query (reset in between) */

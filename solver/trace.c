@@ -725,7 +725,7 @@ static int load_spec(dirload *L, sg_input_dim *d, const cJSON *spec)
             return sg_trace__fail(&L->r, SG_EINVALID, "unknown spec '%.40s'", s);
         return 0;
     }
-    if (cJSON_IsNumber(spec)) {
+    if (cJSON_IsNumber(spec) || cJSON_IsRaw(spec)) { /* Raw: a big integer (util/json.c) */
         if (!sg__json_int(spec, &d->static_size))
             return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer size");
         d->kind = SG_SPEC_STATIC;

@@ -171,10 +171,17 @@ static int scan(const char *text, size_t len, int max_depth, size_t *nbig, size_
     return 0;
 }
 
-/* Copy `text` with every big integer literal put in double quotes (`nbig` of them). */
+/*
+ * Copy `text` with every big integer literal put in double quotes behind a
+ * \u0001 mark (`nbig` of them), so that cJSON keeps its digits; unmark_big()
+ * turns the marked strings back into numbers (cJSON_Raw) after parsing.
+ */
+#define BIG_MARK "\\u0001"
+#define BIG_MARK_LEN 6
+
 static char *quote_big(const char *text, size_t len, size_t nbig, size_t *outlen)
 {
-    char *out = sg__malloc(len + 2 * nbig + 1);
+    char *out = sg__malloc(len + (2 + BIG_MARK_LEN) * nbig + 1);
     size_t i = 0, o = 0;
 
     if (!out)
@@ -197,8 +204,11 @@ static char *quote_big(const char *text, size_t len, size_t nbig, size_t *outlen
         if (ch == '-' || (ch >= '0' && ch <= '9')) {
             bool quote;
             size_t j = number_token(text, len, i, &quote);
-            if (quote)
+            if (quote) {
                 out[o++] = '"';
+                memcpy(out + o, BIG_MARK, BIG_MARK_LEN);
+                o += BIG_MARK_LEN;
+            }
             memcpy(out + o, text + i, j - i);
             o += j - i;
             if (quote)
@@ -211,6 +221,27 @@ static char *quote_big(const char *text, size_t len, size_t nbig, size_t *outlen
     out[o] = '\0';
     *outlen = o;
     return out;
+}
+
+/* A marked big integer (quote_big) back into a number: a cJSON_Raw holding its digits. */
+static void unmark_big(cJSON *j)
+{
+    cJSON *it;
+    for (it = j; it; it = it->next) {
+        if (cJSON_IsString(it) && it->valuestring && it->valuestring[0] == '\x01') {
+            const char *d = it->valuestring + 1;
+            size_t k = *d == '-' ? 1 : 0;
+            bool digits = d[k] != '\0';
+            for (; d[k]; k++)
+                digits &= d[k] >= '0' && d[k] <= '9';
+            if (digits) {
+                memmove(it->valuestring, it->valuestring + 1, strlen(it->valuestring));
+                it->type = (it->type & ~0xFF) | cJSON_Raw;
+            }
+        }
+        if (it->child)
+            unmark_big(it->child); /* depth already bounded by scan() */
+    }
 }
 
 /* True when only JSON white space follows `end` up to `stop`. */
@@ -253,6 +284,8 @@ int sg__json_parse(cJSON **out, const char *text, size_t len, size_t max_bytes, 
     }
     json = cJSON_ParseWithLengthOpts(src, srclen, &end, 0);
     if (json && only_space(end, src + srclen)) {
+        if (nbig > 0)
+            unmark_big(json);
         *out = json;
         json = NULL;
         goto cleanup;
@@ -324,7 +357,7 @@ bool sg__json_int(const cJSON *j, sg_int *out)
 {
     double v;
 
-    if (cJSON_IsString(j)) {
+    if (cJSON_IsString(j) || cJSON_IsRaw(j)) { /* Raw: a big integer literal (quote_big) */
         const char *s = j->valuestring;
         return s && sg_int_parse(out, s, strlen(s)) == 0;
     }
@@ -407,6 +440,8 @@ static int put_value(sg_buf *b, const cJSON *j, int depth)
         return sg_buf_puts(b, "false");
     if (cJSON_IsString(j))
         return sg__json_put_str(b, j->valuestring ? j->valuestring : "");
+    if (cJSON_IsRaw(j)) /* a big integer literal, digits as read */
+        return sg_buf_puts(b, j->valuestring ? j->valuestring : "null");
     if (cJSON_IsNumber(j)) {
         sg_int v;
         if (sg__json_int(j, &v))
