@@ -107,6 +107,8 @@ int sg_cmd_spec(int argc, char **argv);
 #include "shapegate/trace.h"
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
                       const char *const *dims, size_t ndims);
+/* Append one --dim ITEM to the growing list `*dims` (free() it); false when out of memory. */
+bool sg_cli_push_dim(const char ***dims, size_t *n, const char *item);
 
 /* supervise.c: run the rest of a solver command in a child process with a hard
  * wall-clock limit (Z3 can ignore its interrupt). sg_cli_supervise() returns 0 in

@@ -17,7 +17,7 @@
 #include "shapegate/fixes.h"
 #include "shapegate/common.h"
 
-enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_NO_INFER, OPT_NO_MINIMIZE, OPT_DIM, OPT_SPEC,
+enum { OPT_NO_INFER = 256, OPT_NO_MINIMIZE, OPT_DIM, OPT_SPEC,
        OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN, OPT_TORCH };
 
 static void check_help(FILE *out)
@@ -55,16 +55,6 @@ static void check_help(FILE *out)
           "Exit: 0 all dynamic dims proved, 1 some refuted or the spec is invalid, 4 unknown,\n"
           "      2 usage, 3 unreadable input, 5 internal error.\n",
           out);
-}
-
-static bool parse_uint(const char *s, unsigned long long *out)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno == 0 && *end == '\0';
 }
 
 static const char *status_text(sg_dim_status s)
@@ -312,9 +302,9 @@ int sg_cmd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
-        {"rlimit", required_argument, NULL, OPT_RLIMIT},
+        {"timeout", required_argument, NULL, SG_CLI_OPT_TIMEOUT},
+        {"query-timeout", required_argument, NULL, SG_CLI_OPT_QUERY_TIMEOUT},
+        {"rlimit", required_argument, NULL, SG_CLI_OPT_RLIMIT},
         {"no-infer", no_argument, NULL, OPT_NO_INFER},
         {"no-minimize", no_argument, NULL, OPT_NO_MINIMIZE},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -333,7 +323,6 @@ int sg_cmd_check(int argc, char **argv)
     bool json = false, no_fix = false, python = false, explain = false, torch = false;
     sg_fixes *fx = NULL;
     char *fx_json = NULL;
-    unsigned long long v;
     char *text = NULL;
     const char **dims = NULL, *spec_file = NULL;
     size_t ndims = 0;
@@ -350,16 +339,11 @@ int sg_cmd_check(int argc, char **argv)
         case 'j':
             json = true;
             break;
-        case OPT_TIMEOUT: case OPT_QUERY_TIMEOUT: case OPT_RLIMIT:
-            if (!parse_uint(optarg, &v) || (c != OPT_RLIMIT && v > 86400000ULL))
-                return sg_cli_usage_error("check", "'%s' is not a valid value for --%s", optarg,
-                                          c == OPT_TIMEOUT ? "timeout" : c == OPT_RLIMIT ? "rlimit" : "query-timeout");
-            if (c == OPT_TIMEOUT)
-                opts.timeout_ms = (unsigned)v;
-            else if (c == OPT_QUERY_TIMEOUT)
-                opts.query_timeout_ms = (unsigned)v;
-            else
-                opts.query_rlimit = v;
+        case SG_CLI_OPT_TIMEOUT: case SG_CLI_OPT_QUERY_TIMEOUT: case SG_CLI_OPT_RLIMIT:
+            if (!sg_cli_parse_budget(c, optarg, &opts)) {
+                free(dims);
+                return sg_cli_usage_error("check", "'%s' is not a non-negative integer", optarg);
+            }
             break;
         case OPT_NO_INFER:
             opts.infer = false;
@@ -367,17 +351,13 @@ int sg_cmd_check(int argc, char **argv)
         case OPT_NO_MINIMIZE:
             opts.minimize_cores = false;
             break;
-        case OPT_DIM: {
-            const char **grown = realloc(dims, (ndims + 1) * sizeof *dims);
-            if (!grown) {
+        case OPT_DIM:
+            if (!sg_cli_push_dim(&dims, &ndims, optarg)) {
                 free(dims);
                 sg_cli_errorf("check", "out of memory");
                 return SG_EXIT_INTERNAL;
             }
-            dims = grown;
-            dims[ndims++] = optarg;
             break;
-        }
         case OPT_SPEC:
             spec_file = optarg;
             break;

@@ -15,7 +15,7 @@
 #include "shapegate/common.h"
 #include "shapegate/fixes.h"
 
-enum { OPT_TIMEOUT = 256, OPT_QUERY_TIMEOUT, OPT_RLIMIT, OPT_DIM, OPT_SPEC };
+enum { OPT_DIM = 256, OPT_SPEC };
 
 static void spec_help(FILE *out)
 {
@@ -38,23 +38,13 @@ static void spec_help(FILE *out)
           out);
 }
 
-static bool parse_uint(const char *s, unsigned long long *out)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 10);
-    return errno == 0 && *end == '\0';
-}
-
 int sg_cmd_spec(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT},
-        {"rlimit", required_argument, NULL, OPT_RLIMIT},
+        {"timeout", required_argument, NULL, SG_CLI_OPT_TIMEOUT},
+        {"query-timeout", required_argument, NULL, SG_CLI_OPT_QUERY_TIMEOUT},
+        {"rlimit", required_argument, NULL, SG_CLI_OPT_RLIMIT},
         {"dim", required_argument, NULL, OPT_DIM},
         {"spec", required_argument, NULL, OPT_SPEC},
         {"help", no_argument, NULL, 'h'},
@@ -65,7 +55,6 @@ int sg_cmd_spec(int argc, char **argv)
     sg_trace *t = NULL;
     sg_fixes *f = NULL;
     bool json = false;
-    unsigned long long v;
     char *text = NULL;
     const char **dims = NULL, *spec_file = NULL;
     size_t ndims = 0, i;
@@ -83,30 +72,19 @@ int sg_cmd_spec(int argc, char **argv)
         case 'j':
             json = true;
             break;
-        case OPT_TIMEOUT: case OPT_QUERY_TIMEOUT: case OPT_RLIMIT:
-            if (!parse_uint(optarg, &v) || (c != OPT_RLIMIT && v > 86400000ULL)) {
+        case SG_CLI_OPT_TIMEOUT: case SG_CLI_OPT_QUERY_TIMEOUT: case SG_CLI_OPT_RLIMIT:
+            if (!sg_cli_parse_budget(c, optarg, &opts)) {
                 free(dims);
-                return sg_cli_usage_error("spec", "'%s' is not a valid value for --%s", optarg,
-                                          c == OPT_TIMEOUT ? "timeout" : c == OPT_RLIMIT ? "rlimit" : "query-timeout");
+                return sg_cli_usage_error("spec", "'%s' is not a non-negative integer", optarg);
             }
-            if (c == OPT_TIMEOUT)
-                opts.timeout_ms = (unsigned)v;
-            else if (c == OPT_QUERY_TIMEOUT)
-                opts.query_timeout_ms = (unsigned)v;
-            else
-                opts.query_rlimit = v;
             break;
-        case OPT_DIM: {
-            const char **grown = realloc(dims, (ndims + 1) * sizeof *dims);
-            if (!grown) {
+        case OPT_DIM:
+            if (!sg_cli_push_dim(&dims, &ndims, optarg)) {
                 free(dims);
                 sg_cli_errorf("spec", "out of memory");
                 return SG_EXIT_INTERNAL;
             }
-            dims = grown;
-            dims[ndims++] = optarg;
             break;
-        }
         case OPT_SPEC:
             spec_file = optarg;
             break;

@@ -3,6 +3,8 @@
  * the spec overrides (--spec FILE, then each --dim ITEM), with their errors
  * reported the same way.
  */
+#include <stdlib.h>
+
 #include "cli.h"
 #include "shapegate/common.h"
 
@@ -42,4 +44,14 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
     }
     *out = t;
     return SG_EXIT_OK;
+}
+
+bool sg_cli_push_dim(const char ***dims, size_t *n, const char *item)
+{
+    const char **grown = realloc(*dims, (*n + 1) * sizeof **dims);
+    if (!grown)
+        return false;
+    grown[(*n)++] = item;
+    *dims = grown;
+    return true;
 }

@@ -683,3 +683,22 @@ int corpus_walk(const char *corpus_dir, const corpus_visitor *v, char *why, size
     corpus_case_close(&c);
     return rc;
 }
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int corpus_case_names(const char *root, const char *version, char **names, size_t cap)
+{
+    char path[4096];
+    size_t n = 0;
+    DIR *d;
+    struct dirent *e;
+    snprintf(path, sizeof path, "%s/%s", root, version);
+    if (!(d = opendir(path)))
+        return -1;
+    while ((e = readdir(d)) && n < cap)
+        if (e->d_name[0] != '.' && !strchr(e->d_name, '.') && (names[n] = strdup(e->d_name)) != NULL)
+            n++;
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    return (int)n;
+}

@@ -24,6 +24,13 @@
 #define CORPUS_NVERSIONS 2
 extern const char *const corpus_versions[CORPUS_NVERSIONS];
 
+/**
+ * The case folder names of `root`/`version` (e.g. SG_CORPUS, "cases"), sorted;
+ * at most `cap` of them into `names` (each a new string: free()). Returns how
+ * many, or -1 when the folder cannot be read.
+ */
+int corpus_case_names(const char *root, const char *version, char **names, size_t cap);
+
 /** Where an expression was found. */
 typedef enum corpus_origin {
     CORPUS_GUARD,       /**< shape_envs[].guards[].expr (has a tree) */

@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "shapegate/check.h"
+#include "corpus_walk.h"
 #include "test.h"
 #include "util/json.h"
 
@@ -266,24 +267,11 @@ cleanup:
     cJSON_Delete(cj);
 }
 
-static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 static void walk(const char *version)
 {
-    char path[1024], *names[256];
-    size_t n = 0, i;
-    DIR *d;
-    struct dirent *e;
-    snprintf(path, sizeof path, "%s/%s", SG_CORPUS, version);
-    d = opendir(path);
-    CHECK_MSG(d != NULL, "cannot open %s", path);
-    if (!d)
-        return;
-    while ((e = readdir(d)) && n < 256)
-        if (e->d_name[0] != '.' && !strchr(e->d_name, '.'))
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_name);
+    char *names[256];
+    int n = corpus_case_names(SG_CORPUS, version, names, 256), i;
+    CHECK_MSG(n >= 0, "cannot open %s/%s", SG_CORPUS, version);
     for (i = 0; i < n; i++) {
         check_case(version, names[i]);
         free(names[i]);
