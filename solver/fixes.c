@@ -1287,6 +1287,16 @@ int sg_fixes_to_json(char **out, const sg_fixes *f, const sg_trace *t, const sg_
     arr = cJSON_AddArrayToObject(root, "notes");
     for (i = 0; arr && i < f->nnotes; i++)
         cJSON_AddItemToArray(arr, cJSON_CreateString(f->notes[i]));
+    {
+        char *msg = NULL;
+        if ((rc = sg_fixes_torch_message(&msg, t, f, err)) != 0)
+            goto cleanup;
+        if (msg)
+            cJSON_AddStringToObject(root, "torch_message", msg);
+        else
+            cJSON_AddNullToObject(root, "torch_message");
+        sg_free(msg);
+    }
     nt = torch_lines(&tarr, &tl, t, err, &rc);
     if (rc)
         goto cleanup;

@@ -108,7 +108,8 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
 
 /**
  * The fixes as one JSON object (docs/fixes.md): {"verified", "recheck",
- * "rounds", "lines", "spec", "python", "notes"}, plus "torch": {"lines",
+ * "rounds", "lines", "spec", "python", "notes", "torch_message" (torch's whole
+ * error text with these lines, sg_fixes_torch_message(), or null)}, plus "torch": {"lines",
  * "verdict", "why"} when the trace carries torch's own suggestions (they are
  * re-checked here, with `opts`). New string in `*out`; free with sg_free().
  * Returns 0, SG_ENOMEM, SG_ERROR.
