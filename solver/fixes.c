@@ -797,7 +797,8 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
             v->failed = true;
     if (v->failed)
         return sg_error_set(err, SG_ENOMEM, "out of memory printing fixes");
-    qsort(v->f, v->n, sizeof *v->f, cmp_fix);
+    if (v->n)
+        qsort(v->f, v->n, sizeof *v->f, cmp_fix);
     return 0;
 }
 
