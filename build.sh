@@ -17,6 +17,7 @@ ROOT=$PWD
 PACKAGES=(build-essential cmake ninja-build pkg-config libz3-dev z3 libzip-dev libcjson-dev
           libmicrohttpd-dev python3 jq clang libclang-rt-14-dev)
 DEMO_CASE=tests/corpus/cases/err_div_view_8
+DEMO_SPEC_CASE=tests/corpus/cases/large_transformer_8layers_auto
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 say() { printf '==> %s\n' "$*"; }
@@ -75,12 +76,15 @@ demo() {
     echo
     say "case $DEMO_CASE: $(jq -r '.description // .name' "$DEMO_CASE/case.json")"
     echo "torch $(jq -r '.torch_version' "$DEMO_CASE/case.json") said:"
-    jq -r '.error_message // "(exported)"' "$DEMO_CASE/case.json" | sed -n '1,/^Suggested fixes/p' | sed 's/^/  | /'
+    jq -r '.error_msg_attr // .error_message // "(exported)"' "$DEMO_CASE/case.json" | sed 's/^/  | /'
     echo
-    say "shapegate check $DEMO_CASE"
-    "$sg" check "$DEMO_CASE" || rc=$?
+    say "shapegate check --explain --python $DEMO_CASE"
+    "$sg" check --explain --python "$DEMO_CASE" || rc=$?
     # 1 means a violation was found (the case is one): a finding, not a failure of the demo
     [ "$rc" -le 1 ] || die "shapegate check failed with exit code $rc"
+    echo
+    say "shapegate spec $DEMO_SPEC_CASE   (Dim.AUTO everywhere: what the guards allow, made explicit)"
+    "$sg" spec "$DEMO_SPEC_CASE" || die "shapegate spec failed"
 
     env_idx=$(jq -r '.main_shape_env_index // 0' "$guards")
     mapfile -t exprs < <(jq -r ".shape_envs[$env_idx].guards[].expr" "$guards")
