@@ -450,6 +450,27 @@ static const sg_expr *p_power(parser *ps)
     return built(ps, sg_expr_2(ps->pool, sg_expr_kind(e) == SG_INT ? SG_POW : SG_POWNAT, b, e), at);
 }
 
+/*
+ * Is the current token the literal 2**127, and not an operand of what binds
+ * tighter than the '-' before it (`**` after a unary minus; also `*`, `/`,
+ * `//`, `%` after a binary one)? Then "-" and it are -2**127 = SG_INT_MIN, the
+ * one 128-bit value whose magnitude is no 128-bit literal; the printers write
+ * it that way ("s0 - 170141183460469231731687303715884105728").
+ */
+static bool min_magnitude_next(parser *ps, bool binary)
+{
+    static const char MAG[] = "170141183460469231731687303715884105728";
+    parser peek;
+    if (ps->tok.type != T_INT || ps->tok.len != sizeof MAG - 1 || memcmp(ps->s + ps->tok.start, MAG, sizeof MAG - 1))
+        return false;
+    peek = *ps;
+    peek.err = NULL; /* a peek reports nothing */
+    next(&peek);
+    if (is_op(&peek, "**"))
+        return false;
+    return !binary || !(is_op(&peek, "*") || is_op(&peek, "/") || is_op(&peek, "//") || is_op(&peek, "%"));
+}
+
 /* factor := ('+' | '-' | '~') factor | power */
 static const sg_expr *p_factor(parser *ps)
 {
@@ -460,6 +481,10 @@ static const sg_expr *p_factor(parser *ps)
         return p_power(ps);
     op = ps->s[at];
     next(ps);
+    if (op == '-' && min_magnitude_next(ps, false)) {
+        next(ps);
+        return built(ps, sg_expr_int(ps->pool, SG_INT_MIN), at);
+    }
     if (!enter(ps))
         return NULL;
     a = p_factor(ps);
@@ -504,6 +529,11 @@ static const sg_expr *p_arith(parser *ps)
         bool minus = is_op(ps, "-");
         const sg_expr *b;
         next(ps);
+        if (minus && min_magnitude_next(ps, true)) { /* a - 2**127 is a + SG_INT_MIN */
+            next(ps);
+            a = built(ps, sg_expr_2(ps->pool, SG_ADD, a, sg_expr_int(ps->pool, SG_INT_MIN)), at);
+            continue;
+        }
         b = p_term(ps);
         if (!b)
             return NULL;

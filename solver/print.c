@@ -39,14 +39,33 @@ static void put_abs_neg(printer *pr, sg_int v)
     put(pr, sg_int_format(buf, v) + 1);
 }
 
+/* |v|, printed without negating (v may be SG_INT_MIN). */
+static void put_abs(printer *pr, sg_int v)
+{
+    if (v < 0)
+        put_abs_neg(pr, v);
+    else
+        put_int(pr, v);
+}
+
 static bool is_neg_lit(const sg_expr *e)
 {
     return (e->kind == SG_INT && e->u.ival < 0) || (e->kind == SG_RAT && e->u.rat.num < 0);
 }
 
-/* A Mul whose leading coefficient is negative prints with a leading '-'. */
+/*
+ * A Mul whose leading coefficient is negative prints with a leading '-'; as a
+ * later term of a sum it prints " - |t|". Not when the magnitude is 2**127
+ * (SG_INT_MIN) inside a product or fraction: " - 2**127*x" would not re-parse,
+ * so such a term prints " + -2**127*x", which does (parse.c, min_magnitude_next).
+ */
 static bool is_neg_term(const sg_expr *e)
 {
+    if (e->kind == SG_MUL && e->args[0]->kind == SG_INT && e->args[0]->u.ival == SG_INT_MIN)
+        return false;
+    if ((e->kind == SG_RAT && e->u.rat.num == SG_INT_MIN)
+        || (e->kind == SG_MUL && e->args[0]->kind == SG_RAT && e->args[0]->u.rat.num == SG_INT_MIN))
+        return false;
     return is_neg_lit(e) || (e->kind == SG_MUL && is_neg_lit(e->args[0]));
 }
 
@@ -133,10 +152,10 @@ static void emit_mul(printer *pr, const sg_expr *e, bool drop_sign)
         put(pr, "*");
         if (drop_sign && is_neg_lit(e->args[0])) { /* the caller printed " - " */
             if (e->args[0]->kind == SG_INT)
-                put_int(pr, -e->args[0]->u.ival);
+                put_abs(pr, e->args[0]->u.ival);
             else {
                 put(pr, "(");
-                put_int(pr, -e->args[0]->u.rat.num);
+                put_abs(pr, e->args[0]->u.rat.num);
                 put(pr, "/");
                 put_int(pr, e->args[0]->u.rat.den);
                 put(pr, ")");
@@ -152,18 +171,17 @@ static void emit_mul(printer *pr, const sg_expr *e, bool drop_sign)
     if (is_neg_lit(e->args[0]) && !drop_sign)
         put(pr, "-");
     if (e->args[0]->kind == SG_INT) {
-        sg_int c = e->args[0]->u.ival < 0 ? -e->args[0]->u.ival : e->args[0]->u.ival;
+        sg_int c = e->args[0]->u.ival;
         i = 1;
-        if (c != 1) {
-            put_int(pr, c);
+        if (c != 1 && c != -1) {
+            put_abs(pr, c);
             first = false;
         }
     } else if (e->args[0]->kind == SG_RAT) {
-        sg_int num = e->args[0]->u.rat.num < 0 ? -e->args[0]->u.rat.num : e->args[0]->u.rat.num;
         i = 1;
         if (python(pr))
             put(pr, "(");
-        put_int(pr, num);
+        put_abs(pr, e->args[0]->u.rat.num);
         put(pr, "/");
         put_int(pr, e->args[0]->u.rat.den);
         if (python(pr))
