@@ -6,11 +6,14 @@
  * Each body takes arbitrary bytes, must never crash, hang or leak, and calls
  * abort() (after printing what broke) when a property it checks fails.
  * Compiled with -DSG_FUZZ_NO_MAIN the files omit LLVMFuzzerTestOneInput.
+ * fuzz_spec.c and fuzz_dir.c read corpus files under SG_SOURCE_DIR.
  */
 #ifndef SG_FUZZ_H
 #define SG_FUZZ_H
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shapegate/trace.h"
 
 /** Parser round trip on `size` bytes of expression text. Returns 0. */
 int sg_fuzz_expr(const uint8_t *data, size_t size);
@@ -20,6 +23,20 @@ int sg_fuzz_trace(const uint8_t *data, size_t size);
 int sg_fuzz_archive(const uint8_t *data, size_t size);
 /** The check pipeline under a tight budget on the bytes as a JSON trace. Returns 0. */
 int sg_fuzz_check(const uint8_t *data, size_t size);
+/** Spec overrides (sg_trace_override_dims) or a spec JSON (sg_trace_set_spec_json) on a
+ *  fixed corpus trace; the first byte picks the operation and the trace. Returns 0. */
+int sg_fuzz_spec(const uint8_t *data, size_t size);
+/** The capture-folder loader on guards.json and case.json (the bytes split at the
+ *  first NUL) written to a temporary folder. Returns 0. */
+int sg_fuzz_dir(const uint8_t *data, size_t size);
+
+/* ---- shared properties (fuzz/props.c) ---- */
+
+/** sg_check `t` under a tight budget; the report's invariants and brute-force
+ *  confirmation where the spec's domain is small (aborts on a broken property). */
+void sg_fuzz_check_trace(const sg_trace *t);
+/** Write `t` as JSON, reload, write again: the texts must be equal (aborts otherwise). */
+void sg_fuzz_trace_roundtrip(const sg_trace *t);
 
 /** Print a property failure to stderr and abort(). */
 #define SG_FUZZ_FAIL(...)                                                   \

@@ -20,7 +20,8 @@ say() { printf '==> %s\n' "$*"; }
 say "building fuzz targets in $B"
 CC=clang cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_FUZZ=ON \
     -DBUILD_TESTING=OFF >/dev/null
-cmake --build "$B" -j "$JOBS" --target fuzz_expr fuzz_trace fuzz_archive fuzz_check trace_seeds
+cmake --build "$B" -j "$JOBS" --target fuzz_expr fuzz_trace fuzz_archive fuzz_check fuzz_spec fuzz_dir \
+    trace_seeds
 "$ROOT/fuzz/make_seeds.sh" "$B" "$B/seeds"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
@@ -28,7 +29,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 status=0
 passed=0
 failed=0
-for t in expr trace archive check; do
+for t in expr trace archive check spec dir; do
     work="$B/corpus/$t"
     art="$B/artifacts/$t/"
     mkdir -p "$work" "$art"
@@ -36,6 +37,8 @@ for t in expr trace archive check; do
     maxlen=4096
     [ "$t" = expr ] && dict=(-dict="$ROOT/fuzz/expr.dict")
     [ "$t" = archive ] && maxlen=65536
+    [ "$t" = dir ] && maxlen=65536
+    [ "$t" = spec ] && dict=(-dict="$ROOT/fuzz/spec.dict")
     say "fuzz_$t for ${SECS}s"
     if ! "$B/fuzz/fuzz_$t" "$work" "$B/seeds/$t" "${dict[@]}" -max_total_time="$SECS" \
             -rss_limit_mb=2048 -timeout=10 -max_len=$maxlen -print_final_stats=1 \

@@ -1,6 +1,7 @@
 /*
  * test_regress.c - replays every committed fuzz regression input
- * (every file of tests/data/regress/<target>/, see docs/robustness.md) through the same code
+ * (every file of tests/data/regress/<target>/, see docs/robustness.md; targets expr, trace,
+ * archive, check, spec, dir) through the same code
  * the libFuzzer targets run (fuzz/fuzz_*.c compiled with SG_FUZZ_NO_MAIN), so
  * that the ordinary suite, and its ASan+UBSan build, catch a crash coming back.
  * A property failure aborts the program (the fuzz bodies call abort()); a clean
@@ -75,11 +76,15 @@ static void test_expr(void) { replay("expr", sg_fuzz_expr); }
 static void test_trace(void) { replay("trace", sg_fuzz_trace); }
 static void test_archive(void) { replay("archive", sg_fuzz_archive); }
 static void test_check(void) { replay("check", sg_fuzz_check); }
+static void test_spec(void) { replay("spec", sg_fuzz_spec); }
+static void test_dir(void) { replay("dir", sg_fuzz_dir); }
 
 /* A few fixed inputs through every body, so each runs even with no regressions. */
 static void test_smoke(void)
 {
-    static const char *const texts[] = {"", "Eq(Mod(s0, 2), 0)", "{}", "PK\x05\x06", "[[[["};
+    static const char *const texts[] = {"", "Eq(Mod(s0, 2), 0)", "{}", "PK\x05\x06", "[[[[",
+                                        "\x09x.0=dx:2..16", "\x0b['y'].0=2*dx+1\ndx:3..9",
+                                        "\x08{\"x\": {\"0\": {\"name\": \"dx\", \"min\": 2, \"max\": 8}}}"};
     size_t i;
 
     for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
@@ -89,6 +94,8 @@ static void test_smoke(void)
         sg_fuzz_trace(p, n);
         sg_fuzz_archive(p, n);
         sg_fuzz_check(p, n);
+        sg_fuzz_spec(p, n);
+        sg_fuzz_dir(p, n);
     }
     CHECK(1);
 }
@@ -101,5 +108,7 @@ int main(void)
     RUN(test_trace);
     RUN(test_archive);
     RUN(test_check);
+    RUN(test_spec);
+    RUN(test_dir);
     return test_summary();
 }

@@ -1,0 +1,128 @@
+/*
+ * fuzz_spec.c - libFuzzer target for the two ways a spec reaches a trace from
+ * outside: the override text of `shapegate check --dim` (sg_trace_override_dims)
+ * and a whole spec as JSON (sg_trace_set_spec_json), applied to a fixed trace.
+ *
+ * The first byte picks what the rest is:
+ *   bit 0      0: the rest is a spec JSON; 1: override items, one per line
+ *              (at most 16, at most 256 bytes each; longer lines are cut)
+ *   bits 1-2   the fixed trace (the value mod 3), a corpus capture folder:
+ *              0 ok_nested_dict_list (dicts, lists, a shared Dim), 1
+ *              ok_derived_spec_2x (a derived dim), 2 err_spec_bad_keys (no flat spec)
+ *   bit 3      1: also check the trace afterwards (sg_fuzz_check_trace)
+ * Properties: the call returns 0 or a documented code with a one-line message;
+ * failure leaves the spec unchanged (all or nothing: the trace writes the same
+ * JSON as before, and is not marked overridden); success marks the trace
+ * overridden, overrides leave a flat spec, and the trace still writes,
+ * reloads and writes the same bytes (sg_fuzz_trace_roundtrip).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "shapegate/trace.h"
+
+#ifndef SG_SOURCE_DIR
+#error "SG_SOURCE_DIR must name the source tree (the fixed traces are corpus folders)"
+#endif
+
+#define SPEC_MAX_ITEMS 16
+#define SPEC_MAX_ITEM 256
+
+/* The corpus folders the first byte picks from. */
+static const char *const spec_traces[] = {
+    SG_SOURCE_DIR "/tests/corpus/cases/ok_nested_dict_list",
+    SG_SOURCE_DIR "/tests/corpus/cases/ok_derived_spec_2x",
+    SG_SOURCE_DIR "/tests/corpus/cases/err_spec_bad_keys",
+};
+
+/* Abort unless `err` holds a one-line message (non-empty, no newline). */
+static void one_line(const sg_error *err, int rc)
+{
+    if (!err->msg[0] || strchr(err->msg, '\n'))
+        SG_FUZZ_FAIL("error %d without a one-line message: '%s'", rc, err->msg);
+}
+
+/*
+ * Split `text` (`len` bytes) at newlines into at most SPEC_MAX_ITEMS items of
+ * at most SPEC_MAX_ITEM - 1 bytes each (NUL-terminated copies in `buf`,
+ * pointers in `items`). Returns the number of items.
+ */
+static size_t split_items(const char *text, size_t len, char buf[][SPEC_MAX_ITEM], const char **items)
+{
+    size_t n = 0, at = 0;
+    while (at <= len && n < SPEC_MAX_ITEMS) {
+        size_t end = at, k;
+        while (end < len && text[end] != '\n')
+            end++;
+        k = end - at < SPEC_MAX_ITEM - 1 ? end - at : SPEC_MAX_ITEM - 1;
+        memcpy(buf[n], text + at, k);
+        buf[n][k] = '\0';
+        items[n] = buf[n];
+        n++;
+        at = end + 1;
+    }
+    return n;
+}
+
+/* Apply the bytes to a fixed trace as the first byte says (see the file comment). Returns 0. */
+int sg_fuzz_spec(const uint8_t *data, size_t size)
+{
+    char buf[SPEC_MAX_ITEMS][SPEC_MAX_ITEM];
+    const char *items[SPEC_MAX_ITEMS];
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    char *before = NULL, *after = NULL;
+    bool overrides, check;
+    int rc;
+
+    if (size < 1 || size > (size_t)64 << 10)
+        return 0;
+    overrides = data[0] & 1;
+    check = (data[0] >> 3) & 1;
+    rc = sg_trace_load_dir(&t, spec_traces[(data[0] >> 1) % 3], &err);
+    if (rc != 0)
+        SG_FUZZ_FAIL("the fixed trace does not load (%d: %s)", rc, err.msg);
+    if (sg_trace_to_json(&before, t, &err) != 0)
+        SG_FUZZ_FAIL("the fixed trace does not write (%s)", err.msg);
+    if (overrides) {
+        size_t n = split_items((const char *)data + 1, size - 1, buf, items);
+        rc = sg_trace_override_dims(t, items, n, &err);
+        if (rc != 0 && rc != SG_EINVALID && rc != SG_ENOMEM)
+            SG_FUZZ_FAIL("sg_trace_override_dims returned undocumented code %d (%s)", rc, err.msg);
+    } else {
+        rc = sg_trace_set_spec_json(t, (const char *)data + 1, size - 1, "fuzz.json", &err);
+        if (rc != 0 && rc != SG_EINVALID && rc != SG_ELIMIT && rc != SG_ENOMEM)
+            SG_FUZZ_FAIL("sg_trace_set_spec_json returned undocumented code %d (%s)", rc, err.msg);
+    }
+    if (rc != 0) {
+        one_line(&err, rc);
+        if (sg_trace_spec_overridden(t))
+            SG_FUZZ_FAIL("a failed %s marked the trace overridden", overrides ? "override" : "spec JSON");
+        if (sg_trace_to_json(&after, t, &err) != 0 || strcmp(before, after) != 0)
+            SG_FUZZ_FAIL("a failed %s changed the trace (%s):\n%s\n---\n%s", overrides ? "override" : "spec JSON",
+                         err.msg, before, after ? after : "(does not write)");
+        goto cleanup;
+    }
+    if (!sg_trace_spec_overridden(t))
+        SG_FUZZ_FAIL("a successful %s did not mark the trace overridden", overrides ? "override" : "spec JSON");
+    if (overrides && !sg_trace_has_flat_spec(t))
+        SG_FUZZ_FAIL("the trace has no flat spec after overrides");
+    sg_fuzz_trace_roundtrip(t); /* big integers too (util/json.c keeps them numbers) */
+    if (check)
+        sg_fuzz_check_trace(t);
+cleanup:
+    sg_free(before);
+    sg_free(after);
+    sg_trace_free(t);
+    return 0;
+}
+
+#ifndef SG_FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* libFuzzer entry point. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_spec(data, size); }
+#endif
