@@ -52,6 +52,10 @@ int sg_fuzz_expr(const uint8_t *data, size_t size)
     if (sg_expr_print(&python, e, SG_SYNTAX_PYTHON, NULL, NULL, &err) != 0)
         goto cleanup;
     rc = sg_expr_parse(&again, pool, python, strlen(python), &err);
+    /* The Python form drops Identity (as torch's printer does), so re-parsing may fold
+     * constants Identity kept apart; near 2**127 that sum can overflow. Only then. */
+    if (rc == SG_EOVERFLOW && strstr(sympy, "Identity("))
+        goto cleanup;
     if (rc != 0)
         SG_FUZZ_FAIL("Python form does not re-parse (%d: %s): %s  [sympy: %s]", rc, err.msg,
                      python, sympy);
