@@ -119,15 +119,6 @@ static bool affine(const sg_expr *e, const sg_expr **sym, sg_int *a, sg_int *b)
     }
 }
 
-static const sg_inferred *inferred_of(const sg_report *r, const sg_expr *sym)
-{
-    size_t i;
-    for (i = 0; i < r->ninferred; i++)
-        if (r->inferred[i].sym == sym)
-            return &r->inferred[i];
-    return NULL;
-}
-
 /* ceil / floor of p/q for q > 0 */
 static sg_int div_ceil(sg_int p, sg_int q)
 {
@@ -173,6 +164,10 @@ typedef struct deriver {
     strs items;   /* override items of this round */
     strs *notes;  /* shared across rounds */
     char **names; /* per input: the Dim name used for it in SPEC mode (owned) */
+    /* by symbol index (sg_expr_symbol_index), `nsym` of them, built by derive(): */
+    const sg_inferred **facts; /* the report's facts about the symbol, or NULL */
+    bool *dim_value;           /* the symbol is the traced value of some input dim */
+    size_t nsym;
 } deriver;
 
 /* The override item "SOURCE=A*ROOT+B" ("SOURCE=ROOT" when a = 1, b = 0). */
@@ -242,14 +237,18 @@ static char *made_name(const sg_input_dim *d)
     return sg__strndup(buf, strlen(buf));
 }
 
+/* The report's facts about symbol `sym`, or NULL. */
+static const sg_inferred *inferred_of(const deriver *d, const sg_expr *sym)
+{
+    uint32_t k = sg_expr_symbol_index(sym);
+    return k < d->nsym ? d->facts[k] : NULL;
+}
+
 /* Is `sym` the traced value of some input dim? */
 static bool is_dim_value(const deriver *d, const sg_expr *sym)
 {
-    size_t i;
-    for (i = 0; i < d->nin; i++)
-        if (d->in[i].value == sym)
-            return true;
-    return false;
+    uint32_t k = sg_expr_symbol_index(sym);
+    return k < d->nsym && d->dim_value[k];
 }
 
 /*
@@ -261,7 +260,7 @@ static void follow_equals(const deriver *d, member *mb)
 {
     int hops;
     for (hops = 0; hops < MAX_CHAIN; hops++) {
-        const sg_inferred *inf = inferred_of(d->r, mb->sym);
+        const sg_inferred *inf = inferred_of(d, mb->sym);
         const sg_expr *s2;
         sg_int a2, b2, na, nb, t;
         if (!inf || !inf->equals || !affine(inf->equals, &s2, &a2, &b2) || !s2 || a2 <= 0
@@ -374,7 +373,7 @@ static bool class_beats_piece(const sg_inferred *inf, sg_int m, sg_int hint, sg_
 /* The override items for one group of members over one symbol. */
 static void derive_group(deriver *d, const member *g, size_t ng)
 {
-    const sg_inferred *inf = inferred_of(d->r, g[0].sym);
+    const sg_inferred *inf = inferred_of(d, g[0].sym);
     const sg_symbol_info *si = sg_trace_symbol_info(d->t, g[0].sym);
     char buf[1024], lo_s[SG_INT_STRLEN], hi_s[SG_INT_STRLEN];
     sg_bound lo, hi;
@@ -538,14 +537,25 @@ static int derive(deriver *d, sg_error *err)
 {
     member *mb = NULL;
     size_t nmb = 0, i, k;
-    bool *touch = NULL;
     int rc = 0;
 
+    d->nsym = sg_pool_nsymbols(sg_trace_pool(d->t));
     mb = sg__calloc(d->nin + 1, sizeof *mb);
-    touch = sg__calloc(d->nin + 1, sizeof *touch);
-    if (!mb || !touch) {
+    d->facts = sg__calloc(d->nsym + 1, sizeof *d->facts);
+    d->dim_value = sg__calloc(d->nsym + 1, sizeof *d->dim_value);
+    if (!mb || !d->facts || !d->dim_value) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory deriving fixes");
         goto cleanup;
+    }
+    for (i = 0; i < d->r->ninferred; i++) {
+        uint32_t s = sg_expr_symbol_index(d->r->inferred[i].sym);
+        if (s < d->nsym)
+            d->facts[s] = &d->r->inferred[i];
+    }
+    for (i = 0; i < d->nin; i++) {
+        uint32_t s = d->in[i].value ? sg_expr_symbol_index(d->in[i].value) : UINT32_MAX;
+        if (s < d->nsym)
+            d->dim_value[s] = true;
     }
     for (i = 0; i < d->nin; i++) {
         const sg_input_dim *in = &d->in[i];
@@ -620,7 +630,11 @@ static int derive(deriver *d, sg_error *err)
         rc = sg_error_set(err, SG_ENOMEM, "out of memory deriving fixes");
 cleanup:
     sg_free(mb);
-    sg_free(touch);
+    sg_free((void *)d->facts);
+    sg_free(d->dim_value);
+    d->facts = NULL;
+    d->dim_value = NULL;
+    d->nsym = 0;
     return rc;
 }
 
