@@ -34,29 +34,6 @@ static void inspect_help(FILE *out)
           out);
 }
 
-/* Write `s` as a JSON string literal. */
-static void put_json_str(FILE *out, const char *s)
-{
-    const unsigned char *p;
-
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 /* Print `e` in sympy form (or `?` when printing fails) as text or a JSON string. */
 static void put_expr(FILE *out, const sg_expr *e, bool json)
 {
@@ -65,7 +42,7 @@ static void put_expr(FILE *out, const sg_expr *e, bool json)
 
     if (e && sg_expr_print(&s, e, SG_SYNTAX_SYMPY, NULL, NULL, &err) == 0) {
         if (json)
-            put_json_str(out, s);
+            sg_cli_put_json_str(out, s);
         else
             fputs(s, out);
     } else {
@@ -215,20 +192,20 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
 
     sg_graph_schema_version(g, &major, &minor);
     fputs("{\"format\":", out);
-    put_json_str(out, sg_archive_format_name(sg_archive_format_of(a)));
+    sg_cli_put_json_str(out, sg_archive_format_name(sg_archive_format_of(a)));
     fprintf(out, ",\"schema_version\":[%d,%d],\"torch_version\":", major, minor);
-    put_json_str(out, sg_graph_torch_version(g));
+    sg_cli_put_json_str(out, sg_graph_torch_version(g));
     fprintf(out, ",\"container_version\":%d,\"inputs\":[", v->container_version);
     for (i = n = 0; i < sg_graph_input_count(g); i++) {
         const sg_graph_input *in = sg_graph_input_at(g, i);
         if (in->kind != SG_GRAPH_IN_USER)
             continue;
         fputs(n++ ? ",{\"path\":" : "{\"path\":", out);
-        put_json_str(out, in->path);
+        sg_cli_put_json_str(out, in->path);
         fputs(",\"name\":", out);
-        put_json_str(out, in->name);
+        sg_cli_put_json_str(out, in->name);
         fputs(",\"dtype\":", out);
-        put_json_str(out, in->tensor ? sg_graph_dtype_name(in->tensor->dtype) : NULL);
+        sg_cli_put_json_str(out, in->tensor ? sg_graph_dtype_name(in->tensor->dtype) : NULL);
         fputs(",\"shape\":", out);
         if (in->tensor)
             put_shape(out, in->tensor, true);
@@ -242,11 +219,11 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
         if (in->kind == SG_GRAPH_IN_USER)
             continue;
         fputs(n++ ? ",{\"kind\":" : "{\"kind\":", out);
-        put_json_str(out, in->spec);
+        sg_cli_put_json_str(out, in->spec);
         fputs(",\"name\":", out);
-        put_json_str(out, in->name);
+        sg_cli_put_json_str(out, in->name);
         fputs(",\"target\":", out);
-        put_json_str(out, in->target);
+        sg_cli_put_json_str(out, in->target);
         fputs(",\"shape\":", out);
         if (in->tensor)
             put_shape(out, in->tensor, true);
@@ -259,7 +236,7 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
         const sg_graph_range *r = sg_graph_range_at(g, i);
         if (i)
             fputc(',', out);
-        put_json_str(out, r->key);
+        sg_cli_put_json_str(out, r->key);
         fputs(":[", out);
         put_bound(out, r->has_min, r->min, true, NULL);
         fputc(',', out);
@@ -270,9 +247,9 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
     for (i = 0; i < sg_graph_symbol_count(g); i++) {
         const sg_graph_symbol *s = sg_graph_symbol_at(g, i);
         fputs(i ? ",{\"symbol\":" : "{\"symbol\":", out);
-        put_json_str(out, sg_expr_symbol_name(s->sym));
+        sg_cli_put_json_str(out, sg_expr_symbol_name(s->sym));
         fputs(",\"input\":", out);
-        put_json_str(out, s->path);
+        sg_cli_put_json_str(out, s->path);
         if (s->path)
             fprintf(out, ",\"dim\":%zu", s->dim);
         else
@@ -293,22 +270,22 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         const sg_graph_assert *as = sg_graph_assert_at(g, i);
         fputs(i ? ",{\"target\":" : "{\"target\":", out);
-        put_json_str(out, as->target);
+        sg_cli_put_json_str(out, as->target);
         fputs(",\"node\":", out);
-        put_json_str(out, as->node);
+        sg_cli_put_json_str(out, as->node);
         fputs(",\"expr\":", out);
         put_expr(out, as->expr, true);
         fputs(",\"message\":", out);
-        put_json_str(out, as->message);
+        sg_cli_put_json_str(out, as->message);
         fputs(",\"source\":", out);
-        put_json_str(out, as->source == SG_GRAPH_EXPR_MESSAGE ? "message"
+        sg_cli_put_json_str(out, as->source == SG_GRAPH_EXPR_MESSAGE ? "message"
                           : as->source == SG_GRAPH_EXPR_NODES ? "nodes" : NULL);
         fputs(",\"rebuilt\":", out);
         put_expr(out, as->rebuilt, true);
         fputs(",\"graph\":", out);
-        put_json_str(out, as->graph);
+        sg_cli_put_json_str(out, as->graph);
         fputs(",\"hop\":", out);
-        put_json_str(out, as->hop);
+        sg_cli_put_json_str(out, as->hop);
         fputc('}', out);
     }
     fprintf(out, "],\"subgraphs\":%zu,\"metadata_checks\":%zu", sg_graph_subgraph_count(g),
@@ -317,7 +294,7 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
     for (i = 0; i < sg_archive_member_count(a); i++) {
         const sg_archive_member *m = sg_archive_member_at(a, i);
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
-        put_json_str(out, m->name);
+        sg_cli_put_json_str(out, m->name);
         fprintf(out, ",\"size\":%" PRIu64 ",\"compressed_size\":%" PRIu64 ",\"method\":%u}", m->size,
                 m->comp_size, (unsigned)m->method);
     }

@@ -329,24 +329,3 @@ int sg_cmd_verify(int argc, char **argv)
     return sg_cli_finish_output(CMD, rc);
 }
 
-void sg_cli_put_json_str(FILE *out, const char *s)
-{
-    const unsigned char *p;
-
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
