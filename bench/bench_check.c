@@ -32,6 +32,7 @@
 #include "shapegate/check.h"
 #include "shapegate/trace.h"
 #include "bench_util.h"
+#include "util/json.h"
 
 #ifndef SG_CORPUS
 #define SG_CORPUS "tests/corpus"
@@ -45,46 +46,21 @@
 /* qsort order of strings. */
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* A whole file into a new NUL-terminated buffer, or NULL. */
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[n] = '\0';
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* torch's own time for the case: timing.dim_constraints_total_s + timing.produce_guards_s; < 0 if absent. */
 static double torch_seconds(const char *dir)
 {
     char path[4096];
-    char *txt;
-    cJSON *j, *t, *a, *b;
+    cJSON *j = NULL, *t, *a, *b;
     double s = -1.0;
     snprintf(path, sizeof path, "%.4000s/case.json", dir);
-    txt = read_file(path);
-    if (!txt)
+    if (sg__json_load_file(&j, path, "case.json", NULL) != 0)
         return -1.0;
-    j = cJSON_Parse(txt);
-    t = j ? cJSON_GetObjectItemCaseSensitive(j, "timing") : NULL;
+    t = cJSON_GetObjectItemCaseSensitive(j, "timing");
     a = t ? cJSON_GetObjectItemCaseSensitive(t, "dim_constraints_total_s") : NULL;
     b = t ? cJSON_GetObjectItemCaseSensitive(t, "produce_guards_s") : NULL;
     if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
         s = a->valuedouble + b->valuedouble;
     cJSON_Delete(j);
-    free(txt);
     return s;
 }
 

@@ -23,6 +23,7 @@
 
 #include "shapegate/fixes.h"
 #include "corpus_walk.h"
+#include "util/json.h"
 #include "test.h"
 
 /* Cases where ours differ from torch's on purpose, with the reason; `torch_ok`: torch's lines check clean. */
@@ -48,31 +49,20 @@ static int cases_same, cases_different, cases_refuted, cases_one_round, cases_sp
 /* torch's exc.msg for a constraint violation (case.json error_msg_attr, else error_message), or NULL. */
 static const char *sg__test_torch_msg(const char *dir)
 {
-    char path[1200], *buf = NULL, *res = NULL;
-    FILE *fp;
-    long len;
-    cJSON *cj, *m, *ut;
+    char path[1200];
+    char *res = NULL;
+    cJSON *cj = NULL, *m, *ut;
     snprintf(path, sizeof path, "%s/case.json", dir);
-    if (!(fp = fopen(path, "rb")))
+    if (sg__json_load_file(&cj, path, "case.json", NULL) != 0)
         return NULL;
-    fseek(fp, 0, SEEK_END);
-    len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    buf = malloc((size_t)len + 1);
-    if (buf && fread(buf, 1, (size_t)len, fp) == (size_t)len) {
-        buf[len] = '\0';
-        cj = cJSON_Parse(buf);
-        ut = cJSON_GetObjectItemCaseSensitive(cj, "user_error_type");
-        m = cJSON_GetObjectItemCaseSensitive(cj, "error_msg_attr");
-        if (!cJSON_IsString(m))
-            m = cJSON_GetObjectItemCaseSensitive(cj, "error_message");
-        if (cJSON_IsString(m) && strstr(m->valuestring, "Constraints violated")
-            && (!cJSON_IsString(ut) || strcmp(ut->valuestring, "CONSTRAINT_VIOLATION") == 0))
-            res = strdup(m->valuestring);
-        cJSON_Delete(cj);
-    }
-    free(buf);
-    fclose(fp);
+    ut = cJSON_GetObjectItemCaseSensitive(cj, "user_error_type");
+    m = cJSON_GetObjectItemCaseSensitive(cj, "error_msg_attr");
+    if (!cJSON_IsString(m))
+        m = cJSON_GetObjectItemCaseSensitive(cj, "error_message");
+    if (cJSON_IsString(m) && strstr(m->valuestring, "Constraints violated")
+        && (!cJSON_IsString(ut) || strcmp(ut->valuestring, "CONSTRAINT_VIOLATION") == 0))
+        res = strdup(m->valuestring);
+    cJSON_Delete(cj);
     return res;
 }
 

@@ -16,29 +16,10 @@
 #include <cjson/cJSON.h>
 
 #include "shapegate/message.h"
+#include "util/json.h"
 #include "test.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------- */
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[n] = '\0';
-        }
-    }
-    fclose(f);
-    return buf;
-}
 
 static char *dup_str(const char *s)
 {
@@ -132,16 +113,13 @@ static void corpus_version(const char *version)
         sg_trace *t = NULL;
         sg_torch_text *m = NULL;
         sg_error err = SG_ERROR_INIT;
-        char *cjs, *want = NULL;
+        char *want = NULL;
         cJSON *cj;
         int is_cv = 0, rc;
         bool ok;
 
         snprintf(path, sizeof path, "%s/%s/case.json", dir, names[i]);
-        cjs = read_all(path);
-        cj = cjs ? cJSON_Parse(cjs) : NULL;
-        free(cjs);
-        if (!cj) /* not a case folder */
+        if (sg__json_load_file(&cj, path, "case.json", NULL) != 0) /* not a case folder */
             continue;
         want = expected_text(cj, &is_cv);
         cJSON_Delete(cj);

@@ -6,11 +6,12 @@
  *
  * Big integers. cJSON keeps numbers as doubles, exact only up to 2^53, but
  * torch writes 9223372036854775807 (sys.maxsize) in guards and ranges. So
- * sg__json_parse() turns every integer literal of more than 15 digits (outside
- * strings) into a string of its digits before cJSON sees it, and
- * sg__json_int() reads an integer exactly from either a number node or such a
- * decimal string node. Code that reads integers must use sg__json_int(), never
- * `valuedouble`.
+ * sg__json_parse() hands every integer literal of more than 15 digits (outside
+ * strings) to cJSON as a marked string and turns it into a cJSON_Raw node of
+ * its digits afterwards; sg__json_int() reads an integer exactly from a number
+ * node, such a raw node or a decimal string, and sg__json_put_value() writes a
+ * raw node back as the number it was. Code that reads integers must use
+ * sg__json_int(), never `valuedouble`.
  *
  * Thread safety: only per-call state is used; cJSON_GetErrorPtr() (a process
  * global) is never called.
@@ -45,7 +46,8 @@ int sg__read_file(char **out, size_t *len, const char *path, size_t max, const c
  * Parse `len` bytes of JSON text (need not be NUL-terminated) into `*out`
  * (free with cJSON_Delete()). The whole text must be one JSON value, with
  * nothing but white space after it. Integer literals of more than 15 digits
- * become decimal string nodes (see above). `what` prefixes messages.
+ * become cJSON_Raw nodes holding their digits (see above): sg__json_int()
+ * reads them, sg__json_put_value() writes them back as numbers. `what` prefixes messages.
  * Returns 0; SG_ELIMIT when the text is over `max_bytes` or nested deeper than
  * `max_depth` (the message gives the byte offset); SG_EINVALID for a syntax
  * error ("what: invalid JSON at byte 123 (line 4, column 9)"); SG_ENOMEM.
