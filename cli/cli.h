@@ -129,6 +129,12 @@ int sg_cli_supervised_exit(sg_cli_supervisor *sv, int rc);
 unsigned sg_cli_hard_limit(unsigned timeout_ms, unsigned nchecks);
 /* What a killed command prints instead of its result (text, or JSON with --json). */
 void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms);
+/* After option parsing of a solver command taking one INPUT (argv[optind]): check
+ * there is exactly one, then sg_cli_supervise(). Returns -1 in the process that
+ * must do the work, else the exit code to return (usage error, or the child's, or
+ * "unknown" after printing what a killed command prints). */
+int sg_cli_start_solver(sg_cli_supervisor *sv, const char *cmd, int argc, char **argv, bool json,
+                        unsigned hard_ms);
 
 /* cmd_inspect.c: `shapegate inspect`. */
 int sg_cmd_inspect(int argc, char **argv);

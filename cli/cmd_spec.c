@@ -93,19 +93,11 @@ int sg_cmd_spec(int argc, char **argv)
             return sg_cli_bad_option("spec", argc, argv, c, longopts);
         }
     }
-    if (optind >= argc || optind + 1 < argc) {
-        free(dims);
-        if (optind >= argc)
-            return sg_cli_usage_error("spec", "missing INPUT");
-        return sg_cli_usage_error("spec", "one INPUT only, got '%s' too", argv[optind + 1]);
-    }
+    /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */
     hard_ms = sg_cli_hard_limit(opts.timeout_ms, 2);
-    if (sg_cli_supervise(&sv, "spec", hard_ms)) {
+    if ((rc = sg_cli_start_solver(&sv, "spec", argc, argv, json, hard_ms)) >= 0) {
         free(dims);
-        if (!sv.killed)
-            return sv.exit_code;
-        sg_cli_print_killed(json, argv[optind], hard_ms);
-        return sg_cli_finish_output("spec", SG_EXIT_UNKNOWN);
+        return rc;
     }
     if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], spec_file, dims, ndims)) != SG_EXIT_OK)
         goto cleanup;

@@ -158,3 +158,18 @@ void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms)
                "(Z3 ignored its interrupt)\n", input, hard_ms);
     }
 }
+
+int sg_cli_start_solver(sg_cli_supervisor *sv, const char *cmd, int argc, char **argv, bool json,
+                        unsigned hard_ms)
+{
+    if (optind >= argc)
+        return sg_cli_usage_error(cmd, "missing INPUT");
+    if (optind + 1 < argc)
+        return sg_cli_usage_error(cmd, "one INPUT only, got '%s' too", argv[optind + 1]);
+    if (!sg_cli_supervise(sv, cmd, hard_ms))
+        return -1;
+    if (!sv->killed)
+        return sv->exit_code;
+    sg_cli_print_killed(json, argv[optind], hard_ms);
+    return sg_cli_finish_output(cmd, SG_EXIT_UNKNOWN);
+}
