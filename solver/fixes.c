@@ -1386,11 +1386,5 @@ int sg_fixes_torch_message(char **out, const sg_trace *t, const sg_fixes *f, sg_
             sg_buf_printf(&b, "\n  %s", f->fixes[i].line);
     }
     sg_torch_text_free(m);
-    if (b.failed) {
-        rc = b.failed;
-        sg_buf_dispose(&b);
-        return sg_error_set(err, rc, "torch's message: %s", rc == SG_ENOMEM ? "out of memory" : "too long");
-    }
-    *out = sg_buf_take(&b);
-    return 0;
+    return sg_buf_finish(&b, out, "torch's message", err);
 }

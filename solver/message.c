@@ -354,17 +354,7 @@ int sg_torch_print(char **out, const sg_expr *e, sg_symbol_namer namer, void *pa
     p.namer = namer;
     p.payload = payload;
     tp_emit(&p, e);
-    if (p.b.failed) {
-        int rc = p.b.failed;
-        sg_buf_dispose(&p.b);
-        if (rc == SG_ELIMIT)
-            return sg_error_set(err, rc, "printed expression longer than %zu bytes", (size_t)SG_EXPR_MAX_PRINT);
-        return sg_error_set(err, SG_ENOMEM, "out of memory printing an expression");
-    }
-    *out = sg_buf_take(&p.b);
-    if (!*out)
-        return sg_error_set(err, SG_ENOMEM, "out of memory printing an expression");
-    return 0;
+    return sg_buf_finish(&p.b, out, "printed expression", err);
 }
 
 /* ---- the rendered range ------------------------------------------------------------------------ */

@@ -464,15 +464,5 @@ int sg_expr_print(char **out, const sg_expr *e, sg_syntax syntax, sg_symbol_name
     pr.namer = namer;
     pr.payload = payload;
     emit(&pr, e, 0);
-    if (pr.b.failed) {
-        int rc = pr.b.failed;
-        sg_buf_dispose(&pr.b);
-        if (rc == SG_ELIMIT)
-            return sg_error_set(err, rc, "printed expression longer than %zu bytes", (size_t)SG_EXPR_MAX_PRINT);
-        return sg_error_set(err, rc, "out of memory printing an expression");
-    }
-    *out = sg_buf_take(&pr.b);
-    if (!*out)
-        return sg_error_set(err, SG_ENOMEM, "out of memory printing an expression");
-    return 0;
+    return sg_buf_finish(&pr.b, out, "printed expression", err);
 }

@@ -75,3 +75,15 @@ char *sg_buf_take(sg_buf *b)
     b->len = b->cap = 0;
     return s;
 }
+
+int sg_buf_finish(sg_buf *b, char **out, const char *what, sg_error *err)
+{
+    int rc = b->failed;
+    *out = rc ? NULL : sg_buf_take(b);
+    if (*out)
+        return 0;
+    sg_buf_dispose(b);
+    if (rc == SG_ELIMIT)
+        return sg_error_set(err, rc, "%s longer than %zu bytes", what, b->max);
+    return sg_error_set(err, SG_ENOMEM, "out of memory making %s", what);
+}

@@ -45,6 +45,9 @@ int sg_buf_putc(sg_buf *b, char c);
 int sg_buf_printf(sg_buf *b, const char *fmt, ...) SG_PRINTF(2, 3);
 /* Hand the string over (caller frees with sg_free()); the buffer is left empty. */
 char *sg_buf_take(sg_buf *b);
+/* Hand the string over into `*out` (0), or on a failed buffer dispose of it and
+ * report "WHAT longer than MAX bytes" (SG_ELIMIT) or SG_ENOMEM; `*out` NULL then. */
+int sg_buf_finish(sg_buf *b, char **out, const char *what, sg_error *err);
 
 /* Checked 128-bit arithmetic: return false on overflow. */
 static inline bool sg__add(sg_int a, sg_int b, sg_int *r) { return !__builtin_add_overflow(a, b, r); }
