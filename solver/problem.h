@@ -60,7 +60,10 @@ typedef struct sg_problem {
     const char **names;      /* spec root names of X variables (borrowed from the trace) */
     Z3_ast *xvar;            /* referenced X variables */
     size_t nx;
-    Z3_solver solver;        /* referenced; reused by every query (reset in between) */
+    Z3_solver inc;           /* referenced incremental solver: linear queries, each in a scope of its own */
+    Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */
+    unsigned *seen, stamp;   /* marks by Z3 ast id of the linearity walk (stamp: the current walk) */
+    size_t nseen;
     Z3_ast *keep;            /* every term made here, referenced until sg_problem_free */
     size_t nkeep, keep_cap;
     /* Independent components: input dims, symbols and constraints that share no
