@@ -21,6 +21,8 @@ int sg_fuzz_trace(const uint8_t *data, size_t size)
 
     rc = sg_trace_load_json(&t, (const char *)data, size, &err);
     if (rc != 0) {
+        if (rc != SG_ELIMIT && rc != SG_EINVALID && rc != SG_EUNSUPPORTED && rc != SG_ENOMEM)
+            SG_FUZZ_FAIL("sg_trace_load_json returned undocumented code %d (%s)", rc, err.msg);
         if (t)
             SG_FUZZ_FAIL("failed load (%d) left a trace", rc);
         return 0;

@@ -925,7 +925,11 @@ static void test_hostile_json(void)
                 SG_EINVALID, "inputs[0]: value: 'x > 1' is not an integer expression");
     expect_json(HDR "\"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 3, \"spec\": "
                 "{\"kind\": \"derived\", \"name\": \"d\", \"expr\": \"dx//0\", \"root\": {\"name\": \"dx\"}}}]}",
-                SG_EUNDEFINED, "inputs[0].spec.expr:");
+                SG_EINVALID, "inputs[0].spec.expr: column 3: division by zero");
+    expect_json(HDR "\"guards\": [{\"origin\": \"shape\", \"expr\": \"Eq(s0, zoo)\"}]}", SG_EINVALID,
+                "guards[0].expr: column 8: 'zoo' (not a number) is not a value");
+    expect_json(HDR "\"guards\": [{\"origin\": \"shape\", \"expr\": \"Eq(s0, 2**200)\"}]}", SG_ELIMIT,
+                "guards[0].expr:");
     expect_json(HDR "\"spec\": []}", SG_EINVALID, "spec: expected an object");
     expect_json(HDR "\"symbols\": [", SG_EINVALID, "trace JSON: invalid JSON at byte");
     /* control characters of hostile names do not break the one-line message */

@@ -117,9 +117,10 @@ typedef struct sg_guard {
  * one-line message naming the file and field ("NAME/guards.json:
  * shape_envs[0].guards[3].expr: column 5: unknown function 'foo'"):
  * SG_EIO (missing or unreadable file), SG_ELIMIT (file or nesting over the
- * limits above, or an expression over the parser's limits), SG_EINVALID
- * (malformed JSON, a field of the wrong type, an expression that does not
- * parse), SG_EUNSUPPORTED (an expression using what shapegate does not
+ * limits above, an expression over the parser's limits or a literal beyond
+ * the 128-bit range), SG_EINVALID (malformed JSON, a field of the wrong type,
+ * an expression that does not parse or is not a number: `nan`, `zoo`, a
+ * constant 1/0), SG_EUNSUPPORTED (an expression using what shapegate does not
  * handle), SG_ENOMEM. `*out` is NULL on failure.
  */
 int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err);
