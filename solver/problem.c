@@ -657,24 +657,33 @@ static bool watchdog_stop(watchdog *w)
 }
 
 /*
- * One query on solver `s`, which is in the state `incremental` says: the
+ * One query on the solver in `*slot` (made on first use: the incremental one
+ * when `incremental`, else the general one), counted into `stats`: the
  * incremental solver gets a scope pushed and popped around the query (its
  * state is kept, so a query costs what the problem costs), the full solver is
  * reset first (it rebuilds Z3's tactic for the problem's logic every time,
  * about 3.7 ms even for a trivial problem). `timeout` 0: no wall-clock limit.
  * Same outputs as sg_problem_check; *fired says the watchdog stopped it.
  */
-static int query(sg_problem *p, Z3_solver s, bool incremental, const Z3_ast *hard, size_t nhard,
+static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast *hard, size_t nhard,
                  const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit,
-                 Z3_lbool *res, Z3_model *model, size_t **core, size_t *ncore, char reason[64],
-                 bool *fired, sg_error *err)
+                 sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core, size_t *ncore,
+                 char reason[64], bool *fired, sg_error *err)
 {
     Z3_context c = p->ctx;
+    Z3_solver s;
     Z3_params prm;
     size_t i;
     int rc = 0;
 
     *fired = false;
+    if (!*slot) { /* made on first use, kept until sg_problem_free */
+        *slot = incremental ? Z3_mk_simple_solver(c) : Z3_mk_solver(c);
+        Z3_solver_inc_ref(c, *slot);
+    }
+    s = *slot;
+    if (stats)
+        stats->queries++;
     if (incremental)
         Z3_solver_push(c, s);
     else
@@ -836,7 +845,6 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
                      Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err)
 {
-    Z3_context c = p->ctx;
     unsigned timeout = b ? b->query_timeout_ms : 0;
     uint64_t rlimit = b ? b->query_rlimit : 0;
     double t0 = sg_problem_now();
@@ -865,14 +873,8 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
      * full solver, which picks Z3's tactic for the logic (and listens to the resource limit in
      * non-linear arithmetic, which the SMT core of Z3 4.8.12 does not always do). */
     if (linear(p, hard, nhard, assumptions, nassume)) {
-        if (!p->inc) {
-            p->inc = Z3_mk_simple_solver(c);
-            Z3_solver_inc_ref(c, p->inc);
-        }
-        rc = query(p, p->inc, true, hard, nhard, assumptions, nassume, timeout, rlimit, res, model,
-                   core, ncore, reason, &fired, err);
-        if (stats)
-            stats->queries++;
+        rc = query(p, &p->inc, true, hard, nhard, assumptions, nassume, timeout, rlimit, stats, res,
+                   model, core, ncore, reason, &fired, err);
         if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason))
             return rc;
         if (timeout) {
@@ -885,15 +887,8 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
         }
         reason[0] = '\0';
     }
-    if (!p->solver) {
-        p->solver = Z3_mk_solver(c);
-        Z3_solver_inc_ref(c, p->solver);
-    }
-    rc = query(p, p->solver, false, hard, nhard, assumptions, nassume, timeout, rlimit, res, model,
-               core, ncore, reason, &fired, err);
-    if (stats)
-        stats->queries++;
-    return rc;
+    return query(p, &p->solver, false, hard, nhard, assumptions, nassume, timeout, rlimit, stats, res,
+                 model, core, ncore, reason, &fired, err);
 }
 
 bool sg_problem_model_int(sg_problem *p, Z3_model model, Z3_ast term, sg_int *out)
