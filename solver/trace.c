@@ -2479,6 +2479,11 @@ int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char
     t->spec_overridden = true;
     t->dynamic_shapes_json = js;
 cleanup:
+    if (rc == SG_EUNSUPPORTED) { /* a derived expr torch would not accept either: a wrong leaf */
+        rc = SG_EINVALID;
+        if (err)
+            err->code = rc;
+    }
     if (rc)
         sg_trace__one_line(err);
     sg_buf_dispose(&path);

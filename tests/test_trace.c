@@ -1308,6 +1308,11 @@ static void test_set_spec(void)
         {"5", "spec: (top level): expected a dict keyed by argument name, a list, or null"},
         {"{\"x\": {\"0\": ", "spec: invalid JSON at byte"},
         {"{\"x\": {\"0\": {\"derived\": \"2*dx+\", \"root\": {\"name\": \"dx\"}}}}", "spec: ['x']['0'].expr: column"},
+        /* what the expression parser calls unsupported or undefined is a wrong leaf here */
+        {"{\"x\": {\"0\": {\"derived\": \"d\", \"expr\": \"2*dx+1x\", \"root\": {\"name\": \"dx\"}}}}",
+         "spec: ['x']['0'].expr: column 6: float or malformed number literal '1x'"},
+        {"{\"x\": {\"0\": {\"derived\": \"dx//0\", \"root\": {\"name\": \"dx\"}}}}",
+         "spec: ['x']['0'].expr: column 3: division by zero"},
     };
     sg_error err = SG_ERROR_INIT;
     sg_trace *t = load_case("cases", "err_check_ge", &err), *t2 = NULL;

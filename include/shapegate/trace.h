@@ -180,8 +180,10 @@ int sg_trace_override_dims(sg_trace *t, const char *const *items, size_t n, sg_e
  * is kept as torch would see it: no flat spec, every dim SG_SPEC_UNSET (the
  * check then reports torch's error). Derived bounds are recomputed.
  * All or nothing. Returns 0, SG_EINVALID ("what: field: message": bad JSON,
- * a leaf of the wrong form, a path or dim index the inputs do not have),
- * SG_ELIMIT (over SG_TRACE_MAX_FILE or SG_TRACE_MAX_JSON_DEPTH), SG_ENOMEM.
+ * a leaf of the wrong form, a derived "expr" that does not parse or uses what
+ * shapegate does not handle, a path or dim index the inputs do not have),
+ * SG_ELIMIT (over SG_TRACE_MAX_FILE or SG_TRACE_MAX_JSON_DEPTH, a literal
+ * beyond 128 bits), SG_ENOMEM.
  */
 int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char *what,
                            sg_error *err);
