@@ -21,6 +21,8 @@ int sg_fuzz_expr(const uint8_t *data, size_t size);
 int sg_fuzz_trace(const uint8_t *data, size_t size);
 /** Archive reader on the bytes as a .pt2 file. Returns 0. */
 int sg_fuzz_archive(const uint8_t *data, size_t size);
+/** The graph model on the bytes as an ExportedProgram JSON, and the trace built from it. Returns 0. */
+int sg_fuzz_graph(const uint8_t *data, size_t size);
 /** The check pipeline under a tight budget on the bytes as a JSON trace. Returns 0. */
 int sg_fuzz_check(const uint8_t *data, size_t size);
 /** Spec overrides (sg_trace_override_dims) or a spec JSON (sg_trace_set_spec_json) on a

@@ -8,6 +8,7 @@
 #   expr     every distinct guard expression of tests/corpus (sympy and Python forms)
 #   trace    tests/data/*.json and every corpus case written as a JSON trace
 #   archive  a few of the corpus's model.pt2 files (the smallest)
+#   graph    the model JSON of every corpus model.pt2 under 64 KiB (trace_seeds --models)
 #   check    the smaller JSON traces of trace/, and each with its named Dims narrowed
 #   spec     spec JSON (the corpus's) and override items for fuzz_spec's fixed traces
 #   dir      guards.json NUL case.json of the corpus cases under 60 KiB
@@ -19,7 +20,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$1
 OUT=$2
 rm -rf "$OUT"
-mkdir -p "$OUT"/{expr,trace,archive,check,spec,dir}
+mkdir -p "$OUT"/{expr,trace,archive,graph,check,spec,dir}
 
 # expr: one file per distinct guard text (name = hash of the text).
 n=0
@@ -42,6 +43,15 @@ find "$ROOT/tests/corpus" -name model.pt2 -printf '%s %p\n' | sort -n | head -5 
         d=$(dirname "$p")
         cp "$p" "$OUT/archive/$(basename "$(dirname "$d")")_$(basename "$d").pt2"
     done
+
+# graph: every archive's model JSON under 64 KiB, as sg_graph_load parses it (small: fast runs).
+args=()
+while IFS= read -r p; do
+    d=$(dirname "$p")
+    args+=("$p" "$(basename "$(dirname "$d")")_$(basename "$d")")
+done < <(find "$ROOT/tests/corpus" -name model.pt2 | sort)
+"$BUILD/fuzz/trace_seeds" --models "$OUT/graph" "${args[@]}" 2>/dev/null || true
+find "$OUT/graph" -type f -size +64k -delete
 
 # check: traces under 8 KiB, and each again with every named Dim narrowed to the 61 values
 # around its example size, so that fuzz_check's brute-force confirmation applies.
@@ -87,7 +97,7 @@ for d in "$C"/* "$ROOT"/tests/corpus/cases-2.6/*; do
     { cat "$d/guards.json"; printf '\0'; cat "$d/case.json"; } >"$OUT/dir/$(basename "$(dirname "$d")")_$(basename "$d")"
 done
 
-for t in expr trace archive check spec dir; do
+for t in expr trace archive graph check spec dir; do
     if [ -d "$ROOT/tests/data/regress/$t" ]; then
         find "$ROOT/tests/data/regress/$t" -type f ! -name '*.md' -exec cp {} "$OUT/$t/" \;
     fi

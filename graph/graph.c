@@ -387,7 +387,7 @@ static int read_ranges(sg_graph *g, const cJSON *root, sg_error *err)
         if (!cJSON_IsObject(c))
             return sg_error_set(err, SG_EINVALID, "range_constraints.%.64s: not an object", c->string);
         if ((rc = sg_expr_parse(&r->expr, g->pool, c->string, strlen(c->string), &perr)) != 0)
-            return sg_error_set(err, rc, "range_constraints key '%.64s': %s", c->string, perr.msg);
+            return sg_error_set(err, sg__input_code(rc), "range_constraints key '%.64s': %s", c->string, perr.msg);
         if ((rc = read_bound(&r->has_min, &r->min, sg__json_get(c, "min_val"), c->string, "min_val", err)) != 0
             || (rc = read_bound(&r->has_max, &r->max, sg__json_get(c, "max_val"), c->string, "max_val", err)) != 0)
             return rc;

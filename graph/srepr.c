@@ -280,5 +280,5 @@ int sg_graph__read_expr(const sg_expr **out, sg_pool *pool, const char *text, co
         return sg_error_set(err, SG_EINVALID, "%s: cannot read expression at byte %zu%s%s", field,
                             (size_t)(r.p - r.start) + 1, r.fail ? ": " : "", r.fail ? r.fail : "");
     }
-    return sg_error_set(err, rc, "%s: %s", field, perr.msg);
+    return sg_error_set(err, sg__input_code(rc), "%s: %s", field, perr.msg);
 }

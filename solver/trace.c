@@ -183,12 +183,7 @@ int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool wan
     if (rc) {
         if (rc == SG_ENOMEM)
             return sg_error_set(err, rc, "%s: %s: out of memory", what, field);
-        /* the loaders' documented codes: `nan`, `zoo` or a constant 1/0 make a malformed guard,
-         * a literal beyond the 128-bit range is over the parser's limits */
-        if (rc == SG_EUNDEFINED)
-            rc = SG_EINVALID;
-        else if (rc == SG_EOVERFLOW)
-            rc = SG_ELIMIT;
+        rc = sg__input_code(rc);
         if (perr.col > 0)
             return sg_error_set(err, rc, "%s: %s: column %d: %s", what, field, perr.col, perr.msg);
         return sg_error_set(err, rc, "%s: %s: %s", what, field, perr.msg);

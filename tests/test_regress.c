@@ -1,7 +1,7 @@
 /*
  * test_regress.c - replays every committed fuzz regression input
  * (every file of tests/data/regress/<target>/, see docs/robustness.md; targets expr, trace,
- * archive, check, spec, dir) through the same code
+ * archive, graph, check, spec, dir) through the same code
  * the libFuzzer targets run (fuzz/fuzz_*.c compiled with SG_FUZZ_NO_MAIN), so
  * that the ordinary suite, and its ASan+UBSan build, catch a crash coming back.
  * A property failure aborts the program (the fuzz bodies call abort()); a clean
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "shapegate/archive.h"
 #include "test.h"
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
@@ -75,6 +76,7 @@ static void replay(const char *target, fuzz_fn fn)
 static void test_expr(void) { replay("expr", sg_fuzz_expr); }
 static void test_trace(void) { replay("trace", sg_fuzz_trace); }
 static void test_archive(void) { replay("archive", sg_fuzz_archive); }
+static void test_graph(void) { replay("graph", sg_fuzz_graph); }
 static void test_check(void) { replay("check", sg_fuzz_check); }
 static void test_spec(void) { replay("spec", sg_fuzz_spec); }
 static void test_dir(void) { replay("dir", sg_fuzz_dir); }
@@ -93,6 +95,7 @@ static void test_smoke(void)
         sg_fuzz_expr(p, n);
         sg_fuzz_trace(p, n);
         sg_fuzz_archive(p, n);
+        sg_fuzz_graph(p, n);
         sg_fuzz_check(p, n);
         sg_fuzz_spec(p, n);
         sg_fuzz_dir(p, n);
@@ -100,13 +103,37 @@ static void test_smoke(void)
     CHECK(1);
 }
 
+/* The graph body on real models (a torch 2.14 and a torch 2.6 archive), so its success path runs. */
+static void test_graph_models(void)
+{
+    static const char *const cases[] = {"cases/ok_nonzero", "cases-2.6/ok_nonzero"};
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sg_error err = SG_ERROR_INIT;
+        sg_archive *a = NULL;
+        char path[4096], *json = NULL;
+        size_t len = 0;
+        snprintf(path, sizeof path, "%s/tests/corpus/%s/model.pt2", SG_SOURCE_DIR, cases[i]);
+        CHECK_MSG(sg_archive_open(&a, path, NULL, &err) == 0 && sg_archive_read_model(&json, &len, NULL, a, NULL, &err) == 0
+                      && sg_archive_json_quote_nonfinite(&json, &len, NULL, &err) == 0,
+                  "%s: %s", path, err.msg);
+        if (json)
+            sg_fuzz_graph((const uint8_t *)json, len);
+        sg_free(json);
+        sg_archive_free(a);
+    }
+}
+
 /* Runs every test; exit status 1 when one failed. */
 int main(void)
 {
     RUN(test_smoke);
+    RUN(test_graph_models);
     RUN(test_expr);
     RUN(test_trace);
     RUN(test_archive);
+    RUN(test_graph);
     RUN(test_check);
     RUN(test_spec);
     RUN(test_dir);

@@ -27,6 +27,11 @@ int sg_error_set(sg_error *err, int code, const char *fmt, ...)
     return code;
 }
 
+int sg__input_code(int rc)
+{
+    return rc == SG_EUNDEFINED ? SG_EINVALID : rc == SG_EOVERFLOW ? SG_ELIMIT : rc;
+}
+
 int sg_error_set_at(sg_error *err, int code, int col, const char *fmt, ...)
 {
     va_list ap;
