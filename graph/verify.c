@@ -133,6 +133,37 @@ typedef struct sym_bounds {
 } sym_bounds;
 
 /*
+ * Whether the starting values `vals` (each backed symbol's lower bound, at least 2, clamped to
+ * its range and to `sb`) already meet every wish of find_hints: inside `sb`, the declared
+ * ranges and 2.., and true in every runtime assert over backed symbols (evaluated exactly). Most
+ * programs declare no assert that the lower bounds break, and then need no Z3 context.
+ */
+static bool defaults_do(const sg_int *vals, const sg_graph *g, const bool *backed, const sym_bounds *sb)
+{
+    sg_pool *pool = sg_graph_pool(g);
+    size_t ns = sg_pool_nsymbols(pool), i;
+
+    for (i = 0; i < ns; i++) {
+        const sg_graph_range *r = range_of(g, sg_pool_symbol(pool, i));
+        if (!backed[i])
+            continue;
+        if (vals[i] < 2 || (r && r->has_min && vals[i] < r->min) || (r && r->has_max && vals[i] > r->max)
+            || (sb && sb[i].has_lo && vals[i] < sb[i].lo) || (sb && sb[i].has_hi && vals[i] > sb[i].hi))
+            return false;
+    }
+    for (i = 0; i < sg_graph_assert_count(g); i++) {
+        const sg_graph_assert *a = sg_graph_assert_at(g, i);
+        sg_error e2 = SG_ERROR_INIT;
+        sg_value v;
+        if (!a->expr || !all_backed(g, a->expr, backed, &e2))
+            continue;
+        if (sg_expr_eval(&v, pool, a->expr, vals, ns, &e2) != 0 || v.kind != SG_VAL_BOOL || !v.num)
+            return false;
+    }
+    return true;
+}
+
+/*
  * Example values for the backed symbols (`vals`, by symbol index): within
  * `sb` (may be NULL) always, and, as far as possible, inside the declared
  * ranges, passing every runtime assert over backed symbols, and at least 2
@@ -165,6 +196,8 @@ static int find_hints(sg_int *vals, const sg_graph *g, const bool *backed, const
         if (sb && sb[i].has_hi && vals[i] > sb[i].hi)
             vals[i] = sb[i].hi;
     }
+    if (defaults_do(vals, g, backed, sb))
+        return 0; /* every wish met without asking Z3 */
     if ((rc = sg_smt_new(&smt, pool, err)) != 0)
         return rc;
     c = sg_smt_context(smt);
