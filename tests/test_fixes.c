@@ -43,7 +43,6 @@ static const struct {
     {"cases-2.6", "ok_conv2d_stride2", false, "torch omits the new roots' min=2: read as 0, H = 0 and 4 are allowed"},
 };
 
-static bool quick;
 static int cases_same, cases_different, cases_refuted, cases_one_round, cases_spec, cases_text, cases_text_same;
 
 /* torch's exc.msg for a constraint violation (case.json error_msg_attr, else error_message), or NULL. */
@@ -106,8 +105,6 @@ static void check_case(const char *version, const char *name)
      * machine must not turn an exact range into an over-approximation) */
     o.timeout_ms = 0;
     o.query_timeout_ms = 0;
-    if (quick && strncmp(name, "large_", 6) == 0)
-        return; /* the sanitizer build's quick run skips the 40- to 100-input models */
     snprintf(dir, sizeof dir, "%s/%s/%s", SG_CORPUS, version, name);
     if (sg_trace_load(&t, dir, &err) != 0) {
         CHECK_MSG(0, "%s: %s", dir, err.msg);
@@ -229,11 +226,7 @@ static void walk(const char *version)
 }
 
 static void test_corpus_214(void) { walk("cases"); }
-static void test_corpus_26(void)
-{
-    if (!quick) /* the sanitizer build's quick run (SG_FIXES_QUICK=1) does torch 2.14's cases only */
-        walk("cases-2.6");
-}
+static void test_corpus_26(void) { walk("cases-2.6"); }
 
 /* The Python printer follows the inputs: dicts, lists, tuples, kwargs, ints, derived dims. */
 static void test_python_printer(void)
@@ -366,7 +359,6 @@ static void test_torch_pitfalls(void)
 
 int main(void)
 {
-    quick = getenv("SG_FIXES_QUICK") && strcmp(getenv("SG_FIXES_QUICK"), "1") == 0;
     RUN(test_python_printer);
     RUN(test_check_lines);
     RUN(test_torch_pitfalls);

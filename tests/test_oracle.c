@@ -40,7 +40,7 @@
  *
  * Environment:
  *   SG_ORACLE_SEED   PRNG seed (decimal or 0x-hex); default 0x0dac1e5
- *   SG_ORACLE_COUNT  number of traces (default 2000; the sanitizer build sets 200 in ctest)
+ *   SG_ORACLE_COUNT  number of traces (default 2000, in both test builds)
  *   SG_ORACLE_JOBS   worker processes (fork) sharing the traces (default 2)
  *   SG_ORACLE_ONLY   run only trace number N of the seed (replays a printed mismatch)
  *   SG_ORACLE_INFER  run inference on every N-th trace (default 5; 1: every trace)
