@@ -5,11 +5,12 @@
  * sg_archive_open_fd (zip structure, names, layout, markers, versions). When
  * the archive opens, every model JSON is read (schema check), its non-finite
  * floats quoted and the result parsed as a graph (sg_graph_parse), and every member is read with a small bound (CRC, sizes).
- * Failures must leave the out-parameters empty.
+ * Failures must leave the out-parameters empty; a failed open says why on one line.
  */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
 #include "shapegate/archive.h"
@@ -39,6 +40,8 @@ int sg_fuzz_archive(const uint8_t *data, size_t size)
     if (rc != 0) {
         if (a)
             SG_FUZZ_FAIL("failed open (%d) left an archive", rc);
+        if (!err.msg[0] || strchr(err.msg, '\n'))
+            SG_FUZZ_FAIL("failed open (%d) without a one-line message: '%s'", rc, err.msg);
         goto cleanup;
     }
     for (i = 0; i < sg_archive_model_count(a); i++) {

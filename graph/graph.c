@@ -733,6 +733,8 @@ int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err)
     *out = g;
     g = NULL;
 cleanup:
+    if (rc)
+        sg__error_one_line(err); /* keys and names come from the file */
     sg_graph_free(g);
     cJSON_Delete(root);
     sg_free(copy);

@@ -214,14 +214,6 @@ int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, c
     return 0;
 }
 
-void sg_trace__one_line(sg_error *err)
-{
-    if (!err)
-        return;
-    for (char *c = err->msg; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-}
 
 /* ---- accessors ------------------------------------------------------------------- */
 
@@ -294,7 +286,7 @@ int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
         return sg_error_set(err, SG_EINVALID, "no trace path given");
     if (stat(path, &st) < 0) {
         sg_error_set(err, SG_EIO, "%s: %s", path, strerror(errno));
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
         return SG_EIO;
     }
     if (S_ISDIR(st.st_mode))
@@ -304,7 +296,7 @@ int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
         rc = sg_trace__load_json_named(out, text, len, path, err);
     sg_free(text);
     if (rc)
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
     return rc;
 }
 
@@ -1277,7 +1269,7 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
     L.r.t = NULL;
 cleanup:
     if (rc)
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
     sg_trace_free(L.r.t);
     cJSON_Delete(gj);
     cJSON_Delete(cj);
@@ -1860,7 +1852,7 @@ static int item_fail(sg_error *err, int code, const char *text, const char *fmt,
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     sg_error_set(err, code, "dim override '%.80s%s': %s", text, strlen(text) > 80 ? "..." : "", msg);
-    sg_trace__one_line(err);
+    sg__error_one_line(err);
     return code;
 }
 
@@ -2480,7 +2472,7 @@ cleanup:
             err->code = rc;
     }
     if (rc)
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
     sg_buf_dispose(&path);
     sg_free(in);
     cJSON_Delete(sj);
@@ -2501,6 +2493,6 @@ int sg_trace_load_spec(sg_trace *t, const char *path, sg_error *err)
         rc = sg_trace_set_spec_json(t, text, len, path, err);
     sg_free(text);
     if (rc)
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
     return rc;
 }

@@ -96,8 +96,6 @@ int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool wan
 int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, const char *what,
                            const char *field, sg_error *err);
 
-/* Make `err->msg` one line: control characters (from hostile names and keys) become '?'. */
-void sg_trace__one_line(sg_error *err);
 
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,

@@ -582,7 +582,7 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
     R.what = what ? what : "trace JSON";
     rc = sg__json_parse(&root, json, len, SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, R.what, err);
     if (rc) {
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
         return rc;
     }
     if ((rc = sg_trace__new(&R.t, err)) != 0)
@@ -663,7 +663,7 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
     R.t = NULL;
 cleanup:
     if (rc)
-        sg_trace__one_line(err);
+        sg__error_one_line(err);
     sg_trace_free(R.t);
     cJSON_Delete(root);
     return rc;

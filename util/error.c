@@ -27,6 +27,15 @@ int sg_error_set(sg_error *err, int code, const char *fmt, ...)
     return code;
 }
 
+void sg__error_one_line(sg_error *err)
+{
+    if (!err)
+        return;
+    for (char *c = err->msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 int sg__input_code(int rc)
 {
     return rc == SG_EUNDEFINED ? SG_EINVALID : rc == SG_EOVERFLOW ? SG_ELIMIT : rc;

@@ -49,6 +49,10 @@ char *sg_buf_take(sg_buf *b);
  * report "WHAT longer than MAX bytes" (SG_ELIMIT) or SG_ENOMEM; `*out` NULL then. */
 int sg_buf_finish(sg_buf *b, char **out, const char *what, sg_error *err);
 
+/* Make `err->msg` one line: control characters (from hostile names and keys) become '?'.
+ * NULL-safe. */
+void sg__error_one_line(sg_error *err);
+
 /* The status a reader of files reports when expression text in its input fails to parse with
  * `rc`: what sg_expr_parse calls undefined (`nan`, `zoo`, a constant 1/0) is malformed input,
  * SG_EINVALID; a literal beyond 128 bits is over a limit, SG_ELIMIT; other codes unchanged. */
