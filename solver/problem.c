@@ -25,9 +25,11 @@ Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a)
     if (!a || Z3_get_error_code(p->ctx) != Z3_OK)
         return NULL;
     if (sg__grow((void **)&p->keep, &p->keep_cap, p->nkeep + 1, sizeof *p->keep)) {
-        /* No room to remember it: keep the term alive anyway (Z3_del_context releases it)
-         * rather than hand NULL on to Z3's API, which does not check its arguments. */
+        /* No room to remember it: keep the term alive anyway (deleting the context releases
+         * it, so the context is not reused) rather than hand NULL on to Z3's API, which does
+         * not check its arguments. */
         Z3_inc_ref(p->ctx, a);
+        sg_smt_no_reuse(p->smt);
         return a;
     }
     Z3_inc_ref(p->ctx, a);

@@ -32,8 +32,20 @@ typedef struct sg_smt sg_smt;
  */
 int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err);
 
-/** Free the encoder, its memo and its Z3 context. NULL-safe. */
+/**
+ * Free the encoder and its memo. Its Z3 context is kept for the next
+ * sg_smt_new (a new context costs about 0.5 ms) unless Z3 failed in it or
+ * sg_smt_no_reuse() was called; so every term, solver and model made in the
+ * context by the caller must be released first. NULL-safe.
+ */
 void sg_smt_free(sg_smt *smt);
+
+/**
+ * Delete the context with the encoder instead of reusing it: for a caller
+ * that had to leave references behind (an allocation failure while
+ * remembering a term). NULL-safe.
+ */
+void sg_smt_no_reuse(sg_smt *smt);
 
 /** The Z3 context (borrowed). */
 Z3_context sg_smt_context(sg_smt *smt);
