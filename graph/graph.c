@@ -502,7 +502,7 @@ static int read_assert_scalar(sg_graph *g, sg_graph_assert *a, const cJSON *node
         a->source = SG_GRAPH_EXPR_NODES;
     } else if (prc != 0) {
         /* the text is there but does not read, and the nodes do not give the condition either */
-        return sg_error_set(err, prc, "%s assert_msg: %s", field, perr.msg);
+        return sg_error_set(err, sg__input_code(prc), "%s assert_msg: %s", field, perr.msg);
     }
     return 0;
 }
