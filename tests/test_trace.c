@@ -926,6 +926,9 @@ static void test_hostile_json(void)
     expect_json(HDR "\"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 3, \"spec\": "
                 "{\"kind\": \"derived\", \"name\": \"d\", \"expr\": \"dx//0\", \"root\": {\"name\": \"dx\"}}}]}",
                 SG_EINVALID, "inputs[0].spec.expr: column 3: division by zero");
+    expect_json(HDR "\"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 3, \"spec\": "
+                "{\"kind\": \"derived\", \"name\": \"d\", \"expr\": \"2*dx + int_oo\", \"root\": {\"name\": \"dx\"}}}]}",
+                SG_EINVALID, "inputs[0]: spec.expr: '2*dx + int_oo' is not A*dx + B with integers A >= 1 and B");
     expect_json(HDR "\"guards\": [{\"origin\": \"shape\", \"expr\": \"Eq(s0, zoo)\"}]}", SG_EINVALID,
                 "guards[0].expr: column 8: 'zoo' (not a number) is not a value");
     expect_json(HDR "\"guards\": [{\"origin\": \"shape\", \"expr\": \"Eq(s0, 2**200)\"}]}", SG_ELIMIT,
@@ -1313,6 +1316,11 @@ static void test_set_spec(void)
          "spec: ['x']['0'].expr: column 6: float or malformed number literal '1x'"},
         {"{\"x\": {\"0\": {\"derived\": \"dx//0\", \"root\": {\"name\": \"dx\"}}}}",
          "spec: ['x']['0'].expr: column 3: division by zero"},
+        /* torch's derived Dims are A*root + B; anything else would reach Z3 as it cannot be encoded */
+        {"{\"x\": {\"0\": {\"derived\": \"dx*dx\", \"root\": {\"name\": \"dx\"}}}}",
+         "spec: ['x']['0']: expr: 'dx*dx' is not A*dx + B"},
+        {"{\"x\": {\"0\": {\"derived\": \"dx - int_oo\", \"root\": {\"name\": \"dx\"}}}}",
+         "is not A*dx + B with integers A >= 1 and B"},
     };
     sg_error err = SG_ERROR_INIT;
     sg_trace *t = load_case("cases", "err_check_ge", &err), *t2 = NULL;
