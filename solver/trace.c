@@ -747,10 +747,8 @@ static int load_spec(dirload *L, sg_input_dim *d, const cJSON *spec)
             return rc;
         if (sg_expr_sort(d->derived) != SG_SORT_INT)
             return sg_trace__fail(&L->r, SG_EINVALID, "expr: '%.60s' is not an integer expression", expr);
-        if ((rc = sg_trace__derived_ok(L->r.t, d->derived, d->root_name)) != 0)
-            return rc == SG_ENOMEM ? sg_trace__oom(&L->r)
-                                   : sg_trace__fail(&L->r, SG_EINVALID, "expr: '%.60s' is not A*%.60s + B with integers A >= 1 and B",
-                                                    expr, d->root_name);
+        if ((rc = sg_trace__check_derived(&L->r, d->derived, "expr", expr, d->root_name)) != 0)
+            return rc;
         if ((rc = spec_bound(L, &d->root_min, NULL, root, "min", -1, zero)) != 0
             || (rc = spec_bound(L, &d->root_max, NULL, root, "max", 1, pinf)) != 0
             || (rc = spec_bound(L, &d->min, &d->min_unavailable, spec, "min", -1, ninf)) != 0
@@ -1528,14 +1526,18 @@ static bool affine_in(const sg_expr *e, const sg_expr *root, sg_int *a, sg_int *
     }
 }
 
-int sg_trace__derived_ok(sg_trace *t, const sg_expr *e, const char *root_name)
+int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *label, const char *text,
+                            const char *root_name)
 {
-    const sg_expr *root = sg_expr_symbol(t->pool, root_name, strlen(root_name));
+    const sg_expr *root = sg_expr_symbol(R->t->pool, root_name, strlen(root_name));
     sg_int a, b;
 
     if (!root)
-        return SG_ENOMEM;
-    return affine_in(e, root, &a, &b) && a >= 1 ? 0 : SG_EINVALID;
+        return sg_trace__oom(R);
+    if (!affine_in(e, root, &a, &b) || a < 1)
+        return sg_trace__fail(R, SG_EINVALID, "%s: '%.60s' is not A*%.60s + B with integers A >= 1 and B", label,
+                              text, root_name);
+    return 0;
 }
 
 /* A*v + B into `*out`; false on overflow. */

@@ -93,9 +93,11 @@ int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool wan
  * (so that it prints and re-parses to itself). SG_EINVALID otherwise, with the
  * message "<what>: <field>: '<name>' is not a symbol name".
  */
-/* Whether derived expression `e` is A*ROOT + B with integers A >= 1 and B, ROOT the symbol named
- * `root_name` (torch's derived Dims): 0, SG_EINVALID, or SG_ENOMEM (interning the name). */
-int sg_trace__derived_ok(sg_trace *t, const sg_expr *e, const char *root_name);
+/* Check that derived expression `e` (read from `text`, the field `label`) is A*ROOT + B with
+ * integers A >= 1 and B, ROOT the symbol named `root_name` (torch's derived Dims): 0, or the
+ * failure recorded through R (SG_EINVALID, SG_ENOMEM). */
+int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *label, const char *text,
+                            const char *root_name);
 
 int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, const char *what,
                            const char *field, sg_error *err);

@@ -513,10 +513,8 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
             return rc;
         if (sg_expr_sort(d->derived) != SG_SORT_INT)
             return sg_trace__fail(R, SG_EINVALID, "spec.expr: '%.60s' is not an integer expression", expr);
-        if ((rc = sg_trace__derived_ok(R->t, d->derived, d->root_name)) != 0)
-            return rc == SG_ENOMEM ? sg_trace__oom(R)
-                                   : sg_trace__fail(R, SG_EINVALID, "spec.expr: '%.60s' is not A*%.60s + B with integers A >= 1 and B",
-                                                    expr, d->root_name);
+        if ((rc = sg_trace__check_derived(R, d->derived, "spec.expr", expr, d->root_name)) != 0)
+            return rc;
     } else if (strcmp(kind, "auto") == 0 || strcmp(kind, "dynamic") == 0) {
         d->kind = kind[0] == 'a' ? SG_SPEC_AUTO : SG_SPEC_DYNAMIC;
         d->has_bounds = !sg__json_is_none(sg__json_get(spec, "min"))
