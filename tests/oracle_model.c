@@ -15,6 +15,17 @@
 
 /* ---- a growable string --------------------------------------------------------------------- */
 
+unsigned long env_ulong(const char *name, unsigned long dflt)
+{
+    const char *s = getenv(name);
+    char *end = NULL;
+    unsigned long v;
+    if (!s || !*s)
+        return dflt;
+    v = strtoul(s, &end, 0);
+    return end && *end == '\0' ? v : dflt;
+}
+
 /* Append formatted text; aborts the test program when memory runs out (tests may). */
 void sb_printf(sbuf *b, const char *fmt, ...)
 {

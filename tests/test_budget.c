@@ -70,17 +70,6 @@ typedef enum truth {
 
 /* ---- settings ----------------------------------------------------------------------------- */
 
-/* An unsigned environment variable, or `dflt` when unset or malformed. */
-static unsigned long env_ulong(const char *name, unsigned long dflt)
-{
-    const char *s = getenv(name);
-    char *end = NULL;
-    unsigned long v;
-    if (!s || !*s)
-        return dflt;
-    v = strtoul(s, &end, 0);
-    return end && *end == '\0' ? v : dflt;
-}
 
 /* Seconds on the monotonic clock. */
 static double now(void)

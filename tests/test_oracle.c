@@ -1086,17 +1086,6 @@ done:
     return ok;
 }
 
-/* An unsigned environment variable (decimal or 0x-hex), or `dflt` when unset or malformed. */
-static unsigned long env_ulong(const char *name, unsigned long dflt)
-{
-    const char *s = getenv(name);
-    char *end = NULL;
-    unsigned long v;
-    if (!s || !*s)
-        return dflt;
-    v = strtoul(s, &end, 0);
-    return end && *end == '\0' ? v : dflt;
-}
 
 /* ---- running one trace ---------------------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 
 #include "fuzz.h"
 #include "shapegate/archive.h"
+#include "shapegate/graph.h"
 #include "test.h"
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
@@ -118,8 +119,13 @@ static void test_graph_models(void)
         CHECK_MSG(sg_archive_open(&a, path, NULL, &err) == 0 && sg_archive_read_model(&json, &len, NULL, a, NULL, &err) == 0
                       && sg_archive_json_quote_nonfinite(&json, &len, NULL, &err) == 0,
                   "%s: %s", path, err.msg);
-        if (json)
+        if (json) {
+            sg_graph *g = NULL;
+            /* the model parses and converts, so the body below runs its whole success path */
+            CHECK_MSG(sg_graph_parse(&g, json, len, &err) == 0, "%s: %s", path, err.msg);
+            sg_graph_free(g);
             sg_fuzz_graph((const uint8_t *)json, len);
+        }
         sg_free(json);
         sg_archive_free(a);
     }
