@@ -695,6 +695,10 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
     /* 0 is "no limit" for Z3 too: set it always, the incremental solver keeps its parameters */
     Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "rlimit"),
                        rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)rlimit);
+    /* Non-linear queries: Z3's simplex arithmetic solver (2), not the default lra one (6), whose
+     * non-linear core runs on without noticing Z3_interrupt on high powers and long products. */
+    if (!incremental)
+        Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "arith.solver"), 2);
     Z3_solver_set_params(c, s, prm);
     for (i = 0; i < nhard; i++)
         if (hard[i])

@@ -5,13 +5,15 @@
  * the libFuzzer targets run (fuzz/fuzz_*.c compiled with SG_FUZZ_NO_MAIN), so
  * that the ordinary suite, and its ASan+UBSan build, catch a crash coming back.
  * A property failure aborts the program (the fuzz bodies call abort()); a clean
- * run counts one check per file replayed.
+ * run counts one check per file replayed, and an input that takes longer than
+ * the fuzz runs' own timeout (10 s, fuzz/common.sh) fails: hangs come back too.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fuzz.h"
 #include "shapegate/archive.h"
@@ -19,6 +21,17 @@
 #include "test.h"
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
+
+/* The longest one input may take, in seconds: libFuzzer's -timeout in fuzz/common.sh. */
+#define REPLAY_MAX_S 10.0
+
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 /* Read the whole file `path` into a new buffer; returns NULL on failure. */
 static uint8_t *read_all(const char *path, size_t *len)
@@ -64,7 +77,10 @@ static void replay(const char *target, fuzz_fn fn)
         data = read_all(path, &len);
         CHECK_MSG(data != NULL, "cannot read %s", path);
         if (data) {
+            double t0 = now_s(), secs;
             fn(data, len);
+            secs = now_s() - t0;
+            CHECK_MSG(secs < REPLAY_MAX_S, "%s took %.1f s (a hang: over %.0f s)", path, secs, REPLAY_MAX_S);
             n++;
         }
         free(data);
