@@ -5,7 +5,7 @@
  * again, and writing that gives the same bytes.
  *
  * sg_fuzz_check_trace(): the trace is checked with
- * a tight budget (query rlimit 50000, 50 ms per query, 500 ms in all, no
+ * a tight budget (query rlimit 10000, 10 ms per query, 100 ms in all, no
  * inference), and the report must serialise. Properties: sg_check returns 0
  * or a documented error; the verdict and per-dim statuses are in range; every
  * dim marked proved is not also named by a violation; verdict ok has no
@@ -136,9 +136,9 @@ void sg_fuzz_check_trace(const sg_trace *t)
     size_t i, j;
     int rc;
 
-    opts.timeout_ms = 500;
-    opts.query_timeout_ms = 50;
-    opts.query_rlimit = 50000;
+    opts.timeout_ms = 100;
+    opts.query_timeout_ms = 10;
+    opts.query_rlimit = 10000;
     opts.infer = false;
     rc = sg_check(&r, t, &opts, &err);
     if (rc != 0) {
