@@ -910,7 +910,7 @@ const char *sg_verdict_name(sg_verdict v)
 static void set_unknown(sg_dim_result *d, const char *why)
 {
     d->status = SG_DIM_UNKNOWN;
-    snprintf(d->reason, sizeof d->reason, "%s", why);
+    snprintf(d->reason, sizeof d->reason, "%.*s", (int)sizeof d->reason - 1, why);
 }
 
 static void finish_verdict(sg_report *r)
@@ -933,6 +933,7 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     sg_check_options defaults = SG_CHECK_OPTIONS_INIT;
     checker c;
     sg_report *r = NULL;
+    sg_error why = SG_ERROR_INIT;
     size_t n = 0, i;
     const sg_input_dim *inputs = sg_trace_inputs(t, &n);
     double start = sg_problem_now();
@@ -989,8 +990,19 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
                 set_unknown(&r->dims[i], "the trace has no ShapeEnv");
         goto done;
     }
-    if ((rc = sg_problem_build(&c.p, t, err)))
-        goto cleanup;
+    if ((rc = sg_problem_build(&c.p, t, &why))) {
+        if (rc != SG_EUNSUPPORTED) {
+            if (err)
+                *err = why;
+            goto cleanup;
+        }
+        /* a guard (or value) with no finite Z3 encoding: nothing is decided, and the report says why */
+        rc = 0;
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status != SG_DIM_STATIC)
+                set_unknown(&r->dims[i], why.msg);
+        goto done;
+    }
     c.nnodes = c.p->ninputs + c.p->nsyms + c.p->nx;
     if (make_bucket(&c.inputs, c.p->input_comp, c.p->ninputs, c.nnodes) ||
         make_bucket(&c.syms, c.p->sym_comp, c.p->nsyms, c.nnodes) ||

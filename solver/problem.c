@@ -502,8 +502,14 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
         Z3_ast h = NULL;
         int r1 = 0, r2 = 0;
         bool ub, ck;
-        if ((rc = sg_smt_holds(p->smt, guards[i].expr, &h, err)))
+        if ((rc = sg_smt_holds(p->smt, guards[i].expr, &h, err))) {
+            if (rc == SG_EUNSUPPORTED && err) { /* name the guard: sg_check reports it as the reason */
+                char why[SG_ERROR_MSG_MAX];
+                snprintf(why, sizeof why, "%s", err->msg);
+                sg_error_set(err, rc, "guard %zu: %s", i, why);
+            }
             goto cleanup;
+        }
         ub = mentions(p, guards[i].expr, unbacked, err, &r1);
         ck = mentions(p, guards[i].expr, p->sym_checked, err, &r2);
         if ((rc = r1 ? r1 : r2))

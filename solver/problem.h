@@ -75,7 +75,9 @@ typedef struct sg_problem {
     long *cons_comp;         /* [ncons] component of constraint c; -1 when it touches no input */
 } sg_problem;
 
-/* Build and encode the problem of `t`. */
+/* Build and encode the problem of `t`. SG_EUNSUPPORTED when part of it has no
+ * finite Z3 encoding (an exponent over 4096, an infinity inside arithmetic);
+ * for a guard the message starts "guard N: ". */
 int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err);
 void sg_problem_free(sg_problem *p);
 

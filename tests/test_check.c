@@ -322,12 +322,48 @@ static void test_budgets(void)
     }
 }
 
+/* A guard with no finite Z3 encoding (an exponent over 4096): the check runs and says why it is unknown. */
+static void test_unencodable_guard(void)
+{
+    static const char json[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, \"int_oo\"], \"hint\": 4, \"sources\": [\"L['x'].size()[0]\"]},"
+        "{\"name\": \"s1\", \"range\": [2, \"int_oo\"], \"hint\": 4, \"sources\": [\"L['y'].size()[0]\"]}],"
+        "\"guards\": [{\"origin\": \"shape\", \"expr\": \"Ne(s0, 3)\"}, {\"origin\": \"shape\", \"expr\": \"s0**5000 > s1\"}],"
+        "\"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 4, \"source\": \"L['x'].size()[0]\", \"value\": \"s0\","
+        "\"spec\": {\"kind\": \"dim\", \"name\": \"dx\", \"min\": 2, \"max\": 8}},"
+        "{\"path\": \"['y']\", \"dim\": 0, \"size\": 4, \"source\": \"L['y'].size()[0]\", \"value\": \"s1\","
+        "\"spec\": {\"kind\": \"dim\", \"name\": \"dy\", \"min\": 2, \"max\": 8}}], \"spec\": {\"flat\": true}}";
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    size_t k;
+
+    if (sg_trace_load_json(&t, json, sizeof json - 1, &err) != 0) {
+        CHECK_MSG(0, "load: %s", err.msg);
+        return;
+    }
+    CHECK_EQ_INT(sg_check(&r, t, NULL, &err), 0);
+    if (r) {
+        CHECK_EQ_STR(sg_verdict_name(r->verdict), "unknown");
+        CHECK_EQ_INT(r->ndims, 2);
+        for (k = 0; k < r->ndims; k++) {
+            CHECK_EQ_INT(r->dims[k].status, SG_DIM_UNKNOWN);
+            CHECK_MSG(strncmp(r->dims[k].reason, "guard 1: ", 9) == 0 && strstr(r->dims[k].reason, "4096"),
+                      "dim %zu: reason '%s'", k, r->dims[k].reason);
+        }
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
 static void test_torch_2_14(void) { walk("cases"); }
 static void test_torch_2_6(void) { walk("cases-2.6"); }
 
 int main(void)
 {
     RUN(test_budgets);
+    RUN(test_unencodable_guard);
     RUN(test_torch_2_14);
     RUN(test_torch_2_6);
     printf("test_check: %d cases, %d verdicts as expected, %d counterexamples verified\n", ncases, nagree, ncex);

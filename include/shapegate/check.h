@@ -139,7 +139,8 @@ typedef struct sg_report {
  * Check trace `t` against its spec. Returns 0 with a report in `*out` (free with
  * sg_report_free()) whatever the verdict; an error code only when the check
  * could not run (SG_ENOMEM, SG_ERROR from Z3, SG_EINVALID for a trace that is
- * not self-consistent).
+ * not self-consistent). A guard with no finite Z3 encoding (an exponent over
+ * 4096) is not an error: every dim is unknown, its reason "guard N: ...".
  */
 int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, sg_error *err);
 
