@@ -665,6 +665,26 @@ static bool watchdog_stop(watchdog *w)
 }
 
 /*
+ * Z3's reason for "unknown", made to fit `reason[64]`: the tactic wrapper's
+ * "smt tactic failed to show goal to be sat/unsat (incomplete (theory
+ * arithmetic))" becomes "incomplete (theory arithmetic)".
+ */
+static void unknown_reason(char reason[64], const char *z3)
+{
+    static const char wrapper[] = "smt tactic failed to show goal to be sat/unsat (";
+    size_t n;
+    if (!z3)
+        z3 = "unknown";
+    if (strncmp(z3, wrapper, sizeof wrapper - 1) == 0 && (n = strlen(z3)) > sizeof wrapper) {
+        z3 += sizeof wrapper - 1;
+        n -= sizeof wrapper; /* the wrapper's "(" and the closing ")" */
+        snprintf(reason, 64, "%.*s", (int)(n < 63 ? n : 63), z3);
+        return;
+    }
+    snprintf(reason, 64, "%s", z3);
+}
+
+/*
  * One query on the solver in `*slot` (made on first use: the incremental one
  * when `incremental`, else the general one), counted into `stats`: the
  * incremental solver gets a scope pushed and popped around the query (its
@@ -748,7 +768,7 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
         }
         Z3_ast_vector_dec_ref(c, v);
     } else if (*res == Z3_L_UNDEF) {
-        snprintf(reason, 64, "%s", Z3_solver_get_reason_unknown(c, s));
+        unknown_reason(reason, Z3_solver_get_reason_unknown(c, s));
     }
 cleanup:
     Z3_params_dec_ref(c, prm);
