@@ -10,7 +10,8 @@ FUZZ_TARGETS="expr trace archive graph check spec dir"
 
 fuzz_build() {
     CC=clang cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_FUZZ=ON \
-        -DBUILD_TESTING=OFF -DSG_FUZZ_SANITIZERS="${SG_FUZZ_SANITIZERS:-address,undefined}" >/dev/null
+        -DBUILD_TESTING=OFF -DSG_FUZZ_SANITIZERS="${SG_FUZZ_SANITIZERS:-address,undefined}" \
+        -DSG_FUZZ_INTERCEPTORS="${SG_FUZZ_INTERCEPTORS:-ON}" >/dev/null
     # shellcheck disable=SC2046,SC2086  # the target list is words
     cmake --build "$B" -j "$(nproc 2>/dev/null || echo 2)" \
         --target $(printf 'fuzz_%s ' $FUZZ_TARGETS) trace_seeds

@@ -4,8 +4,10 @@
 #   fuzz/long.sh TARGET RUNS [CORPUS_DIR]
 #
 # Builds the targets in build-fuzz/ (ASan+UBSan, as the smoke run; with SG_FUZZ_SANITIZERS=undefined
-# in the environment, UBSan only in build-fuzz-undefined/, 3-4 times faster), makes the seed corpora if
-# they are missing, then runs fuzz_TARGET for RUNS executions at the lowest priority on one core,
+# in the environment, UBSan only in build-fuzz-undefined/, 3-4 times faster; with
+# SG_FUZZ_INTERCEPTORS=OFF too, without libFuzzer's strcmp interceptors, fuzz/CMakeLists.txt), makes
+# the seed corpora if they are missing, then runs fuzz_TARGET for RUNS executions at the lowest
+# priority on one core,
 # growing CORPUS_DIR (default build-fuzz/corpus/TARGET; keep it outside the tree to carry it
 # across runs). Crashing inputs go to build-fuzz/artifacts/TARGET/ and the run stops there (add
 # the input to tests/data/regress/TARGET/ with its fix, then run again: the corpus is kept). At
