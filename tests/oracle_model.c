@@ -586,6 +586,23 @@ static int model_build(model *m, const sg_trace *t, bool spec_box, sbuf *why)
             return -1;
         }
     }
+    /* the check binds a symbol to every input dim its sources name; model only traces where
+     * those dims are the symbol's own (a mutated trace can give one source to two symbols) */
+    for (k = 0; k < nsym; k++) {
+        size_t q;
+        for (q = 0; q < syms[k].nsources; q++) {
+            const char *src = syms[k].sources[q];
+            if (strncmp(src, "L['flat_args'][", 15) == 0) {
+                sb_printf(why, "symbol %zu: a flat_args source", k);
+                return -1;
+            }
+            for (i = 0; i < nin; i++)
+                if (in[i].source && strcmp(in[i].source, src) == 0 && m->in[i].sym != (int)k) {
+                    sb_printf(why, "symbol %zu: its source %zu is dim %zu, which is not traced as it", k, q, i);
+                    return -1;
+                }
+        }
+    }
     m->ng = (int)ng;
     for (i = 0; i < ng; i++) {
         const sg_expr **gs = NULL;
