@@ -214,7 +214,6 @@ int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, c
     return 0;
 }
 
-
 /* ---- accessors ------------------------------------------------------------------- */
 
 sg_pool *sg_trace_pool(const sg_trace *t) { return t ? t->pool : NULL; }

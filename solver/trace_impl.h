@@ -93,15 +93,14 @@ int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool wan
  * (so that it prints and re-parses to itself). SG_EINVALID otherwise, with the
  * message "<what>: <field>: '<name>' is not a symbol name".
  */
+int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, const char *what,
+                           const char *field, sg_error *err);
+
 /* Check that derived expression `e` (read from `text`, the field `label`) is A*ROOT + B with
  * integers A >= 1 and B, ROOT the symbol named `root_name` (torch's derived Dims): 0, or the
  * failure recorded through R (SG_EINVALID, SG_ENOMEM). */
 int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *label, const char *text,
                             const char *root_name);
-
-int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, const char *what,
-                           const char *field, sg_error *err);
-
 
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,

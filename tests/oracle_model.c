@@ -6,14 +6,16 @@
  * enumeration of the shapes the spec allows. What it models is in
  * oracle_model.h.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "oracle_model.h"
 
-/* ---- a growable string --------------------------------------------------------------------- */
+/* ---- settings and clocks of the test programs ------------------------------------------------ */
 
 unsigned long env_ulong(const char *name, unsigned long dflt)
 {
@@ -25,6 +27,15 @@ unsigned long env_ulong(const char *name, unsigned long dflt)
     v = strtoul(s, &end, 0);
     return end && *end == '\0' ? v : dflt;
 }
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- a growable string --------------------------------------------------------------------- */
 
 /* Append formatted text; aborts the test program when memory runs out (tests may). */
 void sb_printf(sbuf *b, const char *fmt, ...)

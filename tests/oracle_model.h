@@ -38,6 +38,14 @@
 /* Every symbol: the `syms` argument of spec_fails() that counts all constraints. */
 #define ALL_SYMS (~0u)
 
+/* ---- settings and clocks of the test programs ------------------------------------------------ */
+
+/* An unsigned environment variable (decimal or 0x-hex), or `dflt` when unset or malformed
+ * (the test programs' settings). */
+unsigned long env_ulong(const char *name, unsigned long dflt);
+/* Seconds on the monotonic clock. */
+double now_seconds(void);
+
 /* ---- a growable string --------------------------------------------------------------------- */
 
 typedef struct sbuf {
@@ -48,9 +56,6 @@ typedef struct sbuf {
 /* Append formatted text; exits the program when memory runs out (tests may). */
 void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* An unsigned environment variable (decimal or 0x-hex), or `dflt` when unset or malformed
- * (the test programs' settings). */
-unsigned long env_ulong(const char *name, unsigned long dflt);
 /* Release the text; the buffer is empty and reusable afterwards. */
 void sb_free(sbuf *b);
 /* The text so far ("" when none; borrowed). */

@@ -68,17 +68,6 @@ typedef enum truth {
     T_ANY      /* not known here: any verdict, counterexamples still verified */
 } truth;
 
-/* ---- settings ----------------------------------------------------------------------------- */
-
-
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ---- building traces ------------------------------------------------------------------------ */
 
 /*
@@ -219,16 +208,16 @@ static void run_attack_here(const char *name, const sbuf *json, const sg_check_o
 
     memset(o, 0, sizeof *o);
     dump(name, json);
-    t0 = now();
+    t0 = now_seconds();
     o->load_rc = sg_trace_load_json(&t, json->p, json->n, &err);
-    o->load_s = now() - t0;
+    o->load_s = now_seconds() - t0;
     if (o->load_rc) {
         printf("%-44s load: %s (%.2f s): %s\n", name, sg_strerror(o->load_rc), o->load_s, err.msg);
         return;
     }
-    t0 = now();
+    t0 = now_seconds();
     o->check_rc = sg_check(&r, t, opts, &err);
-    o->check_s = now() - t0;
+    o->check_s = now_seconds() - t0;
     CHECK_MSG(o->check_rc == 0, "%s: sg_check: %s: %s", name, sg_strerror(o->check_rc), err.msg);
     if (o->check_rc)
         goto cleanup;
@@ -316,13 +305,13 @@ static void run_attack(const char *name, const sbuf *json, const sg_check_option
         exit(0); /* exit, not _exit: LeakSanitizer checks the child too */
     }
     close(p[1]);
-    t0 = now();
+    t0 = now_seconds();
     while (got < sizeof *o) {
         struct pollfd pf = {p[0], POLLIN, 0};
-        double left = hard_s - (now() - t0);
+        double left = hard_s - (now_seconds() - t0);
         ssize_t k;
         if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) <= 0) {
-            if (now() - t0 < hard_s)
+            if (now_seconds() - t0 < hard_s)
                 continue;
             kill(pid, SIGKILL);
             killed = true;
@@ -339,7 +328,7 @@ static void run_attack(const char *name, const sbuf *json, const sg_check_option
         memset(o, 0, sizeof *o);
         o->killed = killed;
         o->died = !killed;
-        o->check_s = now() - t0;
+        o->check_s = now_seconds() - t0;
         printf("%-44s %s after %.1f s (status 0x%x)\n", name, killed ? "KILLED" : "DIED", o->check_s, status);
         CHECK_MSG(killed, "%s: the child died (status 0x%x)", name, status);
         return;
@@ -641,7 +630,7 @@ static void test_rlimit_only(void)
 
 int main(void)
 {
-    double t0 = now();
+    double t0 = now_seconds();
     RUN(test_wall_clock_inside_query);
     RUN(test_query_timeout_only);
     RUN(test_rlimit_only);
@@ -649,6 +638,6 @@ int main(void)
     RUN(test_deep_nesting);
     RUN(test_many_symbols);
     RUN(test_nonlinear_modular);
-    printf("total %.1f s\n", now() - t0);
+    printf("total %.1f s\n", now_seconds() - t0);
     return test_summary();
 }

@@ -1086,7 +1086,6 @@ done:
     return ok;
 }
 
-
 /* ---- running one trace ---------------------------------------------------------------------- */
 
 /* Mark every kind occurring in `e` (seen_kinds[kind] = 1). */

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fuzz.h"
+#include "oracle_model.h"
 #include "shapegate/archive.h"
 #include "shapegate/graph.h"
 #include "test.h"
@@ -24,14 +24,6 @@ typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
 
 /* The longest one input may take, in seconds: libFuzzer's -timeout in fuzz/common.sh. */
 #define REPLAY_MAX_S 10.0
-
-/* Seconds on the monotonic clock. */
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* Read the whole file `path` into a new buffer; returns NULL on failure. */
 static uint8_t *read_all(const char *path, size_t *len)
@@ -77,9 +69,9 @@ static void replay(const char *target, fuzz_fn fn)
         data = read_all(path, &len);
         CHECK_MSG(data != NULL, "cannot read %s", path);
         if (data) {
-            double t0 = now_s(), secs;
+            double t0 = now_seconds(), secs;
             fn(data, len);
-            secs = now_s() - t0;
+            secs = now_seconds() - t0;
             CHECK_MSG(secs < REPLAY_MAX_S, "%s took %.1f s (a hang: over %.0f s)", path, secs, REPLAY_MAX_S);
             n++;
         }
