@@ -16,9 +16,9 @@ on torch's message, re-export, at most 3 rounds; pair.json records the fixes app
 Subcommands (from the top of the checkout):
 
   all [--shapegate BIN]     outside the chroots: everything, in order (one job at a time):
-                            exports (2.14, 2.6, cross), gate_truth.py in both chroots,
-                            boundary archives, verify_boundaries.py in both chroots, and
-                            verify_boundaries.py catalog with BIN (default build/shapegate)
+                            exports (2.14, 2.6, cross), gate_truth.py in both chroots, the
+                            boundary archives, then verify_boundaries.py verify (BIN, default
+                            build/shapegate, outside), run (in both chroots) and report
   export TAG [PAIR...]      inside a chroot (TAG 2.14 in forky, 2.6 in trixie): export the pairs
   cross-old | cross-new     inside trixie / forky: the two halves of the cross-version pairs
   boundary-archives         inside forky: tests/data/boundaries/archives/*.pt2 (2.14 archives
@@ -555,9 +555,10 @@ def cmd_all(shapegate):
     sh(RUN, CHROOT["2.14"], py, "tools/gate_truth.py", "--torch", "2.14")
     sh(RUN, CHROOT["2.6"], py, "tools/gate_truth.py", "--torch", "2.6")
     sh(RUN, CHROOT["2.14"], py, me, "boundary-archives")
+    sh(py, "tools/verify_boundaries.py", "verify", "--shapegate", shapegate)
     sh(RUN, CHROOT["2.14"], py, "tools/verify_boundaries.py", "run", "--torch", "2.14")
     sh(RUN, CHROOT["2.6"], py, "tools/verify_boundaries.py", "run", "--torch", "2.6")
-    sh(py, "tools/verify_boundaries.py", "catalog", "--shapegate", shapegate)
+    sh(py, "tools/verify_boundaries.py", "report")
 
 
 def main(argv):
