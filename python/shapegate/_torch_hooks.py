@@ -108,7 +108,7 @@ def probe():
         "dim_hint": "dataclass (callable with min/max)" if dataclasses.is_dataclass(_DimHint) else "enum",
         "hints_attr": _first_attr(se, ("backed_var_to_val", "var_to_val")),
         "unbacked_hints_attr": _first_attr(se, ("unbacked_var_to_val",)),
-        "source_name": "property" if isinstance(name_attr, property) else "method",
+        "source_name": "method" if inspect.isfunction(name_attr) else "property",
         "runtime_assert_stack": "stack" in {f.name for f in dataclasses.fields(_ss.RuntimeAssert)},
         "tracked_fakes": hasattr(se, "tracked_fakes"),
         "guards_list": isinstance(getattr(se, "guards", None), list),
