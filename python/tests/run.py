@@ -11,6 +11,7 @@ Ends with the summary line ``N passed, N failed``; exit 1 when anything failed.
 
 import importlib
 import os
+import re
 import sys
 import time
 import traceback
@@ -42,13 +43,15 @@ def main(argv):
     skipped = []
     t0 = time.perf_counter()
     for name in names:
-        mod = importlib.import_module(name)
-        if getattr(mod, "NEEDS_TORCH", False) and not have_torch:
+        with open(os.path.join(HERE, name + ".py"), encoding="utf-8") as fh:
+            flags = set(re.findall(r"^(NEEDS_TORCH|NEEDS_BINARY) = True", fh.read(), re.M))
+        if "NEEDS_TORCH" in flags and not have_torch:
             skipped.append(f"{name} (torch not importable here)")
             continue
-        if getattr(mod, "NEEDS_BINARY", False) and no_binary:
+        if "NEEDS_BINARY" in flags and no_binary:
             skipped.append(f"{name} (--no-binary)")
             continue
+        mod = importlib.import_module(name)
         tests = [(n, f) for n, f in vars(mod).items() if n.startswith("test_") and callable(f)]
         for n, f in tests:
             try:
