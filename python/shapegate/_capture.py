@@ -284,7 +284,7 @@ def _input_dims(mod, args, kwargs, spec, fakes):
     except Exception as e:  # noqa: BLE001 - torch rejects such a call too
         notes.append(f"arguments do not bind to the signature: {e}")
         return [], False, notes
-    leaves = [(p, v) for p, v in hooks.flatten_with_paths(combined) if isinstance(v, torch.Tensor)]
+    leaves = [(sp, kp, v) for sp, kp, v in hooks.flatten_with_spec_paths(combined) if isinstance(v, torch.Tensor)]
 
     # the spec of each tensor, as torch pairs them (None spec: every dim unset)
     specs = [None] * len(leaves)
@@ -292,7 +292,7 @@ def _input_dims(mod, args, kwargs, spec, fakes):
     if spec is not None:
         try:
             pairs = hooks.match_spec(mod, args, kwargs, spec)
-            if len(pairs) != len(leaves) or any(t is not leaf for (t, _), (_, leaf) in zip(pairs, leaves)):
+            if len(pairs) != len(leaves) or any(t is not leaf for (t, _), (_, _, leaf) in zip(pairs, leaves)):
                 raise ValueError("the spec pairs tensors in another order than the inputs flatten")
             specs = [s for _, s in pairs]
         except Exception as e:  # noqa: BLE001 - torch raises the same when it builds the spec
@@ -308,12 +308,12 @@ def _input_dims(mod, args, kwargs, spec, fakes):
     by_norm = {_norm_source(k): k for k in fakes}
 
     out = []
-    for (path, t), shape in zip(leaves, specs):
+    for (path, kpath, t), shape in zip(leaves, specs):
         k = seen.get(id(t), 0)
         seen[id(t)] = k + 1
         pos = positions.get(id(t), [])
         i, p2 = pos[k] if k < len(pos) else (None, None)
-        candidates = [("L" + path, False)]
+        candidates = [("L" + kpath, False)]
         if i is not None:
             candidates += [(f"L['flat_args'][{i}]", True), ("L['args']" + p2, False)]
         traced = None
@@ -328,12 +328,14 @@ def _input_dims(mod, args, kwargs, spec, fakes):
             rec = {"path": path, "dim": d, "size": int(t.shape[d])}
             if traced is not None and d < len(fakes[traced]):
                 tsrc = f"{traced}.size()[{d}]"
-                rec["source"] = f"L{path}.size()[{d}]" if user_named else tsrc
+                rec["source"] = f"L{kpath}.size()[{d}]" if user_named else tsrc
                 rec["traced_source"] = tsrc
                 rec["value"] = fakes[traced][d]
             else:
-                rec["source"] = f"L{path}.size()[{d}]"
+                rec["source"] = f"L{kpath}.size()[{d}]"
                 rec["value"] = None
+            if kpath != path:
+                rec["pytree_path"] = kpath
             rec["spec"] = hooks.leaf_v1(spec_leaf) if flat else {"kind": "unset"}
             out.append(rec)
     return out, flat, notes
@@ -378,7 +380,7 @@ def _inputs_json(mod, args, kwargs):
     out = {"arg_names": list(sig.parameters), "args": [_value_json(a) for a in args],
            "kwargs": {k: _value_json(v) for k, v in kwargs.items()}, "flat": []}
     combined = hooks.combine_args(mod, args, kwargs)
-    for path, leaf in hooks.flatten_with_paths(combined):
+    for path, _kpath, leaf in hooks.flatten_with_spec_paths(combined):
         row = {"path": path}
         row.update(_value_json(leaf) or {"none": True})
         out["flat"].append(row)

@@ -634,6 +634,37 @@ def flatten_with_paths(tree):
     return [(_pytree.keystr(path), leaf) for path, leaf in flat]
 
 
+def flatten_with_spec_paths(tree):
+    """``[(spec_path, keystr, leaf)]`` in pytree leaf order. ``spec_path`` addresses the leaf
+    the way dynamic_shapes does: ``[key]`` in dicts, ``[i]`` in lists, tuples and namedtuples,
+    and ``[i]`` among the flattened children of a registered custom node (a dataclass), whose
+    spec torch matches as a list (torch.export.dynamic_shapes._tree_map_with_path). ``keystr``
+    is torch's own path (``['batch'].x`` in 2.14, ``['batch']['x']`` in 2.6)."""
+    node_type = getattr(_pytree, "_get_node_type", type)
+    nodes = getattr(_pytree, "SUPPORTED_NODES", {})
+    spec_paths = []
+
+    def walk(v, path):
+        node = nodes.get(node_type(v))
+        if node is None:
+            spec_paths.append((path, v))
+            return
+        children, ctx = node.flatten_fn(v)
+        if isinstance(v, dict):
+            keys = [f"[{k!r}]" for k in ctx] if isinstance(ctx, (list, tuple)) and len(ctx) == len(children) \
+                else [f"[{k!r}]" for k in v]
+        else:
+            keys = [f"[{i}]" for i in range(len(children))]
+        for k, c in zip(keys, children):
+            walk(c, path + k)
+
+    walk(tree, "")
+    torch_paths = flatten_with_paths(tree)
+    if len(torch_paths) != len(spec_paths) or any(a is not b for (_, a), (_, b) in zip(spec_paths, torch_paths)):
+        return [(p, p, v) for p, v in torch_paths]   # cannot align: torch's paths for both
+    return [(sp, kp, v) for (sp, v), (kp, _) in zip(spec_paths, torch_paths)]
+
+
 def node_kind(v):
     """How a non-leaf value shows in the inputs JSON: ``("namedtuple", type name, fields)``,
     ``("node", type name, keys)`` for a registered custom pytree node (a dataclass), else None."""

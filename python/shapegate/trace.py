@@ -9,6 +9,9 @@ Optional keys that this writer adds within version 1 (readers ignore keys they d
 
 - ``spec.torch_suggested_fixes`` (lines of torch's "Suggested fixes:" block) and
   ``spec.torch_error`` (module-qualified exception type), which the C library reads;
+- ``inputs[].pytree_path``: torch's own key path of the tensor when it differs from ``path``,
+  which addresses the tensor as dynamic_shapes does (``['batch'][0]`` for the first field of a
+  registered dataclass, ``['pair'][1]`` in a namedtuple);
 - ``capture``: where and how the trace was made (function, call site, outcome, versions);
 - ``exception``: torch's exception as raised (type, ``str()``, ``.msg``, cause chain).
 """
@@ -71,6 +74,8 @@ def _input_line(d):
             rec[k] = d[k]
     rec["value"] = d.get("value")
     rec["spec"] = d.get("spec") or {"kind": "unset"}
+    if d.get("pytree_path") is not None:
+        rec["pytree_path"] = d["pytree_path"]
     return "    " + _j(rec)
 
 
@@ -307,6 +312,7 @@ def loads(text, where="trace JSON"):
         r.integer(d.get("size"), f + ".size")
         r.string(d.get("source"), f + ".source", optional=True)
         r.string(d.get("traced_source"), f + ".traced_source", optional=True)
+        r.string(d.get("pytree_path"), f + ".pytree_path", optional=True)
         v = d.get("value")
         if v is not None and not isinstance(v, (str, int)) or isinstance(v, bool):
             r.fail(f + ".value", f"expected an expression or null, got {_kind(v)}")

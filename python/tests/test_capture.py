@@ -136,6 +136,10 @@ def test_pytrees_dataclass_namedtuple_kwargs_and_non_tensors():
     T.loads(T.dumps(t))
     assert t["spec"]["flat"] is True
     kinds = [(i["path"], i["dim"], i["spec"]["kind"]) for i in t["inputs"]]
+    assert [p for p, _, _ in kinds] == ["['batch'][0]", "['batch'][0]", "['batch'][1]", "['batch'][1]",
+                                        "['pair'][0]", "['pair'][1]", "['mask']"], kinds
+    assert t["inputs"][0]["pytree_path"] in ("['batch'].a", "['batch']['a']")
+    assert t["inputs"][4]["pytree_path"] == "['pair'].p" and "pytree_path" not in t["inputs"][6]
     assert [k for _, _, k in kinds] == ["dim", "unset", "dim", "unset", "dim", "unset", "auto"], kinds
     assert all(i["value"] is not None for i in t["inputs"]), t["inputs"]
     inp = t["spec"]["inputs"]
