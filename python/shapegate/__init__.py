@@ -19,13 +19,13 @@ import os
 
 from . import trace
 from ._backend import (BackendError, BackendNotFound, InternalError, InvalidInput, UsageError)
-from .report import (CheckReport, CoreItem, DimResult, Fixes, Inferred, SpecReport, Stats,
+from .report import (CapturedCall, CheckReport, CoreItem, DimResult, Fixes, Inferred, SpecReport, Stats,
                      TorchFixes, Violation)
 from .trace import TraceError
 
 __all__ = [
     "capture", "check", "spec", "export", "load_trace", "write_trace",
-    "CheckReport", "SpecReport", "Violation", "DimResult", "CoreItem", "Inferred", "Fixes",
+    "CapturedCall", "CheckReport", "SpecReport", "Violation", "DimResult", "CoreItem", "Inferred", "Fixes",
     "TorchFixes", "Stats", "TraceError", "BackendError", "BackendNotFound", "UsageError",
     "InvalidInput", "InternalError", "__version__",
 ]

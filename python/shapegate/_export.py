@@ -1,13 +1,14 @@
-"""``shapegate.export``: torch.export.export that explains its own failures."""
+"""``shapegate.export``: torch.export.export that explains its own failures. (``diagnosis`` needs
+no torch: it reads a captured call's trace.)"""
 
 import sys
 
 from ._backend import BackendError
-from ._capture import Capture, original
 
 
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, shapegate_backend=None, shapegate_out=None,
            **options):
+    from ._capture import Capture, original
     with Capture(shapegate_out, quiet=True) as cap:
         try:
             return cap._record("export", original("export"),

@@ -260,3 +260,25 @@ class SpecReport(_FixedSpec):
         if not self.verified:
             return "\n".join([f"shapegate spec ({self.backend}): no verified spec"] + [f"# {n}" for n in self.notes])
         return (self.python or "").rstrip("\n")
+
+
+class CapturedCall:
+    """One recorded export call: ``index`` (1-based), ``function`` (``"export"``, ...),
+    ``trace`` (the v1 dict), ``path`` (None when not written), ``error`` (the exception torch
+    raised, or None) and ``result`` (the ExportedProgram, or None)."""
+
+    def __init__(self, index, function, trace, path, error, result):
+        self.index = index
+        self.function = function
+        self.trace = trace
+        self.path = path
+        self.error = error
+        self.result = result
+
+    @property
+    def ok(self):
+        return self.error is None
+
+    def __repr__(self):
+        what = "ok" if self.ok else type(self.error).__name__
+        return f"<CapturedCall {self.index}-{self.function} {what} {self.path or '(not written)'}>"
