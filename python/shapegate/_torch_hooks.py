@@ -6,8 +6,8 @@ Everything of that kind is here, resolved once per torch version, so that the re
 package reads plain Python values:
 
 - ``ShapeEnvRecorder``: wraps ``ShapeEnv.__init__`` (and calls the original) to keep every
-  ShapeEnv created while a capture is active, and gives each one a guard list that notes the
-  user-code line of every guard torch appends;
+  ShapeEnv created while a capture is active, and gives each one a guard list and a
+  deferred-runtime-assert table that note the user-code line of every item torch appends;
 - ``read_shape_env()``: symbols, ranges, hints, sources, replacements, guards, deferred runtime
   asserts and traced input shapes of one ShapeEnv, as plain values;
 - ``describe_leaf()`` / ``spec_mirror()`` / ``match_spec()``: the user's ``dynamic_shapes`` as
