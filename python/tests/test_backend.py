@@ -1,0 +1,158 @@
+"""shapegate.check / shapegate.spec through the CLI backend, and the backend selection.
+
+Needs the shapegate binary (run.py finds build/shapegate or $SHAPEGATE_BIN); no torch.
+"""
+
+import json
+import os
+import tempfile
+
+import shapegate
+from shapegate import _backend, trace as T
+from test_trace import DOC_EXAMPLE
+
+NEEDS_BINARY = True   # run.py --no-binary skips this module (inside a chroot)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CASES = os.path.join(ROOT, "tests", "corpus", "cases")
+CASES26 = os.path.join(ROOT, "tests", "corpus", "cases-2.6")
+
+
+def need_binary():
+    b = _backend.find_binary()
+    assert b and os.access(b, os.X_OK), "no shapegate binary: build it (build/shapegate) or set SHAPEGATE_BIN"
+    return b
+
+
+def raises(exc, fn, needle=""):
+    try:
+        fn()
+    except exc as e:
+        assert needle in str(e), f"{needle!r} not in {e}"
+        return e
+    raise AssertionError(f"{exc.__name__} not raised")
+
+
+def test_check_corpus_violation_as_objects():
+    need_binary()
+    r = shapegate.check(os.path.join(CASES, "err_div_view_8"))
+    assert r.verdict == "violations" and not r.ok and r.exit_code == 1
+    assert r.backend.startswith("cli: ")
+    (v,) = r.violations
+    assert (v.dim, v.source, v.kind) == ("dx", "L['x'].size()[0]", "guard")
+    assert v.counterexample == {"['x']": [8]}
+    assert any(c.kind == "guard" and "// 8" in c.text for c in v.core)
+    assert [d.status for d in r.dims] == ["refuted"] and r.refuted[0].name == "dx"
+    inf = r.inferred["s77"]
+    assert inf.range == (16, None) and inf.congruence == (8, 0) and inf.range_exact
+    assert r.verified_fix == ["_dx = Dim('_dx', min=2)", "dx = 8*_dx"]
+    assert r.fixes.torch.lines == ["_dx = Dim('_dx', min=1, max=oo)", "dx = 8*_dx"]
+    assert r.fixes.torch.verdict == "violations"
+    assert "dynamic_shapes = {'x': {0: 8*_dx}}" in r.fixes.python
+    assert r.stats.queries > 0
+    text = r.text()
+    assert "violations" in text and "dx = 8*_dx" in text
+
+
+def test_check_ok_and_unknown_exit_codes():
+    need_binary()
+    r = shapegate.check(os.path.join(CASES, "ok_nested_dict_list"))
+    assert r.ok and r.exit_code == 0 and r.violations == [] and r.verified_fix == []
+    assert all(d.status == "proved" for d in r.dims)
+    u = shapegate.check(os.path.join(CASES, "err_dim_min_gt_max"))
+    assert u.verdict == "unknown" and u.exit_code == 4
+
+
+def test_check_trace_dict_and_extra_keys():
+    """A trace as a dict (written to a temporary file) with the optional keys the capture adds:
+    the C reader ignores them."""
+    need_binary()
+    t = T.loads(DOC_EXAMPLE)
+    t["capture"] = {"function": "torch.export.export", "call": 1, "call_site": "x.py:3"}
+    t["exception"] = None
+    r = shapegate.check(t)
+    assert r.ok and r.input == "(trace)"
+    t["exception"] = {"type": "X", "message": "y"}
+    t["spec"]["torch_error"] = "torch._dynamo.exc.UserError"
+    t["spec"]["torch_suggested_fixes"] = ["dx = Dim('dx', max=100)"]
+    assert shapegate.check(t).ok
+
+
+def test_check_overrides():
+    need_binary()
+    case = os.path.join(CASES, "err_check_ge")
+    assert shapegate.check(case).verdict == "violations"
+    assert shapegate.check(case, dims=["x.0=dx:16..64"]).ok
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "fix.json")
+        with open(p, "w") as fh:
+            json.dump({"x": {"0": {"name": "dx", "min": 16, "max": 64}}}, fh)
+        assert shapegate.check(case, spec=p).ok
+    assert shapegate.check(case, spec={"x": {"0": {"name": "dx", "min": 16, "max": 64}}}).ok
+    assert shapegate.check(case, fix=False).fixes is None
+    r = shapegate.check(case, infer=False, minimize=False, rlimit=1000000, timeout_ms=20000, query_timeout_ms=5000)
+    assert r.verdict == "violations" and r.inferred == {}
+
+
+def test_errors_map_to_exceptions():
+    need_binary()
+    raises(shapegate.InvalidInput, lambda: shapegate.check("/nonexistent/trace.json"))
+    case = os.path.join(CASES, "err_check_ge")
+    e = raises(shapegate.UsageError, lambda: shapegate.check(case, dims=["z.0=dx"]), "no tensor input 'z'")
+    assert "\n" not in str(e)
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "bad.json")
+        with open(p, "w") as fh:
+            fh.write('{"format": "shapegate-trace", "version": 9}')
+        raises(shapegate.InvalidInput, lambda: shapegate.check(p), "newer")
+    raises(ValueError, lambda: shapegate.check(case, rlimit=-1))
+    raises(TypeError, lambda: shapegate.check(42))
+
+
+def test_spec_report():
+    need_binary()
+    s = shapegate.spec(os.path.join(CASES, "large_transformer_8layers_auto"))
+    assert s.verified and s.exit_code == 0
+    assert "dynamic_shapes = {'ids': {0: ids_0, 1: ids_1}" in s.python
+    assert s.spec["ids"]["1"]["max"] == 64
+    assert s.text() == s.python.rstrip("\n")
+
+
+def test_torch_26_corpus_through_backend():
+    need_binary()
+    r = shapegate.check(os.path.join(CASES26, "ok_conv2d_stride2"))
+    assert r.verdict == "violations" and {v.dim for v in r.violations} == {"H", "W"}
+    assert r.fixes.verified
+
+
+def test_missing_binary_and_ctypes_not_enabled():
+    saved = os.environ.get("SHAPEGATE_BIN"), os.environ.get("PATH")
+    try:
+        os.environ["SHAPEGATE_BIN"] = "/nonexistent/shapegate"
+        raises(shapegate.BackendNotFound, lambda: shapegate.check(os.path.join(CASES, "err_check_ge")),
+               "/nonexistent/shapegate")
+        del os.environ["SHAPEGATE_BIN"]
+        os.environ["PATH"] = "/nonexistent"
+        raises(shapegate.BackendNotFound, lambda: shapegate.check(os.path.join(CASES, "err_check_ge")),
+               "not on PATH")
+    finally:
+        for k, v in zip(("SHAPEGATE_BIN", "PATH"), saved):
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    with tempfile.TemporaryDirectory() as d:
+        lib = os.path.join(d, "libshapegate.so")
+        open(lib, "w").close()
+        os.environ["SHAPEGATE_LIB"] = lib
+        try:
+            be, note = _backend.select()
+            assert be.name == "cli" and "not enabled" in note     # never picked on its own
+            raises(NotImplementedError, lambda: shapegate.check(os.path.join(CASES, "err_check_ge"), backend="ctypes"),
+                   "not implemented")
+            if _backend.find_binary():
+                r = shapegate.check(os.path.join(CASES, "err_check_ge"))
+                assert "ctypes backend is not enabled" in r.backend
+        finally:
+            del os.environ["SHAPEGATE_LIB"]
+    raises(ValueError, lambda: _backend.select("zmq"))
