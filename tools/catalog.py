@@ -235,6 +235,10 @@ def judge(expect, ans, folder):
     if expect["expected_verdict"] == "ok" and not (sj.get("verified") and sj.get("python")):
         incomplete.append(f"no verified spec (spec exit {ans['spec']['exit']}: "
                           f"{'; '.join(sj.get('notes') or [ans['spec']['stderr']])[:160]})")
+    for viol in cj.get("violations") or []:
+        m = viol.get("message") or ""
+        if viol.get("kind") in ("equal", "related") and " by " in m and "L[" in m.split(" by ", 1)[1]:
+            incomplete.append(f"relation printed over sources, not dim names: ...{m.split(' by ', 1)[1][:80]}")
     internal = re.findall(r"\bs\d+\b", " ".join([msgs] + lines))
     dimnames = {d.get("torch_name") for d in expect["dims"]}
     internal = sorted(set(x for x in internal if x not in dimnames))
@@ -323,6 +327,9 @@ def diagnose(expect, ans, wrong, incomplete):
             out.append("a pinned dim must be printed `dx = v`")
         if w.startswith("refuted dims"):
             out.append("the refuted dims differ from torch's header (" + w.split(", torch")[0].split("refuted dims ")[1] + ")")
+        if w.startswith("relation printed over sources"):
+            out.append("the relation in the message names sources (`d0 = 1 + L['xs'][1].size()[0]`); torch names the "
+                       "dims (`d0 = d1 + 1`)")
         if w.startswith("internal symbols"):
             out.append("messages use internal symbol names; must name dims as torch does")
         if "message is not" in w or "not printed" in w:
