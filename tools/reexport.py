@@ -4,9 +4,13 @@ Two steps (tools/README.md, docs/reexport.md):
 
   python3 tools/reexport.py prepare BUILD/shapegate [CASE...]
       outside the chroot: runs `shapegate spec --json` and `shapegate check --json` on every case
-      of tests/corpus/cases/ and stores the outputs (and exit codes) in BUILD/reexport-sg/.
+      of the corpus (tests/corpus/cases/ for torch 2.14, tests/corpus/cases-2.6/ for 2.6) and of
+      the staged issue-12 cases (tests/corpus/staging/cases*/, named `staged/NAME`), and stores
+      the outputs (and exit codes) in BUILD/reexport-sg/2.14/ and BUILD/reexport-sg/2.6/.
   run.sh CHROOT python3 tools/reexport.py run BUILD/reexport-sg [--out FILE] [CASE...]
-      inside the chroot (torch 2.14): for each case rebuilds the model (tools/scenarios.py) and
+      inside the chroot (forky: torch 2.14, trixie: torch 2.6; the cases of the running torch's
+      version): for each case rebuilds the model (tools/scenarios.py for the corpus,
+      tests/corpus/gen/scenarios_12.py for the staged cases) and
       (a) exports it with the case's own dynamic_shapes and compares with the corpus (outcome,
           error type, message before "Suggested fixes:", guards, range constraints);
       (b) exports it with the spec `shapegate spec` printed: it must succeed and torch's range
@@ -16,7 +20,13 @@ Two steps (tools/README.md, docs/reexport.md):
           refine_dynamic_shapes_from_suggested_fixes, re-exports (3 rounds at most, as the corpus
           harness does) and compares with the corpus `refined` answer and with shapegate's
           prediction of it (check --json "fixes.torch.verdict").
-      Prints one line per case and a summary; writes them to FILE (default tools/reexport-2.14.txt).
+      Prints one line per case and a summary; writes them to FILE (default tools/reexport-<ver>.txt).
+
+      The "required" summary line counts what issue 12 asks for: every case whose export can
+      succeed at all (torch did not stop at a data-dependent guard, the case is not unsupported
+      by this torch) needs, when shapegate refutes it (violations / invalid_spec / unknown), a fix
+      that re-exports, and when shapegate proves it, a spec that re-exports; a case with neither
+      counts as a failure.
 
 The shapegate binary is linked against Debian 12's libraries and does not run in the chroot,
 hence the two steps. Everything is read-only for the corpus.
@@ -26,23 +36,43 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-CASES_DIR = os.path.join(ROOT, "tests", "corpus", "cases")
+CORPUS = os.path.join(ROOT, "tests", "corpus")
+SETS = {"corpus": {"2.14": os.path.join(CORPUS, "cases"), "2.6": os.path.join(CORPUS, "cases-2.6")},
+        "staged": {"2.14": os.path.join(CORPUS, "staging", "cases"), "2.6": os.path.join(CORPUS, "staging", "cases-2.6")}}
+VERSIONS = ("2.14", "2.6")
+STAGED = "staged/"
 TRAILER = "\n\nThe error above occurred when calling torch.export.export"
 
 
-def case_names(selected):
-    names = sorted(n for n in os.listdir(CASES_DIR) if os.path.isfile(os.path.join(CASES_DIR, n, "case.json")))
+def case_dir(ver, key):
+    """Folder of case `key` (a corpus name, or `staged/NAME`) for torch version `ver`."""
+    if key.startswith(STAGED):
+        return os.path.join(SETS["staged"][ver], key[len(STAGED):])
+    return os.path.join(SETS["corpus"][ver], key)
+
+
+def case_names(ver, selected):
+    names = []
+    for set_, prefix in (("corpus", ""), ("staged", STAGED)):
+        d = SETS[set_][ver]
+        if os.path.isdir(d):
+            names += [prefix + n for n in sorted(os.listdir(d)) if os.path.isfile(os.path.join(d, n, "case.json"))]
     if selected:
         unknown = [s for s in selected if s not in names]
         if unknown:
-            sys.exit(f"reexport: unknown case(s): {', '.join(unknown)}")
+            sys.exit(f"reexport: unknown case(s) for torch {ver}: {', '.join(unknown)}")
         names = [n for n in names if n in selected]
     return names
+
+
+def sg_file(sgdir, key, cmd):
+    return os.path.join(sgdir, f"{key.replace('/', '__')}.{cmd}.json")
 
 
 # ------------------------------------------------------------------ step 1: shapegate (outside)
@@ -50,22 +80,28 @@ def prepare(argv):
     if not argv:
         sys.exit("usage: reexport.py prepare SHAPEGATE [CASE...]")
     sg = os.path.abspath(argv[0])
-    out = os.path.join(os.path.dirname(sg), "reexport-sg")
-    os.makedirs(out, exist_ok=True)
-    index = {"shapegate": subprocess.run([sg, "--version"], capture_output=True, text=True).stdout.strip()}
-    for n in case_names(argv[1:]):
-        d = os.path.join(CASES_DIR, n)
-        row = {}
-        for cmd in ("spec", "check"):
-            p = subprocess.run([sg, cmd, "--json", d], capture_output=True, text=True, timeout=600)
-            with open(os.path.join(out, f"{n}.{cmd}.json"), "w") as fh:
-                fh.write(p.stdout)
-            row[cmd] = {"exit": p.returncode, "stderr": p.stderr.strip()}
-        index[n] = row
-        print(f"{n}: spec exit {row['spec']['exit']}, check exit {row['check']['exit']}")
-    with open(os.path.join(out, "index.json"), "w") as fh:
-        json.dump(index, fh, indent=1)
-    print(f"wrote {out}")
+    top = os.path.join(os.path.dirname(sg), "reexport-sg")
+    version = subprocess.run([sg, "--version"], capture_output=True, text=True).stdout.strip()
+    for ver in VERSIONS:
+        out = os.path.join(top, ver)
+        os.makedirs(out, exist_ok=True)
+        index = {"shapegate": version}
+        sel = [a for a in argv[1:] if a in case_names(ver, [])]
+        if argv[1:] and not sel:
+            continue
+        for n in case_names(ver, sel):
+            d = case_dir(ver, n)
+            row = {}
+            for cmd in ("spec", "check"):
+                p = subprocess.run([sg, cmd, "--json", d], capture_output=True, text=True, timeout=600)
+                with open(sg_file(out, n, cmd), "w") as fh:
+                    fh.write(p.stdout)
+                row[cmd] = {"exit": p.returncode, "stderr": p.stderr.strip()}
+            index[n] = row
+            print(f"{ver} {n}: spec exit {row['spec']['exit']}, check exit {row['check']['exit']}")
+        with open(os.path.join(out, "index.json"), "w") as fh:
+            json.dump(index, fh, indent=1)
+        print(f"wrote {out}")
 
 
 # ------------------------------------------------------------------ step 2: torch (inside)
@@ -74,7 +110,7 @@ def load_sg(sgdir, name, cmd):
     with open(os.path.join(sgdir, "index.json")) as fh:
         row = json.load(fh).get(name, {}).get(cmd, {})
     try:
-        with open(os.path.join(sgdir, f"{name}.{cmd}.json")) as fh:
+        with open(sg_file(sgdir, name, cmd)) as fh:
             obj = json.load(fh)
     except (OSError, ValueError):
         obj = None
@@ -94,16 +130,29 @@ def main_run(argv):
     warnings.filterwarnings("ignore")
     sys.path.insert(0, HERE)
     import scenarios
+    import expect_12
+    sys.path.insert(0, os.path.join(CORPUS, "gen"))
+    import run_cases
+    run_cases.load_module("registry", False)
+    scenarios_12 = run_cases.load_module("scenarios_12", False)  # as recorded: /corpus/gen/...
+    ver = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    if ver not in VERSIONS:
+        sys.exit(f"reexport: no corpus for torch {torch.__version__}")
+
+    def scenario(key):
+        if key.startswith(STAGED):
+            return scenarios_12.CASES.get(key[len(STAGED):])
+        return scenarios.CASES.get(key)
 
     args = list(argv)
-    out_path = os.path.join(HERE, "reexport-2.14.txt")
+    out_path = os.path.join(HERE, f"reexport-{ver}.txt")
     if "--out" in args:
         i = args.index("--out")
         out_path = args[i + 1]
         del args[i:i + 2]
     if not args:
         sys.exit("usage: reexport.py run SGDIR [--out FILE] [CASE...]")
-    sgdir, selected = args[0], args[1:]
+    sgdir, selected = os.path.join(args[0], ver), args[1:]
 
     # every ShapeEnv created during an export, to read its guards afterwards
     envs = []
@@ -131,7 +180,10 @@ def main_run(argv):
     def norm_msg(m):
         m = (m or "").split(TRAILER)[0]
         m = m.split("Suggested fixes:")[0]
-        # source locations of the scenario scripts differ (corpus: /corpus/gen/..., here tools/)
+        # source locations of the scenario scripts differ (corpus: /corpus/gen/..., here tools/),
+        # and so do object addresses (`<function namedtuple at 0x7f...>`)
+        m = re.sub(r" at 0x[0-9a-f]+>", " at 0x...>", m)
+        m = re.sub(r"<class '[\w.]+\.(\w+)'>", r"<class '...\1'>", m)   # the scenario module's name
         return "\n".join(l for l in m.rstrip("\n").split("\n") if "Caused by:" not in l)
 
     def etype(ex):
@@ -155,7 +207,7 @@ def main_run(argv):
         return {str(k): [num(v.lower), num(v.upper)] for k, v in ep.range_constraints.items()}
 
     def corpus_guards(name):
-        with open(os.path.join(CASES_DIR, name, "guards.json")) as fh:
+        with open(os.path.join(case_dir(ver, name), "guards.json")) as fh:
             g = json.load(fh)
         return sorted({gd["expr"] for se in g.get("shape_envs", []) for gd in se["guards"]})
 
@@ -243,6 +295,14 @@ def main_run(argv):
         its min, then at its max (min + 5 when unbounded), the other dims as in the example.
         Returns a list of failures of the exported program where the eager model runs."""
         model, args_, kwargs = built["model"], built["args"], built.get("kwargs") or {}
+        try:
+            with torch.no_grad():
+                ep.module()(*args_, **kwargs)
+        except Exception as e:  # noqa: BLE001 - torch's program cannot even take the example inputs
+            tally["probe_skipped"] += 2
+            details.append(f"{current['name']}: probe skipped: the exported program fails on the example inputs themselves "
+                           f"({str(e).splitlines()[0][:120]})")
+            return []
         want = spec_dims(model, args_, kwargs, ds)
         roots = {}
 
@@ -322,17 +382,20 @@ def main_run(argv):
         return "ok", "; ".join(notes)
 
     lines, details = [], []
+    current = {"name": None}
     tally = {"repro": 0, "cases": 0, "spec_ok": 0, "spec_tried": 0, "spec_none": 0,
              "fix_ok": 0, "fix_tried": 0, "fix_none": 0, "refine_agree": 0, "refine_tried": 0,
              "pred_agree": 0, "pred_tried": 0, "probe_run_sg": 0, "probe_fail_sg": 0,
-             "probe_run_torch": 0, "probe_fail_torch": 0, "probe_skipped": 0}
-    not_repro, spec_bad, fix_bad, refine_bad, pred_bad = [], [], [], [], []
+             "probe_run_torch": 0, "probe_fail_torch": 0, "probe_skipped": 0,
+             "req": 0, "req_ok": 0, "req_none": 0, "req_bad": 0}
+    not_repro, spec_bad, fix_bad, refine_bad, pred_bad, req_bad = [], [], [], [], [], []
 
-    for name in case_names(selected):
+    for name in case_names(ver, selected):
+        current["name"] = name
         tally["cases"] += 1
-        with open(os.path.join(CASES_DIR, name, "case.json")) as fh:
+        with open(os.path.join(case_dir(ver, name), "case.json")) as fh:
             c = json.load(fh)
-        info = scenarios.CASES.get(name)
+        info = scenario(name)
         strict = bool(info and info["strict"])
         cols = []
         # ---- (a) reproduce the corpus
@@ -345,7 +408,10 @@ def main_run(argv):
             try:
                 built = info["fn"]()
             except Exception as e:  # noqa: BLE001
-                if c.get("phase") != "spec_construction":
+                if c.get("outcome") == "unsupported":
+                    if f"{type(e).__module__}.{type(e).__qualname__}" != c.get("error_type"):
+                        why.append(f"unsupported with {type(e).__name__}, the case with {c.get('error_type')}")
+                elif c.get("phase") != "spec_construction":
                     why.append(f"scenario raised {type(e).__name__}: {e}")
                 elif norm_msg(str(e)) != norm_msg(c.get("error_message")):
                     why.append("spec construction message differs")
@@ -378,11 +444,13 @@ def main_run(argv):
 
         # ---- (b) shapegate spec
         sj, sexit, serr = load_sg(sgdir, name, "spec")
+        spec_st = fix_st = None
         if built is None:
             cols.append("spec=-")
         elif sj and sj.get("verified") and sj.get("python"):
             tally["spec_tried"] += 1
             st, det = try_spec(built, sj["python"], strict)
+            spec_st = st
             cols.append(f"spec={st}")
             if st == "ok":
                 tally["spec_ok"] += 1
@@ -407,6 +475,7 @@ def main_run(argv):
             if built is not None and fx.get("verified") and fx.get("python"):
                 tally["fix_tried"] += 1
                 st, det = try_spec(built, fx["python"], strict)
+                fix_st = st
                 cols.append(f"fix={st}")
                 if st == "ok":
                     tally["fix_ok"] += 1
@@ -420,6 +489,25 @@ def main_run(argv):
                 details.append(f"{name}: refuted, no verified fix: {'; '.join(fx.get('notes') or [])[:200]}")
         else:
             cols.append(f"fix=-({(cj or {}).get('verdict')})")
+
+        # ---- what issue 12 requires: a fix for a refuted case, a spec for a proved one
+        kind = expect_12.error_kind(c)
+        verdict = (cj or {}).get("verdict")
+        if kind in ("data_dependent", "unsupported"):
+            cols.append("req=-")
+        else:
+            tally["req"] += 1
+            # proved -> a spec; refuted (or invalid, unknown) -> a fix; no answer at all (unreadable):
+            # what torch's own outcome calls for
+            need = "spec" if verdict == "ok" or (verdict is None and c.get("outcome") == "ok") else "fix"
+            got = spec_st if need == "spec" else fix_st
+            if got == "ok":
+                tally["req_ok"] += 1
+                cols.append("req=ok")
+            else:
+                tally["req_none" if got is None else "req_bad"] += 1
+                cols.append(f"req=FAIL({need} {'none' if got is None else got})")
+                req_bad.append((name, need, got, verdict))
 
         # ---- (d) torch's own suggested fixes, applied with torch's refine
         cref = c.get("refined")
@@ -470,6 +558,10 @@ def main_run(argv):
         lines.append(line)
 
     summary = [
+        f"required (issue 12): {tally['req_ok']} of {tally['req']} cases re-export ok with shapegate's fix (refuted) "
+        f"or spec (proved); failures: {tally['req_none']} without a fix or spec, {tally['req_bad']} whose fix or spec "
+        f"does not re-export ({tally['cases'] - tally['req']} cases excluded: torch stopped at a data-dependent guard "
+        f"or the case is unsupported by this torch)",
         f"{tally['repro']} of {tally['cases']} cases reproduce the corpus (outcome, message, guards, ranges)",
         f"{tally['spec_ok']} of {tally['spec_tried']} spec re-exports ok "
         f"({tally['spec_none']} cases without a spec from shapegate)",
@@ -483,6 +575,8 @@ def main_run(argv):
         f"{tally['pred_agree']} of {tally['pred_tried']} shapegate predictions of torch's fixes agree with torch",
     ]
     tail = []
+    for name, need, got, verdict in req_bad:
+        tail.append(f"required {need} {'missing' if got is None else got}: {name} (shapegate check verdict {verdict})")
     for name, why in not_repro:
         tail.append(f"not reproduced: {name}: {'; '.join(why)}")
     for name, st, det, py in spec_bad:
@@ -499,6 +593,8 @@ def main_run(argv):
     with open(os.path.join(sgdir, "index.json")) as fh:
         sgver = json.load(fh).get("shapegate", "?")
     head = [f"# tools/reexport.py run on torch {_t.__version__} with the outputs of {sgver} (docs/reexport.md)",
+            "# cases: the corpus (tests/corpus/cases*) and the staged issue-12 cases (staged/NAME, tests/corpus/staging/)",
+            "# req = what issue 12 requires: the fix (refuted) or the spec (proved) re-exports; FAIL when missing or failing",
             "# columns: repro = the scenario reproduces the corpus; spec = re-export with `shapegate spec`;",
             "# fix = with `shapegate check --json` fixes.python; refine = torch's own suggested fixes;",
             "# sg-pred = shapegate's prediction of that (fixes.torch.verdict)"]
