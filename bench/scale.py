@@ -12,7 +12,7 @@ whether they were verified, and the Z3 query count. Side by side: torch's time o
 constraints) and its whole export_s, and the ratio torch / shapegate (> 1: shapegate is faster).
 The issue's target is a ratio >= 10 against torch's solve time.
 
---corpus adds one row: every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
+--corpus adds one row (alone when no NAME is given): every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
 process each, the sum of the medians against the sum of torch's times.
 
 Traces are capture folders (case.json + guards.json) or single-file JSON traces. A name of
@@ -152,6 +152,13 @@ def ensure(traces, name, kind, args):
         subprocess.run([sys.executable, os.path.join(HERE, "gen", "synth.py")] + args.split() + [path + ".json"],
                        check=True, stdout=subprocess.DEVNULL)
         return path + ".json"
+    if kind == "tile":  # from a recorded sweep trace (bench/gen/tile.py), seconds to make
+        src, n = args.split()
+        srcpath = ensure(traces, src, "torch", src)
+        if srcpath:
+            subprocess.run([sys.executable, os.path.join(HERE, "gen", "tile.py"), srcpath, n, path + ".json"],
+                           check=True, stdout=subprocess.DEVNULL)
+            return path + ".json"
     tgz = os.path.join(HERE, "traces", name + ".tar.gz")
     if os.path.isfile(tgz):
         os.makedirs(traces, exist_ok=True)
@@ -180,7 +187,7 @@ def main():
         print(f"scale: no shapegate binary at {a.shapegate} (build it, or give --shapegate)", file=sys.stderr)
         return 2
     table = read_table()
-    names = a.names or [n for n, _, _ in table]
+    names = a.names or ([] if a.corpus else [n for n, _, _ in table])
     known = {n for n, _, _ in table}
     bad = [n for n in names if n not in known]
     if bad:

@@ -17,6 +17,8 @@ import torch
 from torch import nn
 from torch.export import Dim
 
+from sizes import mixed_sizes
+
 SCENARIOS = {}
 
 
@@ -210,15 +212,6 @@ class _Mixed(nn.Module):
                 torch._check(x.shape[0] <= 2000 + g)
                 out.append(x.view(-1, 8).sum(0))
         return out
-
-
-def mixed_sizes(n):
-    sizes = []
-    for i in range(n):
-        g, r = divmod(i, 4)
-        anchor = 16 + 8 * (g % 32)
-        sizes.append([anchor, anchor, anchor + 1 + g % 8, 8 * (3 + g % 100)][r])
-    return sizes
 
 
 def _mixed(n):

@@ -2,7 +2,8 @@
 # Remake the traces of bench/traces.tsv into a cache folder (default build/scale-traces):
 #   bench/gen/regen.sh [--out DIR] [--torch CHROOT] NAME...      (or: all)
 # torch traces run bench/gen/run.py inside the reference chroot (needs root: run.sh bind-mounts
-# the repository); synth traces run bench/gen/synth.py here. One export at a time: the biggest
+# the repository); synth traces run bench/gen/synth.py here, tile traces bench/gen/tile.py on
+# an already recorded sweep trace. One export at a time: the biggest
 # (view800, sweep3000, sweep10000) take from half an hour to hours of one core.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,7 @@ for name in "$@"; do
     case $kind in
     torch) /work/shared/refenv/run.sh "$chroot" python3 bench/gen/run.py --out "$out" $args ;;
     synth) python3 bench/gen/synth.py $args "$out/$name.json" ;;
+    tile) set -- $args; python3 bench/gen/tile.py "$out/$1" "$2" "$out/$name.json" ;;
     *) echo "regen: $name: unknown kind $kind" >&2; exit 2 ;;
     esac
 done
