@@ -12,6 +12,9 @@ whether they were verified, and the Z3 query count. Side by side: torch's time o
 constraints) and its whole export_s, and the ratio torch / shapegate (> 1: shapegate is faster).
 The issue's target is a ratio >= 10 against torch's solve time.
 
+--phases adds two rows per trace: the same check with --no-infer --no-fix (the decision alone)
+and with --no-fix (decision and inference), so the three rows split the cost.
+
 --corpus adds one row (alone when no NAME is given): every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
 process each, the sum of the medians against the sum of torch's times.
 
@@ -89,8 +92,8 @@ def peak_children_kib():
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 
 
-def check(shapegate, path, timeout_ms, runs):
-    cmd = [shapegate, "check", "--json", "--timeout", str(timeout_ms), path]
+def check(shapegate, path, timeout_ms, runs, extra=()):
+    cmd = [shapegate, "check", "--json", "--timeout", str(timeout_ms)] + list(extra) + [path]
     limit = timeout_ms / 1000.0 * 3 + 30 if timeout_ms else 3600
     walls, res = [], None
     for _ in range(runs):
@@ -181,6 +184,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=60000, help="shapegate's --timeout (ms; the CLI default)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--corpus", action="store_true", help="add the corpus row (87 processes)")
+    ap.add_argument("--phases", action="store_true",
+                    help="also run --no-infer --no-fix and --no-fix: the cost of check, inference, fixes")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
     if not os.access(a.shapegate, os.X_OK):
@@ -214,6 +219,13 @@ def main():
             flush=True)
         if tfix is not None:
             print("%-12s torch printed %d fix lines" % ("", tfix))
+        if a.phases:
+            for extra in (["--no-infer", "--no-fix"], ["--no-fix"]):
+                pi = check(a.shapegate, path, a.timeout, a.runs, extra)
+                ps = summarise(pi)
+                print("%-12s %-10s %5d %5d %5d %6s %6s %9.3f %8.1f  (%s)" % (
+                    "", ps["verdict"], ps["proved"], ps["refuted"], ps["unknown"], "-", fmt(ps["queries"], "%d"),
+                    pi["wall"], pi["peak_kib"] / 1024.0, " ".join(extra)), flush=True)
     if a.corpus:
         total_sg = total_torch = 0.0
         n = 0
