@@ -1,5 +1,5 @@
 /*
- * test_fixes.c - suggested fixes and generated specs (solver/fixes.c, pyspec.c)
+ * test_fixes.c - suggested fixes and generated specs (analysis/fixes.c, pyspec.c)
  * on every corpus case of both torch versions:
  *
  *  - golden: our "Suggested fixes" lines equal torch's, except the cases of

@@ -1,5 +1,5 @@
 /*
- * test_infer.c - the inference module (solver/infer.c): ranges, constants,
+ * test_infer.c - the inference module (analysis/infer.c): ranges, constants,
  * congruences, holes and relations on hand-built problems, each compared
  * with a brute-force oracle where the problem is small (every assignment of
  * a box evaluated with sg_expr_eval); a budget too small to decide anything;
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "shapegate/check.h"
-#include "solver/infer.h"
+#include "analysis/infer.h"
 #include "solver/problem.h"
 #include "util/util.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_interval.c - tests of the cheap pre-pass before Z3 (solver/interval.c):
+ * test_interval.c - tests of the cheap pre-pass before Z3 (analysis/interval.c):
  * sound interval and congruence evaluation of guard expressions over a box.
  *
  * 1. Unit cases for every kind: the enclosure sg_interval_of computes, and the
@@ -37,7 +37,7 @@
 
 #include "shapegate/expr.h"
 #include "shapegate/trace.h"
-#include "solver/interval.h"
+#include "analysis/interval.h"
 #include "test.h"
 
 #define NSYM 4           /* symbols s0 .. s3 in the unit tests */

@@ -14,7 +14,7 @@
  * the guards true there, as torch does.
  *
  * Ground truth is exhaustive enumeration with sg_expr_eval. The model of the
- * spec is the engine's documented one (solver/problem.h, solver/check.c):
+ * spec is the engine's documented one (solver/problem.h, analysis/check.c):
  * a named Dim takes the values [max(min, 2), max], a derived dim a*X + b >= 2
  * for its root X in the root's bounds, one Dim name is one value; a shape passes
  * when every symbol lies in its traced range and every guard is defined and
@@ -29,7 +29,7 @@
  *   - with the refuted dims pinned to their example sizes, no allowed shape
  *     fails a constraint of a proved dim's component (dims sharing a name, a
  *     symbol or a guard; check.c decides components apart);
- *   - inference (solver/infer.h; the guards and traced ranges alone, not the
+ *   - inference (analysis/infer.h; the guards and traced ranges alone, not the
  *     spec): ranges contain every valid value and are exact when range_exact,
  *     constants, congruences and relations hold on every valid point, holes
  *     are invalid values, and all of them when holes_complete.

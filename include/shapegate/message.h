@@ -62,7 +62,7 @@ typedef struct sg_torch_text {
  * `*out` (free with sg_torch_text_free()). `(*out)->text` is NULL (and the
  * arrays empty) when torch raises no constraint violation: the export
  * passed, the spec was rejected before tracing with another error (those
- * messages are the check's, solver/spec.c), or torch raised something else.
+ * messages are the check's, analysis/validate.c), or torch raised something else.
  * Returns 0, SG_ENOMEM, or SG_ELIMIT (an expression too long to print).
  * `*out` is NULL on failure.
  */

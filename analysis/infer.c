@@ -1,5 +1,5 @@
 /*
- * infer.c - what the guards imply about every symbol (solver/infer.h,
+ * infer.c - what the guards imply about every symbol (analysis/infer.h,
  * docs/infer.md): exact ranges by model-guided bisection with proved
  * unboundedness (rays), congruences from the gcd of observed differences,
  * holes from Ne constants, enumeration and univariate elimination, and affine
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/infer.h"
+#include "analysis/infer.h"
 #include "util/util.h"
 
 #define INF_MAX_VALUES ((size_t)1 << 20)   /* sg_ints stored for points, all together */

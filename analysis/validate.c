@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "solver/spec.h"
+#include "analysis/validate.h"
 #include "util/util.h"
 
 static int add(sg_report *r, const sg_input_dim *d, size_t index, sg_violation_kind kind, const char *msg)

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "solver/expr_impl.h"
+#include "expr/expr_impl.h"
 
 /* Python precedence levels, low to high. */
 enum {

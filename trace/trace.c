@@ -1,13 +1,13 @@
 /*
  * trace.c - sg_trace (include/shapegate/trace.h): the in-memory trace, its
- * arena and builders (solver/trace_impl.h), the accessors, sg_trace_load(),
+ * arena and builders (trace/trace_impl.h), the accessors, sg_trace_load(),
  * and the capture-folder adapter: a folder holding guards.json (torch's
  * ShapeEnv dumps) and case.json (inputs and the dynamic_shapes spec), as in
  * tests/corpus/cases/NAME/. docs/trace-format.md describes the mapping.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "solver/trace_impl.h"
+#include "trace/trace_impl.h"
 
 #include <errno.h>
 #include <stdarg.h>

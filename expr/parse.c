@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "solver/expr_impl.h"
+#include "expr/expr_impl.h"
 
 typedef enum tok_type {
     T_END, T_INT, T_IDENT, T_STRING, T_OP

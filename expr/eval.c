@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "solver/expr_impl.h"
-#include "solver/num.h"
+#include "expr/expr_impl.h"
+#include "expr/num.h"
 
 typedef struct slot {
     sg_value v;

@@ -24,8 +24,8 @@
  */
 #include <string.h>
 
-#include "solver/interval.h"
-#include "solver/num.h"
+#include "analysis/interval.h"
+#include "expr/num.h"
 
 /* Helpers with large frames are kept out of the recursive evaluator's frame,
  * whose size times the DAG depth (up to SG_EXPR_MAX_DEPTH) is the stack used. */

@@ -25,9 +25,9 @@
 #include <cjson/cJSON.h>
 
 #include "shapegate/message.h"
-#include "solver/expr_impl.h"
-#include "solver/interval.h"
-#include "solver/spec.h"
+#include "expr/expr_impl.h"
+#include "analysis/interval.h"
+#include "analysis/validate.h"
 #include "util/util.h"
 
 /* ---- torch's Python printer -------------------------------------------------------------------- */
@@ -1718,7 +1718,7 @@ static int assemble(ctx *c, sg_torch_text *m)
 
 /* ---- entry points ------------------------------------------------------------------------------- */
 
-/* Errors torch raises before or instead of its batch of violations (solver/spec.c), and the one
+/* Errors torch raises before or instead of its batch of violations (analysis/validate.c), and the one
  * constraint violation it reports without a recorded ShapeEnv: a named dim whose example size is
  * 0 or 1. Returns 1 when torch raises something else, 0 to go on, or a negative status. */
 static int pre_checks(ctx *c, sg_error *err)

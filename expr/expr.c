@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver/expr_impl.h"
-#include "solver/num.h"
+#include "expr/expr_impl.h"
+#include "expr/num.h"
 
 /* ---- Arena ------------------------------------------------------------------ */
 

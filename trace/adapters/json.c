@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "solver/trace_impl.h"
+#include "trace/trace_impl.h"
 #include "util/json.h"
 
 #define FORMAT_NAME "shapegate-trace"

@@ -18,10 +18,10 @@
  */
 #include <string.h>
 
-#include "solver/infer.h"
-#include "solver/interval.h"
+#include "analysis/infer.h"
+#include "analysis/interval.h"
 #include "solver/problem.h"
-#include "solver/spec.h"
+#include "analysis/validate.h"
 #include "util/util.h"
 
 /* Members of each component, bucketed: for component id `comp`, the members

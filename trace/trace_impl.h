@@ -1,7 +1,7 @@
 /*
  * trace_impl.h - the inside of sg_trace, shared by its two adapters:
- * solver/trace.c (the struct, accessors, the capture-folder adapter) and
- * solver/trace_json.c (the single-file JSON trace, read and written).
+ * trace/trace.c (the struct, accessors, the capture-folder adapter) and
+ * trace/adapters/json.c (the single-file JSON trace, read and written).
  * Solver-internal.
  *
  * A trace owns one expression pool, one bump arena for every string and small
