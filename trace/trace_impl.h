@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include "shapegate/trace.h"
+#include <cjson/cJSON.h>
+
 #include "util/util.h"
 
 typedef struct sg_trace_block sg_trace_block;
@@ -105,5 +107,50 @@ int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *l
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,
                               sg_error *err);
+
+/* ---- the readers' shared pieces (trace/trace.c) ---- */
+
+/* A range bound: an integer, "oo" / "-oo" (also "int_oo" / "-int_oo"). Returns 1 for any
+ * other string (left to the caller), else 0 or the failure recorded through R. */
+int sg_trace__read_bound(sg_trace__reader *R, sg_bound *b, const cJSON *j, const char *key);
+/* A compact copy of JSON member `j` in the arena (`*out` NULL for absent / null). */
+int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j);
+/* `fmt` formatted into a new string in the arena; NULL when out of memory. */
+const char *sg_trace__printf(sg_trace *t, const char *fmt, ...) SG_PRINTF(2, 3);
+
+/* ---- pytree paths (trace/paths.c) ---- */
+
+/* One component of a pytree path at `p`: "['key']" (`*key`, `*keylen`; returns 1), "[N]"
+ * (`*index`; returns 2); 0 at the end of the path, -1 for anything else; `*next` past it. */
+int sg_trace__path_component(const char *p, const char **key, size_t *keylen, long *index,
+                             const char **next);
+/* "x (2 dims), y (1 dim)": the tensor inputs, cut short past about 120 bytes. */
+void sg_trace__put_input_list(sg_buf *b, const sg_input_dim *in, size_t n);
+/* The first input dim of the tensor at `path[0..len)` (bracketed exactly, or dotted) and its
+ * number of dims; false when there is none. */
+bool sg_trace__find_tensor(const sg_input_dim *in, size_t n, const char *path, size_t len, size_t *first,
+                           size_t *rank);
+/* Whether some tensor's path is `path[0..len)` or lies below it. */
+bool sg_trace__path_known(const sg_input_dim *in, size_t n, const char *path, size_t len);
+/* A non-negative decimal integer `s[0..len)`; false when it is not one or too large. */
+bool sg_trace__parse_nat(const char *s, size_t len, sg_int *out);
+/* Whether `s[0..len)` is an identifier. */
+bool sg_trace__is_ident(const char *s, size_t len);
+
+/* ---- per-dim specs (trace/spec.c) ---- */
+
+/* The spec of one dim from a structured leaf (a dynamic_shapes_flat[].spec value). */
+int sg_trace__read_spec(sg_trace__reader *R, sg_input_dim *d, const cJSON *spec);
+/* Forget the spec of `d` (kind UNSET); where it is and what torch traced stay. */
+void sg_trace__clear_spec(sg_input_dim *d);
+/* Copy the spec fields of `from` into `to`, keeping `to`'s place and traced value. */
+void sg_trace__copy_spec(sg_input_dim *to, const sg_input_dim *from);
+/* `e` as A*root + B with integers A, B; false otherwise or on overflow. */
+bool sg_trace__affine_in(const sg_expr *e, const sg_expr *root, sg_int *a, sg_int *b);
+/* Recompute the derived bounds of DERIVED `d` from its root's bounds, as torch does. */
+int sg_trace__derive_bounds(sg_trace *t, sg_input_dim *d, sg_error *err);
+/* The structured dynamic_shapes of the per-dim specs `in` (n of them), into `*out` (arena). */
+int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, const char **out,
+                                sg_error *err);
 
 #endif
