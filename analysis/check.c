@@ -19,9 +19,10 @@
 #include <string.h>
 
 #include "analysis/infer.h"
-#include "analysis/interval.h"
+#include "expr/interval.h"
 #include "solver/problem.h"
-#include "analysis/validate.h"
+#include "trace/trace_impl.h"
+#include "torch/validate.h"
 #include "util/util.h"
 
 /* Members of each component, bucketed: for component id `comp`, the members
@@ -68,6 +69,37 @@ static sg_violation *new_violation(checker *c, size_t input, sg_violation_kind k
     v->root = SIZE_MAX;
     v->dim = sg__strndup(dim_name(&c->p->inputs[input]), strlen(dim_name(&c->p->inputs[input])));
     return v->dim ? v : NULL;
+}
+
+/* The spec as torch validates it (torch/validate.c): each issue a violation of its dim. */
+static int spec_issues(sg_report *r, const sg_trace *t, sg_error *err)
+{
+    sg_spec_issues is;
+    size_t i;
+    int rc;
+
+    memset(&is, 0, sizeof is);
+    if ((rc = sg_spec_validate(t, r->pool, &is, err)) != 0)
+        return rc;
+    if (is.n && !(r->violations = sg__calloc(is.n, sizeof *r->violations))) {
+        sg_spec_issues_dispose(&is);
+        return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+    }
+    for (i = 0; i < is.n; i++) {
+        sg_violation *v = &r->violations[r->nviolations++];
+        v->input = is.v[i].input;
+        v->root = SIZE_MAX;
+        v->kind = is.v[i].specialized ? SG_VIOL_SPECIALIZED : SG_VIOL_SPEC;
+        v->dim = is.v[i].dim;
+        v->message = is.v[i].message;
+        is.v[i].dim = is.v[i].message = NULL;
+        if (v->input < r->ndims)
+            r->dims[v->input].status = SG_DIM_REFUTED;
+    }
+    if (is.invalid)
+        r->verdict = SG_VERDICT_INVALID_SPEC;
+    sg_spec_issues_dispose(&is);
+    return 0;
 }
 
 static char *print_py(checker *c, const sg_expr *e)
@@ -949,6 +981,11 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     r = c.r = sg__calloc(1, sizeof *r);
     if (!r)
         return sg_error_set(err, SG_ENOMEM, "out of memory creating a report");
+    /* the check builds expressions (relations, forced values) in an overlay of the trace's
+     * frozen pool that the report keeps; the report holds a reference to the trace */
+    if ((rc = sg_pool_overlay_new(&r->pool, sg_trace_pool(t), err)) != 0)
+        goto cleanup;
+    r->trace = sg_trace__ref(t);
     r->dims = sg__calloc(n + 1, sizeof *r->dims);
     c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
     c.decided = sg__calloc(n + 1, sizeof *c.decided);
@@ -965,11 +1002,8 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
                                 : SG_DIM_STATIC;
     }
     /* 0. the spec itself, as torch validates it before tracing */
-    if ((rc = sg_spec_validate(t, r, err)))
+    if ((rc = spec_issues(r, t, err)))
         goto cleanup;
-    for (i = 0; i < r->nviolations; i++)
-        if (r->violations[i].kind == SG_VIOL_SPEC)
-            r->verdict = SG_VERDICT_INVALID_SPEC;
     if (r->nviolations) { /* torch stops here too: the other dims are not decided */
         for (i = 0; i < n; i++)
             if (r->dims[i].status == SG_DIM_PROVED)
@@ -990,7 +1024,7 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
                 set_unknown(&r->dims[i], "the trace has no ShapeEnv");
         goto done;
     }
-    if ((rc = sg_problem_build(&c.p, t, &why))) {
+    if ((rc = sg_problem_build(&c.p, t, r->pool, &why))) {
         if (rc != SG_EUNSUPPORTED) {
             if (err)
                 *err = why;
@@ -1057,5 +1091,7 @@ void sg_report_free(sg_report *r)
     for (i = 0; i < r->nfixes; i++)
         sg_free(r->suggested_fixes[i]);
     sg_free(r->suggested_fixes);
+    sg_pool_free(r->pool);
+    sg_trace_free(r->trace);
     sg_free(r);
 }

@@ -6,8 +6,8 @@
  * between input-dim symbols (s_j = a*s_i + b, and over three or more symbols).
  * Solver-internal (check.c). Method and guarantees: docs/infer.md.
  */
-#ifndef SG_SOLVER_INFER_H
-#define SG_SOLVER_INFER_H
+#ifndef SG_ANALYSIS_INFER_H
+#define SG_ANALYSIS_INFER_H
 
 #include "solver/problem.h"
 

@@ -199,11 +199,10 @@ static size_t data_dependent(const sg_cli_verification *v)
         if (!a->expr || sg_expr_symbols(&syms, &ns, sg_graph_pool(v->graph), a->expr, &err) != 0)
             continue;
         for (k = 0; k < ns; k++) {
-            const sg_expr *s2 = NULL;
             const sg_symbol_info *si;
             const char *name = sg_expr_symbol_name(syms[k]);
-            if (sg_expr_parse(&s2, sg_trace_pool(v->trace), name, strlen(name), &err) == 0
-                && (si = sg_trace_symbol_info(v->trace, s2)) && si->unbacked)
+            const sg_expr *s2 = sg_pool_find_symbol(sg_trace_pool(v->trace), name, strlen(name));
+            if (s2 && (si = sg_trace_symbol_info(v->trace, s2)) && si->unbacked)
                 dd = true;
         }
         sg_free(syms);

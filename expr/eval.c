@@ -262,8 +262,10 @@ int sg_expr_eval(sg_value *out, sg_pool *p, const sg_expr *e, const sg_int *valu
     char buf[64];
 
     memset(out, 0, sizeof *out);
-    if (p->scratch_cap < p->count) {
-        size_t cap = p->count * 2;
+    if (e->id >= sg_pool_size(p)) /* the scratch is by id: only the pool's own chain */
+        return sg_error_set(err, SG_EINVALID, "sg_expr_eval: an expression of another pool");
+    if (p->scratch_cap < sg_pool_size(p)) {
+        size_t cap = sg_pool_size(p) * 2;
         uint32_t *st = sg__realloc(p->scratch_stamp, cap * sizeof *st);
         slot *m;
         if (!st)

@@ -45,6 +45,17 @@ static void *arena_alloc(sg_pool *p, size_t n)
 
 /* ---- Pool ------------------------------------------------------------------- */
 
+int sg_pool_overlay_new(sg_pool **out, const sg_pool *parent, sg_error *err)
+{
+    int rc = sg_pool_new(out, err);
+    if (rc == 0 && parent) {
+        (*out)->parent = parent;
+        (*out)->base = sg_pool_size(parent);
+        (*out)->sym_base = sg_pool_nsymbols(parent);
+    }
+    return rc;
+}
+
 int sg_pool_new(sg_pool **out, sg_error *err)
 {
     sg_pool *p = sg__calloc(1, sizeof *p);
@@ -65,7 +76,6 @@ void sg_pool_free(sg_pool *p)
         sg_free(c);
     }
     sg_free(p->table);
-    sg_free(p->nodes);
     sg_free(p->syms);
     sg_free(p->scratch_stamp);
     sg_free(p->scratch_val);
@@ -76,11 +86,19 @@ const sg_error *sg_pool_error(const sg_pool *p) { return p->error.code ? &p->err
 
 void sg_pool_clear_error(sg_pool *p) { sg_error_clear(&p->error); }
 
-size_t sg_pool_size(const sg_pool *p) { return p->count; }
+size_t sg_pool_size(const sg_pool *p) { return p->base + p->count; }
 
-size_t sg_pool_nsymbols(const sg_pool *p) { return p->nsyms; }
+size_t sg_pool_nsymbols(const sg_pool *p) { return p->sym_base + p->nsyms; }
 
-const sg_expr *sg_pool_symbol(const sg_pool *p, size_t i) { return i < p->nsyms ? p->syms[i] : NULL; }
+const sg_expr *sg_pool_symbol(const sg_pool *p, size_t i)
+{
+    if (i < p->sym_base)
+        return sg_pool_symbol(p->parent, i);
+    i -= p->sym_base;
+    return i < p->nsyms ? p->syms[i] : NULL;
+}
+
+const sg_pool *sg_pool_parent(const sg_pool *p) { return p->parent; }
 
 /* Record the first failure; always returns NULL for `return fail(...)`. */
 static const sg_expr *fail(sg_pool *p, int code, const char *fmt, ...) SG_PRINTF(3, 4);
@@ -179,6 +197,20 @@ static int table_insert(sg_pool *p, sg_expr *e)
     return 0;
 }
 
+/* The node described by `q` (hash `h`) in `p` or its parent chain, or NULL. Reads only. */
+static sg_expr *lookup(const sg_pool *p, const probe *q, uint64_t h)
+{
+    size_t i;
+    for (; p; p = p->parent) {
+        if (!p->table_cap)
+            continue;
+        for (i = h & (p->table_cap - 1); p->table[i]; i = (i + 1) & (p->table_cap - 1))
+            if (probe_matches(p->table[i], q, h))
+                return p->table[i];
+    }
+    return NULL;
+}
+
 /* Find or create the node described by `q`. */
 static const sg_expr *intern(sg_pool *p, const probe *q)
 {
@@ -188,11 +220,8 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
     sg_expr *e;
     size_t i;
 
-    if (p->table_cap) {
-        for (i = h & (p->table_cap - 1); p->table[i]; i = (i + 1) & (p->table_cap - 1))
-            if (probe_matches(p->table[i], q, h))
-                return p->table[i];
-    }
+    if ((e = lookup(p, q, h)) != NULL)
+        return e;
     for (i = 0; i < q->nargs; i++) {
         if (q->args[i]->depth > depth)
             depth = q->args[i]->depth;
@@ -200,10 +229,8 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
     }
     if (depth + 1 > SG_EXPR_MAX_DEPTH)
         return fail(p, SG_ELIMIT, "expression nested deeper than %d levels", SG_EXPR_MAX_DEPTH);
-    if (p->count >= UINT32_MAX - 1)
+    if (p->base + p->count >= UINT32_MAX - 1)
         return fail(p, SG_ELIMIT, "too many distinct expressions in one pool");
-    if (sg__grow((void **)&p->nodes, &p->nodes_cap, p->count + 1, sizeof *p->nodes))
-        return fail(p, SG_ENOMEM, "out of memory building an expression");
     if (q->kind == SG_SYM &&
         sg__grow((void **)&p->syms, &p->syms_cap, p->nsyms + 1, sizeof *p->syms))
         return fail(p, SG_ENOMEM, "out of memory building an expression");
@@ -217,7 +244,7 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
     e->nargs = (uint32_t)q->nargs;
     e->depth = depth + 1;
     e->hash = h;
-    e->id = (uint32_t)p->count;
+    e->id = (uint32_t)(p->base + p->count);
     e->sym_index = UINT32_MAX;
     switch (q->kind) {
     case SG_INT: e->u.ival = q->a; break;
@@ -230,7 +257,7 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
         memcpy(name, q->name, q->name_len);
         name[q->name_len] = '\0';
         e->u.sym.name = name;
-        e->sym_index = (uint32_t)p->nsyms;
+        e->sym_index = (uint32_t)(p->sym_base + p->nsyms);
         break;
     }
     default:
@@ -240,7 +267,7 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
     }
     if (table_insert(p, e))
         return fail(p, SG_ENOMEM, "out of memory building an expression");
-    p->nodes[p->count++] = e;
+    p->count++;
     if (q->kind == SG_SYM)
         p->syms[p->nsyms++] = e;
     return e;
@@ -309,6 +336,17 @@ const sg_expr *sg_expr_symbol(sg_pool *p, const char *name, size_t len)
     q.name = name;
     q.name_len = len;
     return intern(p, &q);
+}
+
+const sg_expr *sg_pool_find_symbol(const sg_pool *p, const char *name, size_t len)
+{
+    probe q;
+    memset(&q, 0, sizeof q);
+    q.kind = SG_SYM;
+    q.sort = SG_SORT_INT;
+    q.name = name;
+    q.name_len = len;
+    return len ? lookup(p, &q, probe_hash(&q)) : NULL;
 }
 
 /* ---- Literal helpers --------------------------------------------------------------- */
@@ -1174,7 +1212,7 @@ static int cmp_sym_index(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-int sg_expr_symbols(const sg_expr ***out, size_t *n, sg_pool *p, const sg_expr *e, sg_error *err)
+int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *p, const sg_expr *e, sg_error *err)
 {
     unsigned char *seen = NULL;
     const sg_expr **stack = NULL, **res = NULL;
@@ -1183,8 +1221,8 @@ int sg_expr_symbols(const sg_expr ***out, size_t *n, sg_pool *p, const sg_expr *
 
     *out = NULL;
     *n = 0;
-    seen = sg__calloc(p->count ? p->count : 1, 1);
-    res = sg__malloc((p->nsyms ? p->nsyms : 1) * sizeof *res);
+    seen = sg__calloc(sg_pool_size(p) + 1, 1);
+    res = sg__malloc((sg_pool_nsymbols(p) + 1) * sizeof *res);
     if (!seen || !res || sg__grow((void **)&stack, &scap, 16, sizeof *stack)) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory listing symbols");
         goto cleanup;

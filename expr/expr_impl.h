@@ -3,8 +3,8 @@
  * solver's own files (expr.c, parse.c, print.c, eval.c, smt.c). Everything
  * else uses the accessors of include/shapegate/expr.h.
  */
-#ifndef SG_SOLVER_EXPR_IMPL_H
-#define SG_SOLVER_EXPR_IMPL_H
+#ifndef SG_EXPR_IMPL_H
+#define SG_EXPR_IMPL_H
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,13 +32,22 @@ struct sg_expr {
 
 struct sg_chunk;
 
+/*
+ * A pool, or an overlay on a frozen parent pool: an overlay finds every node
+ * its parent chain already has (so hash-consing and `a == b` hold across the
+ * chain) and adds new nodes only to itself, with ids and symbol indices
+ * continuing after the parent's. Nothing of the parent is ever written, so any
+ * number of overlays (one per thread) may sit on one parent that no one
+ * modifies any more.
+ */
 struct sg_pool {
+    const sg_pool *parent;     /* frozen parent, or NULL */
+    size_t base, sym_base;     /* parent's size and symbol count when the overlay was made */
     struct sg_chunk *chunks;   /* arena for nodes and names */
     sg_expr **table;           /* open-addressing hash set, power-of-two capacity */
     size_t table_cap;
-    sg_expr **nodes;           /* by id */
-    size_t count, nodes_cap;
-    const sg_expr **syms;      /* by symbol index */
+    size_t count;              /* nodes of this pool (ids base .. base + count - 1) */
+    const sg_expr **syms;      /* this pool's symbols, by symbol index - sym_base */
     size_t nsyms, syms_cap;
     sg_error error;            /* first constructor failure */
     /* evaluation scratch (eval.c): per-node generation stamp and value */

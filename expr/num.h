@@ -3,8 +3,8 @@
  * evaluation (eval.c). Every operation reports overflow instead of wrapping.
  * Solver-internal.
  */
-#ifndef SG_SOLVER_NUM_H
-#define SG_SOLVER_NUM_H
+#ifndef SG_EXPR_NUM_H
+#define SG_EXPR_NUM_H
 
 #include <stdbool.h>
 

@@ -373,7 +373,7 @@ cleanup:
     return rc;
 }
 
-int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
+int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, sg_error *err)
 {
     sg_problem *p = sg__calloc(1, sizeof *p);
     size_t i, k, ng = 0, cap = 0;
@@ -387,7 +387,7 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
     if (!p)
         return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
     p->trace = t;
-    p->pool = sg_trace_pool(t);
+    p->pool = pool;
     if ((rc = sg_smt_new(&p->smt, p->pool, err)))
         goto cleanup;
     p->ctx = sg_smt_context(p->smt);

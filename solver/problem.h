@@ -75,10 +75,11 @@ typedef struct sg_problem {
     long *cons_comp;         /* [ncons] component of constraint c; -1 when it touches no input */
 } sg_problem;
 
-/* Build and encode the problem of `t`. SG_EUNSUPPORTED when part of it has no
- * finite Z3 encoding (an exponent over 4096, an infinity inside arithmetic);
- * for a guard the message starts "guard N: ". */
-int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err);
+/* Build and encode the problem of `t`; new expressions go into `pool`, an
+ * overlay of the trace's frozen pool (borrowed: it must outlive the problem).
+ * SG_EUNSUPPORTED when part of it has no finite Z3 encoding (an exponent over
+ * 4096, an infinity inside arithmetic); for a guard the message starts "guard N: ". */
+int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, sg_error *err);
 void sg_problem_free(sg_problem *p);
 
 /* The budget a query runs under. */

@@ -454,6 +454,8 @@ static int begin(sg_smt *s, const sg_expr *e, sg_error *err)
         return sg_error_set(err, SG_EINVALID, "sg_smt: NULL argument");
     s->failed = 0;
     s->zcode = Z3_OK;
+    if (sg_expr_id(e) >= sg_pool_size(s->pool)) /* the memo is by id: only the pool's own chain */
+        return sg_error_set(err, SG_EINVALID, "sg_smt: an expression of another pool");
     if ((old = s->cap) < sg_pool_size(s->pool)) {
         if (sg__grow((void **)&s->memo, &s->cap, sg_pool_size(s->pool), sizeof *s->memo))
             return sg_error_set(err, SG_ENOMEM, "out of memory growing the Z3 term memo");

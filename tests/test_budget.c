@@ -125,14 +125,18 @@ static int cex_fails(const sg_trace *t, const sg_violation *x)
     size_t nin = 0, ng = 0, nvals, i;
     const sg_input_dim *in = sg_trace_inputs(t, &nin);
     const sg_guard *g = sg_trace_guards(t, &ng);
-    sg_pool *pool = sg_trace_pool(t);
+    sg_pool *pool = NULL;
     sg_int *vals;
     int verdict = 0;
 
+    if (sg_pool_overlay_new(&pool, sg_trace_pool(t), NULL) != 0)
+        return -1;
     nvals = sg_pool_nsymbols(pool);
     vals = calloc(nvals + 1, sizeof *vals);
-    if (!vals)
+    if (!vals) {
+        sg_pool_free(pool);
         return -1;
+    }
     for (i = 0; i < nin; i++) {
         sg_int v = x->counterexample[i];
         if (!in[i].value || sg_expr_kind(in[i].value) != SG_SYM) {
@@ -157,6 +161,7 @@ static int cex_fails(const sg_trace *t, const sg_violation *x)
     }
 cleanup:
     free(vals);
+    sg_pool_free(pool);
     return verdict;
 }
 

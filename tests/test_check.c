@@ -87,12 +87,12 @@ static void split_into(char **names, size_t *n, char *list)
 }
 
 /* The value of every symbol at a counterexample: from the input dim it is the size of. */
-static bool symbol_values(const sg_trace *t, const sg_int *cex, sg_int *vals, bool *known, size_t nvals)
+static bool symbol_values(const sg_trace *t, sg_pool *pool, const sg_int *cex, sg_int *vals, bool *known,
+                          size_t nvals)
 {
     size_t ni = 0, ns = 0, i, k, round;
     const sg_input_dim *in = sg_trace_inputs(t, &ni);
     const sg_symbol_info *si = sg_trace_symbols(t, &ns);
-    sg_pool *pool = sg_trace_pool(t);
     for (k = 0; k < ns; k++) {
         uint32_t x = sg_expr_symbol_index(si[k].sym);
         for (i = 0; i < ni && x < nvals && !known[x]; i++) {
@@ -129,14 +129,15 @@ static bool symbol_values(const sg_trace *t, const sg_int *cex, sg_int *vals, bo
  * shape) on the backed symbols? */
 static bool really_fails(const sg_trace *t, const sg_int *cex)
 {
-    sg_pool *pool = sg_trace_pool(t);
-    size_t nvals = sg_pool_nsymbols(pool), ni = 0, ns = 0, ng = 0, i;
+    sg_pool *pool = NULL;
+    size_t nvals = sg_pool_nsymbols(sg_trace_pool(t)), ni = 0, ns = 0, ng = 0, i;
     const sg_input_dim *in = sg_trace_inputs(t, &ni);
     const sg_symbol_info *si = sg_trace_symbols(t, &ns);
     const sg_guard *g = sg_trace_guards(t, &ng);
     sg_int *vals = calloc(nvals + 1, sizeof *vals);
     bool *known = calloc(nvals + 1, sizeof *known), fails = false;
-    symbol_values(t, cex, vals, known, nvals);
+    sg_pool_overlay_new(&pool, sg_trace_pool(t), NULL); /* evaluation scratch: the trace's pool is frozen */
+    symbol_values(t, pool, cex, vals, known, nvals);
     for (i = 0; i < ni && !fails; i++) { /* traced shapes */
         sg_value v;
         sg_error e = SG_ERROR_INIT;
@@ -161,6 +162,7 @@ static bool really_fails(const sg_trace *t, const sg_int *cex)
     }
     free(vals);
     free(known);
+    sg_pool_free(pool);
     return fails;
 }
 

@@ -709,10 +709,9 @@ typedef struct corpus_stats {
 } corpus_stats;
 
 /* Every claim of `inf` must hold at the hints (which satisfy every guard when `consistent`). */
-static void check_at_hints(const sg_trace *t, const char *name, const sg_inferred *inf, size_t n,
+static void check_at_hints(const sg_trace *t, sg_pool *pool, const char *name, const sg_inferred *inf, size_t n,
                            corpus_stats *cs)
 {
-    sg_pool *pool = sg_trace_pool(t);
     size_t nv = sg_pool_nsymbols(pool), i, nsyms = 0;
     const sg_symbol_info *syms = sg_trace_symbols(t, &nsyms);
     sg_int *vals = calloc(nv + 1, sizeof *vals);
@@ -774,9 +773,8 @@ static void check_at_hints(const sg_trace *t, const char *name, const sg_inferre
 }
 
 /* Do the guards and traced ranges hold at the hints (so that the hints are a valid point)? */
-static bool hints_valid(const sg_trace *t)
+static bool hints_valid(const sg_trace *t, sg_pool *pool)
 {
-    sg_pool *pool = sg_trace_pool(t);
     size_t nv = sg_pool_nsymbols(pool), i, ns = 0, ng = 0;
     const sg_symbol_info *syms = sg_trace_symbols(t, &ns);
     const sg_guard *guards = sg_trace_guards(t, &ng);
@@ -813,6 +811,7 @@ static void corpus_version(const char *version, corpus_stats *cs)
         sg_trace *t = NULL;
         sg_problem *p = NULL;
         sg_inferred *inf = NULL;
+        sg_pool *pool = NULL;
         size_t ninf = 0;
         sg_check_stats st;
         sg_budget b;
@@ -828,8 +827,10 @@ static void corpus_version(const char *version, corpus_stats *cs)
         b.query_timeout_ms = 0; /* Z3 4.8.12 deadlocks when a timeout fires: rlimit only */
         b.query_rlimit = 20000000;
         b.deadline = 0;
-        if (sg_problem_build(&p, t, &err)) {
+        if (sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) || sg_problem_build(&p, t, pool, &err)) {
             fprintf(stderr, "%s/%s: problem: %s\n", version, names[i], err.msg);
+            sg_pool_free(pool);
+            pool = NULL;
             sg_trace_free(t);
             continue;
         }
@@ -837,8 +838,8 @@ static void corpus_version(const char *version, corpus_stats *cs)
             CHECK_MSG(0, "%s/%s: sg_infer: %s", version, names[i], err.msg);
         } else {
             cs->inferred++;
-            if (hints_valid(t))
-                check_at_hints(t, names[i], inf, ninf, cs);
+            if (hints_valid(t, pool))
+                check_at_hints(t, pool, names[i], inf, ninf, cs);
             else
                 cs->skipped++;
         }
@@ -849,6 +850,8 @@ static void corpus_version(const char *version, corpus_stats *cs)
         cs->seconds += sg_problem_now() - t0;
         sg_inferred_free_array(inf, ninf);
         sg_problem_free(p);
+        sg_pool_free(pool);
+        pool = NULL;
         sg_trace_free(t);
     }
     corpus_free_names(names, n);

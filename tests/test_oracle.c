@@ -255,7 +255,7 @@ static void compare_inferred(model *m, const sg_report *r, tally *ty, sbuf *why)
                     if (q == k)
                         sv = x;
                 }
-                rc = sg_expr_eval(&v, m->pool, f->equals, m->vals, m->nvals, NULL);
+                rc = sg_expr_eval(&v, r->pool, f->equals, m->vals, m->nvals, NULL);
                 if (rc || v.kind != SG_VAL_INT || v.num != sv) {
                     char *txt = NULL;
                     sg_expr_print(&txt, f->equals, SG_SYNTAX_SYMPY, NULL, NULL, NULL);

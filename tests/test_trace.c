@@ -123,14 +123,15 @@ static void free_names(char **names, size_t n)
 /* The value of `e` with every trace symbol at its hint; false when some symbol has none. */
 static bool eval_at_hints(const sg_trace *t, const sg_expr *e, sg_int *out)
 {
-    sg_pool *pool = sg_trace_pool(t);
-    size_t nsyms = sg_pool_nsymbols(pool);
+    sg_pool *pool = NULL;
+    size_t nsyms = sg_pool_nsymbols(sg_trace_pool(t));
     const sg_expr **used = NULL;
     size_t nused = 0;
     sg_int *vals = calloc(nsyms ? nsyms : 1, sizeof *vals);
     sg_value v;
     sg_error err = SG_ERROR_INIT;
-    bool ok = vals && sg_expr_symbols(&used, &nused, pool, e, &err) == 0;
+    bool ok = vals && sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) == 0
+              && sg_expr_symbols(&used, &nused, pool, e, &err) == 0;
 
     for (size_t i = 0; ok && i < nused; i++) {
         const sg_symbol_info *si = sg_trace_symbol_info(t, used[i]);
@@ -144,6 +145,7 @@ static bool eval_at_hints(const sg_trace *t, const sg_expr *e, sg_int *out)
     if (ok)
         *out = v.num;
     sg_free((void *)used);
+    sg_pool_free(pool);
     free(vals);
     return ok;
 }

@@ -26,8 +26,8 @@
 
 #include "shapegate/message.h"
 #include "expr/expr_impl.h"
-#include "analysis/interval.h"
-#include "analysis/validate.h"
+#include "expr/interval.h"
+#include "torch/validate.h"
 #include "util/util.h"
 
 /* ---- torch's Python printer -------------------------------------------------------------------- */
@@ -1723,26 +1723,24 @@ static int assemble(ctx *c, sg_torch_text *m)
  * 0 or 1. Returns 1 when torch raises something else, 0 to go on, or a negative status. */
 static int pre_checks(ctx *c, sg_error *err)
 {
-    sg_report *r = sg__calloc(1, sizeof *r);
+    sg_spec_issues issues, *r = &issues;
     size_t i;
     int rc = 0;
-    if (!r)
-        return SG_ENOMEM;
-    if ((rc = sg_spec_validate(c->t, r, err)) != 0)
+    memset(&issues, 0, sizeof issues);
+    if ((rc = sg_spec_validate(c->t, c->pool, r, err)) != 0)
         goto cleanup;
-    for (i = 0; i < r->nviolations; i++)
-        if (r->violations[i].kind == SG_VIOL_SPEC) {
-            rc = 1;
-            goto cleanup;
-        }
+    if (r->invalid) {
+        rc = 1;
+        goto cleanup;
+    }
     if (!sg_trace_has_shape_env(c->t)) {
         /* torch specialised the named dims of size 0/1 when it created their symbols */
-        for (i = 0; i < r->nviolations; i++) {
-            const sg_violation *v = &r->violations[i];
+        for (i = 0; i < r->n; i++) {
+            const sg_spec_issue *v = &r->v[i];
             mdim *m;
             sg_buf b;
             char a[SG_INT_STRLEN];
-            if (v->kind != SG_VIOL_SPECIALIZED || v->input >= c->ndims)
+            if (!v->specialized || v->input >= c->ndims)
                 continue;
             m = &c->dims[v->input];
             sg_buf_init(&b, SG_EXPR_MAX_PRINT);
@@ -1760,7 +1758,7 @@ static int pre_checks(ctx *c, sg_error *err)
         rc = 1;
     }
 cleanup:
-    sg_report_free(r);
+    sg_spec_issues_dispose(r);
     return rc;
 }
 
@@ -1800,8 +1798,10 @@ int sg_torch_text_build(sg_torch_text **out, const sg_trace *t, sg_error *err)
     *out = NULL;
     memset(&c, 0, sizeof c);
     c.t = t;
-    c.pool = sg_trace_pool(t);
     c.err = err;
+    /* the rewriting below builds expressions: in an overlay, never in the trace's frozen pool */
+    if ((rc = sg_pool_overlay_new(&c.pool, sg_trace_pool(t), err)) != 0)
+        return rc;
     c.legacy = parse_legacy(sg_trace_torch_version(t));
     if (!(m = sg__calloc(1, sizeof *m))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory building torch's message");
@@ -1849,6 +1849,7 @@ done:
 cleanup:
     sg_torch_text_free(m);
     ctx_dispose(&c);
+    sg_pool_free(c.pool);
     return rc;
 }
 

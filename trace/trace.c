@@ -98,15 +98,24 @@ int sg_trace__new(sg_trace **out, sg_error *err)
         return rc;
     }
     t->torch_version = "";
+    atomic_init(&t->refs, 1);
     *out = t;
     return 0;
+}
+
+sg_trace *sg_trace__ref(const sg_trace *t)
+{
+    sg_trace *m = (sg_trace *)t; /* the count is the one mutable field */
+    if (m)
+        atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+    return m;
 }
 
 void sg_trace_free(sg_trace *t)
 {
     sg_trace_block *b, *next;
 
-    if (!t)
+    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
     for (b = t->mem; b; b = next) {
         next = b->next;
@@ -216,7 +225,7 @@ int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, c
 
 /* ---- accessors ------------------------------------------------------------------- */
 
-sg_pool *sg_trace_pool(const sg_trace *t) { return t ? t->pool : NULL; }
+const sg_pool *sg_trace_pool(const sg_trace *t) { return t ? t->pool : NULL; }
 
 const char *sg_trace_torch_version(const sg_trace *t) { return t ? t->torch_version : ""; }
 

@@ -9,9 +9,10 @@
  * Builders below add to them; they return NULL / an error code on allocation
  * failure and leave the trace safe to free.
  */
-#ifndef SG_SOLVER_TRACE_IMPL_H
-#define SG_SOLVER_TRACE_IMPL_H
+#ifndef SG_TRACE_IMPL_H
+#define SG_TRACE_IMPL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "shapegate/trace.h"
@@ -22,6 +23,7 @@
 typedef struct sg_trace_block sg_trace_block;
 
 struct sg_trace {
+    atomic_uint refs;               /* holders: the caller, and every report made from it */
     sg_pool *pool;
     sg_trace_block *mem;            /* arena: strings and small arrays */
     const char *torch_version;      /* never NULL ("" when unknown) */
@@ -57,6 +59,10 @@ int sg_trace__fail(sg_trace__reader *R, int code, const char *fmt, ...) SG_PRINT
 int sg_trace__oom(sg_trace__reader *R);
 /* Set the current field name with printf formatting. */
 void sg_trace__set_field(sg_trace__reader *R, const char *fmt, ...) SG_PRINTF(2, 3);
+
+/* Take one more reference to `t` (released by sg_trace_free); returns `t`. NULL-safe.
+ * A trace is immutable once loaded, so holders on several threads only read it. */
+sg_trace *sg_trace__ref(const sg_trace *t);
 
 /* A new empty trace with its pool. Returns 0 or SG_ENOMEM. */
 int sg_trace__new(sg_trace **out, sg_error *err);

@@ -12,8 +12,12 @@
  * the later dim of the pair, values the guards reject to the dims whose values
  * matter (found through minimal unsat cores). See docs/check.md.
  *
- * Ownership: a report owns everything reachable from it; expressions in it
- * belong to the trace's pool, so the trace must outlive the report.
+ * Ownership: a report owns everything reachable from it, and holds a
+ * reference to its trace (expressions in it live in an overlay of the trace's
+ * pool that the report keeps), so the trace may be freed first.
+ *
+ * Threading: sg_check() never modifies the trace; any number of threads may
+ * check one trace at once.
  */
 #ifndef SHAPEGATE_CHECK_H
 #define SHAPEGATE_CHECK_H
@@ -133,6 +137,10 @@ typedef struct sg_report {
     size_t nfixes;
     sg_check_stats stats;
     bool no_spec;            /**< the trace carries no per-dim spec (torch failed building it): unknown */
+    /* private: the overlay of the trace's pool the check built expressions in, and the
+     * reference to the trace the report holds */
+    sg_pool *pool;
+    sg_trace *trace;
 } sg_report;
 
 /**

@@ -19,7 +19,9 @@
  * without touching the recorded error, so a whole expression can be built and
  * checked once at the end.
  *
- * Threading: a pool and its expressions are used from one thread at a time.
+ * Threading: a pool is built from one thread at a time; a pool that no one
+ * builds in any more (a loaded trace's) may be read, and overlaid
+ * (sg_pool_overlay_new), from any number of threads at once.
  * The semantics of every operation are in docs/guard-language.md.
  */
 #ifndef SHAPEGATE_EXPR_H
@@ -90,6 +92,20 @@ typedef enum sg_sort { SG_SORT_INT, SG_SORT_REAL, SG_SORT_BOOL } sg_sort;
 /** Create an empty pool. Returns 0, or SG_ENOMEM. Free with sg_pool_free(). */
 int sg_pool_new(sg_pool **out, sg_error *err);
 
+/**
+ * Create an overlay on `parent`: a pool that sees every expression of
+ * `parent` (constructors return the parent's node when it has one, so
+ * equality stays `a == b`) and keeps what is new to itself; ids and symbol
+ * indices continue after the parent's. `parent` is only read and must not
+ * change while the overlay lives (a loaded trace's pool never does), so any
+ * number of threads may each build in an overlay of their own on one parent.
+ * Returns 0 or SG_ENOMEM. Free with sg_pool_free() before the parent.
+ */
+int sg_pool_overlay_new(sg_pool **out, const sg_pool *parent, sg_error *err);
+
+/** The parent of an overlay, or NULL. */
+const sg_pool *sg_pool_parent(const sg_pool *pool);
+
 /** Free a pool and every expression in it. NULL-safe. */
 void sg_pool_free(sg_pool *pool);
 
@@ -107,6 +123,10 @@ size_t sg_pool_nsymbols(const sg_pool *pool);
 
 /** The symbol with index `i`, or NULL when out of range. */
 const sg_expr *sg_pool_symbol(const sg_pool *pool, size_t i);
+
+/** The symbol named `name` (`len` bytes) when the pool or its parent chain has it, else
+ *  NULL. Only reads: safe on a frozen pool shared by threads. */
+const sg_expr *sg_pool_find_symbol(const sg_pool *pool, const char *name, size_t len);
 
 /* ---- Construction ------------------------------------------------------------ */
 
@@ -167,7 +187,7 @@ int sg_expr_compare(const sg_expr *a, const sg_expr *b);
  * The distinct symbols of `e`, ordered by symbol index, into a new array
  * `*out` (free with sg_free()) of `*n` entries. Returns 0 or SG_ENOMEM.
  */
-int sg_expr_symbols(const sg_expr ***out, size_t *n, sg_pool *pool, const sg_expr *e, sg_error *err);
+int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *pool, const sg_expr *e, sg_error *err);
 
 /* ---- Parsing and printing ------------------------------------------------------ */
 

@@ -199,11 +199,18 @@ int sg_trace_load_spec(sg_trace *t, const char *path, sg_error *err);
  */
 int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err);
 
-/** Free a trace and everything it owns. NULL-safe. */
+/**
+ * Release the caller's reference to a trace. A report made from the trace
+ * holds a reference of its own, so the memory goes with the last holder.
+ * NULL-safe.
+ */
 void sg_trace_free(sg_trace *t);
 
-/** The expression pool every expression of the trace lives in (borrowed). */
-sg_pool *sg_trace_pool(const sg_trace *t);
+/**
+ * The expression pool every expression of the trace lives in (borrowed). It is
+ * frozen: build new expressions in an overlay of it (sg_pool_overlay_new).
+ */
+const sg_pool *sg_trace_pool(const sg_trace *t);
 
 /** torch version that produced the trace ("2.14.1"), or "" when unknown. */
 const char *sg_trace_torch_version(const sg_trace *t);

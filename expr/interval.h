@@ -4,8 +4,8 @@
  * values. A guard that provably holds on the whole box never reaches Z3.
  * Solver-internal (check.c, infer.c). See docs/interval.md.
  */
-#ifndef SG_SOLVER_INTERVAL_H
-#define SG_SOLVER_INTERVAL_H
+#ifndef SG_ANALYSIS_INTERVAL_H
+#define SG_ANALYSIS_INTERVAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

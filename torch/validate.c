@@ -1,5 +1,5 @@
 /*
- * spec.c - the checks torch applies to a dynamic_shapes spec before tracing
+ * validate.c - the checks torch applies to a dynamic_shapes spec before tracing
  * (docs/check.md, "Spec validation"), with torch's wording:
  *   - one Dim name with two definitions;
  *   - a Dim whose min exceeds its max;
@@ -14,21 +14,21 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis/validate.h"
+#include "torch/validate.h"
 #include "util/util.h"
 
-static int add(sg_report *r, const sg_input_dim *d, size_t index, sg_violation_kind kind, const char *msg)
+enum { SPEC = 0, SPECIALIZED = 1 };
+
+static int add(sg_spec_issues *r, const sg_input_dim *d, size_t index, int kind, const char *msg)
 {
-    size_t cap = r->nviolations;
-    sg_violation *v;
+    sg_spec_issue *v;
     const char *name = d->kind == SG_SPEC_DIM || d->kind == SG_SPEC_DERIVED ? d->name : d->source;
-    if (sg__grow((void **)&r->violations, &cap, r->nviolations + 1, sizeof *r->violations))
+    if (sg__grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v))
         return SG_ENOMEM;
-    v = &r->violations[r->nviolations];
+    v = &r->v[r->n];
     memset(v, 0, sizeof *v);
     v->input = index;
-    v->root = SIZE_MAX;
-    v->kind = kind;
+    v->specialized = kind == SPECIALIZED;
     v->dim = sg__strndup(name ? name : "?", strlen(name ? name : "?"));
     v->message = sg__strndup(msg, strlen(msg));
     if (!v->dim || !v->message) {
@@ -36,10 +36,22 @@ static int add(sg_report *r, const sg_input_dim *d, size_t index, sg_violation_k
         sg_free(v->message);
         return SG_ENOMEM;
     }
-    r->nviolations++;
-    if (index < r->ndims)
-        r->dims[index].status = SG_DIM_REFUTED;
+    r->n++;
+    r->invalid |= kind == SPEC;
     return 0;
+}
+
+void sg_spec_issues_dispose(sg_spec_issues *r)
+{
+    size_t i;
+    for (i = 0; r && i < r->n; i++) {
+        sg_free(r->v[i].dim);
+        sg_free(r->v[i].message);
+    }
+    if (r) {
+        sg_free(r->v);
+        memset(r, 0, sizeof *r);
+    }
 }
 
 /* torch's repr of a Dim: Dim('d', min=0, max=10), min omitted when 2, max when int_oo. */
@@ -76,7 +88,7 @@ static void name_list(sg_buf *b, const cJSON *arr_or_obj, bool keys)
 }
 
 /* A dict spec must be keyed by the argument names (torch's _check_dynamic_shapes). */
-static int check_top_level(const sg_trace *t, sg_report *r)
+static int check_top_level(const sg_trace *t, sg_spec_issues *r)
 {
     const char *spec = sg_trace_dynamic_shapes_json(t), *inputs = sg_trace_inputs_json(t);
     cJSON *sj = NULL, *ij = NULL;
@@ -115,7 +127,7 @@ static int check_top_level(const sg_trace *t, sg_report *r)
         sg_input_dim whole;
         memset(&whole, 0, sizeof whole);
         whole.source = "dynamic_shapes";
-        rc = add(r, &whole, SIZE_MAX, SG_VIOL_SPEC, b.data);
+        rc = add(r, &whole, SIZE_MAX, SPEC, b.data);
     }
     sg_buf_dispose(&b);
 cleanup:
@@ -124,7 +136,7 @@ cleanup:
     return rc;
 }
 
-int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
+int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
 {
     size_t n = 0, i, j;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
@@ -136,7 +148,7 @@ int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
         if (d->kind == SG_SPEC_DIM && !d->min.inf && !d->max.inf && d->min.v > d->max.v) {
             snprintf(msg, sizeof msg, "Cannot create Dim with inconsistent min=%s, max=%s", sg_int_format(a, d->min.v),
                      sg_int_format(b, d->max.v));
-            rc = add(r, d, i, SG_VIOL_SPEC, msg);
+            rc = add(r, d, i, SPEC, msg);
             continue;
         }
         if (d->kind == SG_SPEC_DIM) { /* the first earlier use of the name with other bounds */
@@ -148,19 +160,18 @@ int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
                 dim_repr(r2, sizeof r2, d->name, d->min, d->max);
                 snprintf(msg, sizeof msg, "Found different definitions %s and %s for the same symbolic dimension %s!", r1,
                          r2, r2);
-                rc = add(r, d, i, SG_VIOL_SPEC, msg);
+                rc = add(r, d, i, SPEC, msg);
                 continue;
             }
             if (j < i && in[j].size != d->size) {
                 snprintf(msg, sizeof msg, "%s = %s is not equal to %s = %s", d->source, sg_int_format(a, d->size),
                          in[j].source, sg_int_format(b, in[j].size));
-                rc = add(r, d, i, SG_VIOL_SPEC, msg);
+                rc = add(r, d, i, SPEC, msg);
                 continue;
             }
         }
         if (d->kind == SG_SPEC_DERIVED && d->derived) {
             /* derived min = f(root min) must be >= 0 */
-            sg_pool *pool = sg_trace_pool(t);
             const sg_expr *root = sg_expr_symbol(pool, d->root_name, strlen(d->root_name));
             size_t ns = sg_pool_nsymbols(pool);
             sg_int *vals = sg__calloc(ns + 1, sizeof *vals);
@@ -175,7 +186,7 @@ int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
                          "Expected derived min value of %s to be >= 0. Please specify an appropriate min value for %s "
                          "(currently %s).", d->name, d->root_name, sg_int_format(a, d->root_min.v));
                 sg_free(vals);
-                rc = add(r, d, i, SG_VIOL_SPEC, msg);
+                rc = add(r, d, i, SPEC, msg);
                 continue;
             }
             /* the example must have the derived form, given the root's example */
@@ -188,7 +199,7 @@ int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
                     snprintf(msg, sizeof msg, "Expected input %s to be equal to %s, where %s = %s, but got %s", d->source,
                              d->name, d->root_name, sg_int_format(a, in[j].size), sg_int_format(b, d->size));
                     sg_free(vals);
-                    rc = add(r, d, i, SG_VIOL_SPEC, msg);
+                    rc = add(r, d, i, SPEC, msg);
                     continue;
                 }
             }
@@ -197,13 +208,13 @@ int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
         if (d->kind == SG_SPEC_DIM && ((!d->min.inf && d->size < d->min.v) || (!d->max.inf && d->size > d->max.v))) {
             snprintf(msg, sizeof msg, "%s not in range [%s, %s]", sg_int_format(a, d->size),
                      d->min.inf ? "-int_oo" : sg_int_format(b, d->min.v), d->max.inf ? "int_oo" : sg_int_format(c, d->max.v));
-            rc = add(r, d, i, SG_VIOL_SPEC, msg);
+            rc = add(r, d, i, SPEC, msg);
             continue;
         }
     }
     if (rc)
         return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
-    if (r->nviolations)
+    if (r->n)
         return 0;
     /* torch turns a named dim with example size 0 or 1 into a constant */
     for (i = 0; i < n && !rc; i++) {
@@ -213,7 +224,7 @@ int sg_spec_validate(const sg_trace *t, sg_report *r, sg_error *err)
                      "You marked %s as dynamic but your code specialized it to be a constant (%s). If you're using "
                      "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it "
                      "with either Dim.STATIC or Dim.AUTO.", d->name, sg_int_format(a, d->size));
-            rc = add(r, d, i, SG_VIOL_SPECIALIZED, msg);
+            rc = add(r, d, i, SPECIALIZED, msg);
         }
     }
     return rc ? sg_error_set(err, SG_ENOMEM, "out of memory validating the spec") : 0;

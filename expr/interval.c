@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "analysis/interval.h"
+#include "expr/interval.h"
 #include "expr/num.h"
 
 /* Helpers with large frames are kept out of the recursive evaluator's frame,
