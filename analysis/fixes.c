@@ -24,6 +24,7 @@
 #include "shapegate/fixes.h"
 #include "shapegate/message.h"
 #include "solver/problem.h"
+#include "trace/edit.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -161,7 +162,8 @@ typedef struct deriver {
     mode m;
     const sg_input_dim *in;
     size_t nin;
-    strs items;   /* override items of this round */
+    sg_spec_edits edits; /* the spec edits of this round */
+    bool failed;         /* out of memory building them */
     strs *notes;  /* shared across rounds */
     char **names; /* per input: the Dim name used for it in SPEC mode (owned) */
     /* by symbol index (sg_expr_symbol_index), `nsym` of them, built by derive(): */
@@ -170,24 +172,33 @@ typedef struct deriver {
     size_t nsym;
 } deriver;
 
-/* The override item "SOURCE=A*ROOT+B" ("SOURCE=ROOT" when a = 1, b = 0). */
-static void push_item(deriver *d, const char *source, sg_int a, const char *root, sg_int b)
+/* The edit "dim `input` = A*ROOT + B" (the Dim ROOT itself when a = 1, b = 0). */
+static void push_derived(deriver *d, size_t input, sg_int a, const char *root, sg_int b)
 {
-    char sa[SG_INT_STRLEN], sb[SG_INT_STRLEN];
-    sg_buf buf;
-    sg_buf_init(&buf, 1 << 16);
-    sg_int_format(sa, a);
-    sg_int_format(sb, b < 0 ? -b : b);
-    if (a == 1 && b == 0)
-        sg_buf_printf(&buf, "%s=%s", source, root);
-    else
-        sg_buf_printf(&buf, "%s=%s*%s%s%s", source, sa, root, b < 0 ? "-" : "+", sb);
-    if (buf.failed) {
-        sg_buf_dispose(&buf);
-        d->items.failed = true;
-        return;
+    if (sg_spec_edits__derived(&d->edits, input, a, root, b, NULL) != 0)
+        d->failed = true;
+}
+
+/* The edit "dim `input` is static, of size `size`". */
+static void push_static(deriver *d, size_t input, sg_int size)
+{
+    if (sg_spec_edits__static(&d->edits, input, true, size, NULL) != 0)
+        d->failed = true;
+}
+
+/* The edit "Dim `name` has range [lo, hi]" (an infinite lo: Dim's default, 0). */
+static void push_range(deriver *d, const char *name, sg_bound lo, sg_bound hi)
+{
+    if (lo.inf) {
+        lo.inf = 0;
+        lo.v = 0;
     }
-    strs_push(&d->items, sg_buf_take(&buf));
+    if (hi.inf) {
+        hi.inf = 1;
+        hi.v = 0;
+    }
+    if (sg_spec_edits__range(&d->edits, name, lo, hi, NULL) != 0)
+        d->failed = true;
 }
 
 /* May dim i be redefined? (A Dim.DYNAMIC the guards specialise may also become static: see derive().) */
@@ -375,7 +386,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
 {
     const sg_inferred *inf = inferred_of(d, g[0].sym);
     const sg_symbol_info *si = sg_trace_symbol_info(d->t, g[0].sym);
-    char buf[1024], lo_s[SG_INT_STRLEN], hi_s[SG_INT_STRLEN];
+    char lo_s[SG_INT_STRLEN], hi_s[SG_INT_STRLEN];
     sg_bound lo, hi;
     sg_int m = 1, res = 0, hint;
     size_t k, root = SIZE_MAX;
@@ -471,10 +482,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             rlo.inf = 0;
             rlo.v = div_ceil(-res, m);
         }
-        fmt_bound(lo_s, rlo);
-        fmt_bound(hi_s, rhi);
-        snprintf(buf, sizeof buf, "%s:%s..%s", rname, lo_s, hi_s);
-        strs_push(&d->items, sg__strndup(buf, strlen(buf)));
+        push_range(d, rname, rlo, rhi);
         for (k = 0; k < ng; k++) {
             sg_int a, b, t;
             if (!eligible(d, g[k].input))
@@ -483,7 +491,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
                 strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
                 continue;
             }
-            push_item(d, d->in[g[k].input].source, a, rname, b);
+            push_derived(d, g[k].input, a, rname, b);
         }
         if (m > 1)
             strs_pushf(d->notes, "%s: every valid size is %s (mod %s); new root %s",
@@ -499,10 +507,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             rlo.v += g[root].b;
         if (!rhi.inf)
             rhi.v += g[root].b;
-        fmt_bound(lo_s, rlo);
-        fmt_bound(hi_s, rhi);
-        snprintf(buf, sizeof buf, "%s:%s..%s", rname, lo_s, hi_s);
-        strs_push(&d->items, sg__strndup(buf, strlen(buf)));
+        push_range(d, rname, rlo, rhi);
         if (!inf->range_exact)
             strs_pushf(d->notes, "%s: range not proved optimal (budget): the fix may be narrower than needed",
                        d->in[g[root].input].source);
@@ -516,7 +521,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
             continue;
         }
-        push_item(d, d->in[g[k].input].source, g[k].a, rname, b);
+        push_derived(d, g[k].input, g[k].a, rname, b);
     }
 }
 
@@ -566,9 +571,9 @@ static int derive(deriver *d, sg_error *err)
         if (d->m == MODE_FIX && in->kind == SG_SPEC_DYNAMIC && refuted && in->value
             && sg_expr_kind(in->value) == SG_INT) {
             /* Dim.DYNAMIC specialised: torch says use Dim.STATIC; the size it was traced at */
-            char num[SG_INT_STRLEN], buf[400];
-            snprintf(buf, sizeof buf, "%s=%s", in->source, sg_int_format(num, sg_expr_int_value(in->value)));
-            strs_push(&d->items, sg__strndup(buf, strlen(buf)));
+            char num[SG_INT_STRLEN];
+            push_static(d, i, sg_expr_int_value(in->value));
+            sg_int_format(num, sg_expr_int_value(in->value));
             strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards make it %s: static now (no Dim name, so no line)",
                        in->source, num);
             continue;
@@ -577,11 +582,8 @@ static int derive(deriver *d, sg_error *err)
             continue;
         if (!in->value) {
             /* never traced: torch made a 0/1 example size a constant before tracing */
-            char num[SG_INT_STRLEN], buf[400];
-            if (specialized(d->r, i) && in->kind == SG_SPEC_DIM) {
-                snprintf(buf, sizeof buf, "%s=%s", in->source, sg_int_format(num, in->size));
-                strs_push(&d->items, sg__strndup(buf, strlen(buf)));
-            }
+            if (specialized(d->r, i) && in->kind == SG_SPEC_DIM)
+                push_static(d, i, in->size);
             continue;
         }
         if (d->m == MODE_FIX && !refuted && in->kind != SG_SPEC_DERIVED && in->kind != SG_SPEC_DIM)
@@ -596,15 +598,13 @@ static int derive(deriver *d, sg_error *err)
             continue;
         }
         if (!sym) { /* a constant */
-            char num[SG_INT_STRLEN], buf[400];
             if (in->kind == SG_SPEC_DERIVED)
                 continue; /* torch names its root instead */
             if (in->kind == SG_SPEC_DIM && !in->min.inf && !in->max.inf && in->min.v == b && in->max.v == b)
                 continue; /* Dim(min=n, max=n) allows a constant */
             if (d->m == MODE_FIX && !refuted)
                 continue;
-            snprintf(buf, sizeof buf, "%s=%s", in->source, sg_int_format(num, b));
-            strs_push(&d->items, sg__strndup(buf, strlen(buf)));
+            push_static(d, i, b);
             continue;
         }
         mb[nmb].input = i;
@@ -626,7 +626,7 @@ static int derive(deriver *d, sg_error *err)
         if (d->m == MODE_SPEC || refuted)
             derive_group(d, mb + i, k - i);
     }
-    if (d->items.failed || d->notes->failed)
+    if (d->failed || d->notes->failed)
         rc = sg_error_set(err, SG_ENOMEM, "out of memory deriving fixes");
 cleanup:
     sg_free(mb);
@@ -640,18 +640,6 @@ cleanup:
 
 /* ---- applying and checking ---------------------------------------------------------- */
 
-/* A deep copy of `t` (through the single-file JSON form). */
-static int copy_trace(sg_trace **out, const sg_trace *t, sg_error *err)
-{
-    char *js = NULL;
-    int rc;
-    *out = NULL;
-    if ((rc = sg_trace_to_json(&js, t, err)) != 0)
-        return rc;
-    rc = sg_trace_load_json(out, js, strlen(js), err);
-    sg_free(js);
-    return rc;
-}
 
 /* ---- the lines: what changed between the user's spec and the fixed one --------------- */
 
@@ -940,27 +928,22 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         d.notes = &notes;
         d.names = round == 1 ? names : NULL;
         if ((rc = derive(&d, err)) != 0) {
-            strs_free(&d.items);
+            sg_spec_edits__dispose(&d.edits);
             goto cleanup;
         }
-        if (d.items.n == 0) {
-            strs_free(&d.items);
+        if (d.edits.n == 0) {
+            sg_spec_edits__dispose(&d.edits);
             strs_pushf(&notes, "no fix derived for what is still refuted");
             break;
         }
-        if ((rc = copy_trace(&next, base, err)) != 0) {
-            strs_free(&d.items);
-            goto cleanup;
-        }
-        rc = sg_trace_override_dims(next, (const char *const *)d.items.s, d.items.n, err);
-        strs_free(&d.items);
+        /* the derived spec, applied to a structured copy of the trace `r` was made from */
+        rc = sg_trace_edit(&next, base, &d.edits, err);
+        sg_spec_edits__dispose(&d.edits);
         if (rc) {
             if (rc == SG_ENOMEM)
                 goto cleanup;
             strs_pushf(&notes, "derived spec rejected: %s", err ? err->msg : "invalid");
             rc = 0;
-            sg_trace_free(next);
-            next = NULL;
             break;
         }
         sg_report_free(rep);
@@ -1126,14 +1109,16 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_trace *copy = NULL;
     sg_report *rep = NULL;
-    strs items = {0};
+    sg_spec_edits items;
+    bool failed = false;
     size_t nin = 0, i, j;
     const sg_input_dim *in = sg_trace_inputs(t, &nin);
-    char buf[1024], num[SG_INT_STRLEN], num2[SG_INT_STRLEN];
+    char buf[1024], num[SG_INT_STRLEN];
     int rc = 0;
 
     *verdict = SG_VERDICT_UNKNOWN;
     *why = NULL;
+    memset(&items, 0, sizeof items);
     if (opts)
         o = *opts;
     o.infer = false;
@@ -1155,9 +1140,8 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
         rhs = skip_ws(eq + 3);
         if (strncmp(rhs, "Dim(", 4) == 0) {
             bool has_lo = find_bound(rhs, "min=", &lo), has_hi = find_bound(rhs, "max=", &hi);
-            snprintf(buf, sizeof buf, "%s:%s..%s", name, has_lo ? sg_int_format(num, lo) : "0",
-                     has_hi ? sg_int_format(num2, hi) : "");
-            strs_push(&items, sg__strndup(buf, strlen(buf)));
+            sg_bound blo = {has_lo ? lo : 0, 0}, bhi = {has_hi ? hi : 0, has_hi ? 0 : 1};
+            failed |= sg_spec_edits__range(&items, name, blo, bhi, NULL) != 0;
             continue;
         }
         if (parse_affine_text(rhs, &a, &root, &rl, &b) || (*rhs >= '0' && *rhs <= '9')) {
@@ -1183,17 +1167,15 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
                 if (constant) {
                     if (!sg__mul(da, b, &tt) || !sg__add(tt, db, &nb))
                         continue;
-                    snprintf(buf, sizeof buf, "%s=%s", in[j].source, sg_int_format(num, nb));
+                    failed |= sg_spec_edits__static(&items, j, true, nb, NULL) != 0;
                 } else {
                     char r[256];
                     if (rl >= sizeof r || !sg__mul(da, a, &na) || !sg__mul(da, b, &tt) || !sg__add(tt, db, &nb))
                         continue;
                     memcpy(r, root, rl);
                     r[rl] = '\0';
-                    snprintf(buf, sizeof buf, "%s=%s*%s%s%s", in[j].source, sg_int_format(num, na), r,
-                             nb < 0 ? "-" : "+", sg_int_format(num2, nb < 0 ? -nb : nb));
+                    failed |= sg_spec_edits__derived(&items, j, na, r, nb, NULL) != 0;
                 }
-                strs_push(&items, sg__strndup(buf, strlen(buf)));
             }
             continue;
         }
@@ -1202,13 +1184,11 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
         *verdict = SG_VERDICT_INVALID_SPEC;
         goto cleanup;
     }
-    if (items.failed) {
+    if (failed) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = copy_trace(&copy, t, err)) != 0)
-        goto cleanup;
-    if (items.n && (rc = sg_trace_override_dims(copy, (const char *const *)items.s, items.n, err)) != 0) {
+    if ((rc = sg_trace_edit(&copy, t, &items, err)) != 0) {
         if (rc == SG_ENOMEM)
             goto cleanup;
         *verdict = SG_VERDICT_INVALID_SPEC;
@@ -1239,7 +1219,7 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
         *why = sg_buf_take(&b2);
     }
 cleanup:
-    strs_free(&items);
+    sg_spec_edits__dispose(&items);
     sg_report_free(rep);
     sg_trace_free(copy);
     return rc;

@@ -17,6 +17,7 @@
 
 #include "shapegate/graph.h"
 #include "shapegate/smt.h"
+#include "trace/trace_impl.h"
 #include "util/json.h"
 #include "util/sha256.h"
 #include "util/util.h"
@@ -527,7 +528,7 @@ int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, 
 
     *out = NULL;
     /* first with the declared ranges, to read the spec's bounds per symbol */
-    if ((rc = build_trace(&t, g, NULL, err)) != 0 || (rc = sg_trace_set_spec_json(t, spec, len, what, err)) != 0)
+    if ((rc = build_trace(&t, g, NULL, err)) != 0 || (rc = sg_trace__set_spec_json(t, spec, len, what, err)) != 0)
         goto cleanup;
     ns = sg_pool_nsymbols(sg_graph_pool(g));
     in = sg_trace_inputs(t, &n);
@@ -557,7 +558,7 @@ int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, 
     }
     sg_trace_free(t);
     t = NULL;
-    if ((rc = build_trace(&t, g, sb, err)) != 0 || (rc = sg_trace_set_spec_json(t, spec, len, what, err)) != 0)
+    if ((rc = build_trace(&t, g, sb, err)) != 0 || (rc = sg_trace__set_spec_json(t, spec, len, what, err)) != 0)
         goto cleanup;
     *out = t;
     t = NULL;

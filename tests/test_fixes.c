@@ -91,7 +91,7 @@ static size_t torch_lines(cJSON **arr, const char **lines, size_t cap, const sg_
 static void check_case(const char *version, const char *name)
 {
     char dir[1024];
-    sg_trace *t = NULL, *t2 = NULL;
+    sg_trace *t = NULL, *t2 = NULL, *t0 = NULL;
     sg_report *r = NULL, *r2 = NULL;
     sg_fixes *f = NULL, *g = NULL;
     sg_error err = SG_ERROR_INIT;
@@ -127,11 +127,13 @@ static void check_case(const char *version, const char *name)
                   name, f->rounds, sg_verdict_name(f->recheck));
         CHECK_MSG(f->nfixes > 0 || f->nnotes > 0, "%s/%s: no fix lines and no note", version, name);
         /* the fixed spec, pasted into a fresh trace, checks clean */
-        if (f->spec_json && sg_trace_load(&t2, dir, &err) == 0) {
+        if (f->spec_json && sg_trace_load(&t0, dir, &err) == 0) {
             o.infer = false;
-            CHECK_MSG(sg_trace_set_spec_json(t2, f->spec_json, strlen(f->spec_json), "fixed spec", &err) == 0,
+            CHECK_MSG(sg_trace_with_spec_json(&t2, t0, f->spec_json, strlen(f->spec_json), "fixed spec", &err) == 0,
                       "%s/%s: fixed spec rejected: %s", version, name, err.msg);
-            if (sg_check(&r2, t2, &o, &err) == 0) {
+            sg_trace_free(t0);
+            t0 = NULL;
+            if (t2 && sg_check(&r2, t2, &o, &err) == 0) {
                 CHECK_MSG(r2->verdict == SG_VERDICT_OK, "%s/%s: fixed spec re-checked: %s", version, name,
                           sg_verdict_name(r2->verdict));
                 if (r2->verdict == SG_VERDICT_OK)

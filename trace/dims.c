@@ -1,6 +1,7 @@
 /*
  * dims.c - the text form of spec overrides, `shapegate check --dim ITEM`
- * (sg_trace_override_dims; docs/check.md, "Spec overrides").
+ * (sg_spec_edits_parse_dims, sg_trace_with_dims; docs/check.md, "Spec
+ * overrides"): each item is read into a typed edit (edit.c applies them).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,28 +12,8 @@
 #include "trace/trace_impl.h"
 #include "util/json.h"
 
-/* One parsed override item. */
-typedef struct dim_item {
-    const char *text;   /* as given */
-    size_t input;       /* index into the trace's inputs */
-    sg_input_dim spec;  /* the new spec fields */
-    bool has_range;     /* DIM: NAME:MIN..MAX */
-} dim_item;
-
-/* SG_EINVALID (or `code`) "dim override 'TEXT': <message>". */
-static int item_fail(sg_error *err, int code, const char *text, const char *fmt, ...) SG_PRINTF(4, 5);
-static int item_fail(sg_error *err, int code, const char *text, const char *fmt, ...)
-{
-    char msg[SG_ERROR_MSG_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sg_error_set(err, code, "dim override '%.80s%s': %s", text, strlen(text) > 80 ? "..." : "", msg);
-    sg__error_one_line(err);
-    return code;
-}
+/* "dim override 'TEXT': <message>" (edit.c). */
+#define item_fail sg_trace__edit_fail
 
 /* `s[0..len)` without white space around it. */
 static void trim(const char **s, size_t *len)
@@ -76,76 +57,48 @@ static bool parse_range(const char *s, size_t len, sg_bound dmin, sg_bound *lo, 
     return true;
 }
 
-/* Whether `name` can be a Dim name: an identifier that reads back as a bare symbol. */
-static int check_name(sg_trace *t, const char *text, const char *name, size_t len, sg_error *err)
-{
-    sg_error perr = SG_ERROR_INIT;
-    const sg_expr *e = NULL;
-    int rc;
-
-    if (!sg_trace__is_ident(name, len))
-        return item_fail(err, SG_EINVALID, text, "'%.*s' is not a name", (int)(len > 60 ? 60 : len), name);
-    rc = sg_expr_parse(&e, t->pool, name, len, &perr);
-    if (rc == SG_ENOMEM)
-        return sg_error_set(err, SG_ENOMEM, "out of memory");
-    if (rc || sg_expr_kind(e) != SG_SYM)
-        return item_fail(err, SG_EINVALID, text, "'%.*s' cannot be a Dim name (it reads as %s)",
-                         (int)(len > 60 ? 60 : len), name, rc ? "something else" : "a constant or function");
-    return 0;
-}
-
-/* The derived right-hand side `s[0..len)`: an affine A*root + B with A >= 1. */
-static int parse_derived(sg_trace *t, dim_item *it, const char *s, size_t len, sg_error *err)
+/* The derived right-hand side `s[0..len)` of item `text`: an affine A*root + B with A >= 1,
+ * read in `pool` (a scratch overlay). */
+static int parse_derived(sg_pool *pool, sg_spec_edit *it, const char *text, const char *s, size_t len,
+                         sg_error *err)
 {
     sg_error perr = SG_ERROR_INIT;
     const sg_expr *e = NULL, **syms = NULL;
     size_t nsyms = 0;
     sg_int a, b;
-    char *name = NULL;
     int rc;
 
-    rc = sg_expr_parse(&e, t->pool, s, len, &perr);
+    rc = sg_expr_parse(&e, pool, s, len, &perr);
     if (rc == SG_ENOMEM)
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     if (rc)
-        return item_fail(err, SG_EINVALID, it->text,
+        return item_fail(err, SG_EINVALID, text,
                          "expected NAME[:MIN..MAX], A*NAME+B, AUTO, DYNAMIC, STATIC or a size (%s)",
                          perr.msg);
     if (sg_expr_sort(e) != SG_SORT_INT)
-        return item_fail(err, SG_EINVALID, it->text, "'%.*s' is not an integer expression",
+        return item_fail(err, SG_EINVALID, text, "'%.*s' is not an integer expression",
                          (int)(len > 60 ? 60 : len), s);
-    if ((rc = sg_expr_symbols(&syms, &nsyms, t->pool, e, err)) != 0)
+    if ((rc = sg_expr_symbols(&syms, &nsyms, pool, e, err)) != 0)
         return rc;
     if (nsyms != 1 || !sg_trace__affine_in(e, syms[0], &a, &b) || a < 1) {
         sg_free((void *)syms);
-        return item_fail(err, SG_EINVALID, it->text,
+        return item_fail(err, SG_EINVALID, text,
                          "a derived dim must be A*NAME + B with integers A >= 1 and B, over one name");
     }
-    it->spec.root_name = sg_trace__strdup(t, sg_expr_symbol_name(syms[0]));
+    it->root = sg__strndup(sg_expr_symbol_name(syms[0]), strlen(sg_expr_symbol_name(syms[0])));
     sg_free((void *)syms);
-    if (!it->spec.root_name)
+    if (!it->root)
         return sg_error_set(err, SG_ENOMEM, "out of memory");
-    if ((rc = check_name(t, it->text, it->spec.root_name, strlen(it->spec.root_name), err)) != 0)
+    if ((rc = sg_trace__check_dim_name(pool, text, it->root, strlen(it->root), err)) != 0)
         return rc;
-    if (a == 1 && b == 0) { /* just the name */
-        it->spec.kind = SG_SPEC_DIM;
-        it->spec.name = it->spec.root_name;
-        it->spec.root_name = NULL;
-        return 0;
-    }
-    if ((rc = sg_expr_print(&name, e, SG_SYNTAX_SYMPY, NULL, NULL, err)) != 0)
-        return rc;
-    it->spec.kind = SG_SPEC_DERIVED;
-    it->spec.derived = e;
-    it->spec.name = sg_trace__strdup(t, name);
-    sg_free(name);
-    if (!it->spec.name)
-        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    it->kind = SG_SPEC_DERIVED; /* A*root + B; edit.c makes a bare root (1*root + 0) a Dim */
+    it->a = a;
+    it->b = b;
     return 0;
 }
 
 /* Parse one item: which input dim, and its new spec (bounds of bare names resolved later). */
-static int parse_item(sg_trace *t, dim_item *it, const char *text, sg_error *err)
+static int parse_item(const sg_trace *t, sg_pool *pool, sg_spec_edit *it, const char *text, sg_error *err)
 {
     const sg_bound zero = {0, 0}, ninf = {0, -1};
     const char *eq = strchr(text, '='), *lhs = text, *rhs, *dot = NULL, *colon;
@@ -153,9 +106,6 @@ static int parse_item(sg_trace *t, dim_item *it, const char *text, sg_error *err
     sg_int dim;
     sg_buf list;
 
-    memset(it, 0, sizeof *it);
-    it->text = text;
-    sg_trace__clear_spec(&it->spec);
     if (!eq) { /* NAME:MIN..MAX alone: the range of a Dim (a derived dim's root) */
         const char *name = text, *c = strchr(text, ':');
         size_t nn = c ? (size_t)(c - text) : 0;
@@ -163,15 +113,14 @@ static int parse_item(sg_trace *t, dim_item *it, const char *text, sg_error *err
         trim(&name, &nn);
         if (!c || !sg_trace__is_ident(name, nn))
             return item_fail(err, SG_EINVALID, text, "expected INPUT.DIM=SPEC or NAME:MIN..MAX");
-        if ((rc = check_name(t, text, name, nn, err)) != 0)
+        if ((rc = sg_trace__check_dim_name(pool, text, name, nn, err)) != 0)
             return rc;
         it->input = SIZE_MAX;
-        it->spec.kind = SG_SPEC_DIM;
-        it->spec.has_bounds = true;
+        it->kind = SG_SPEC_DIM;
         it->has_range = true;
-        if (!(it->spec.name = sg_trace__strndup(t, name, nn)))
+        if (!(it->name = sg__strndup(name, nn)))
             return sg_error_set(err, SG_ENOMEM, "out of memory");
-        if (!parse_range(c + 1, strlen(c + 1), zero, &it->spec.min, &it->spec.max))
+        if (!parse_range(c + 1, strlen(c + 1), zero, &it->min, &it->max))
             return item_fail(err, SG_EINVALID, text, "expected NAME:MIN..MAX (MIN, MAX optional)");
         return 0;
     }
@@ -231,10 +180,10 @@ static int parse_item(sg_trace *t, dim_item *it, const char *text, sg_error *err
         const char *head = rhs;
         trim(&head, &nh);
         if ((nh == 4 && memcmp(head, "AUTO", 4) == 0) || (nh == 7 && memcmp(head, "DYNAMIC", 7) == 0)) {
-            it->spec.kind = head[0] == 'A' ? SG_SPEC_AUTO : SG_SPEC_DYNAMIC;
+            it->kind = head[0] == 'A' ? SG_SPEC_AUTO : SG_SPEC_DYNAMIC;
             if (colon) {
-                it->spec.has_bounds = true;
-                if (!parse_range(colon + 1, nr - nh - 1 - (size_t)(head - rhs), ninf, &it->spec.min, &it->spec.max))
+                it->has_range = true;
+                if (!parse_range(colon + 1, nr - nh - 1 - (size_t)(head - rhs), ninf, &it->min, &it->max))
                     return item_fail(err, SG_EINVALID, text, "expected %.*s:MIN..MAX", (int)nh, head);
             }
             return 0;
@@ -242,27 +191,26 @@ static int parse_item(sg_trace *t, dim_item *it, const char *text, sg_error *err
         if (nh == 6 && memcmp(head, "STATIC", 6) == 0 && colon)
             return item_fail(err, SG_EINVALID, text, "a range ':MIN..MAX' follows a name, AUTO or DYNAMIC only");
         if (nh == 6 && memcmp(head, "STATIC", 6) == 0) {
-            it->spec.kind = SG_SPEC_STATIC;
+            it->kind = SG_SPEC_STATIC;
             return 0;
         }
-        if (!colon && nh > 1 && head[0] == '-' && sg_trace__parse_nat(head + 1, nh - 1, &it->spec.static_size))
+        if (!colon && nh > 1 && head[0] == '-' && sg_trace__parse_nat(head + 1, nh - 1, &it->size))
             return item_fail(err, SG_EINVALID, text, "a size cannot be negative");
-        if (!colon && sg_trace__parse_nat(head, nh, &it->spec.static_size)) {
-            it->spec.kind = SG_SPEC_STATIC;
-            it->spec.has_static_size = true;
+        if (!colon && sg_trace__parse_nat(head, nh, &it->size)) {
+            it->kind = SG_SPEC_STATIC;
+            it->has_size = true;
             return 0;
         }
         if (sg_trace__is_ident(head, nh)) {
             int rc;
-            if ((rc = check_name(t, text, head, nh, err)) != 0)
+            if ((rc = sg_trace__check_dim_name(pool, text, head, nh, err)) != 0)
                 return rc;
-            it->spec.kind = SG_SPEC_DIM;
-            it->spec.has_bounds = true;
-            if (!(it->spec.name = sg_trace__strndup(t, head, nh)))
+            it->kind = SG_SPEC_DIM;
+            if (!(it->name = sg__strndup(head, nh)))
                 return sg_error_set(err, SG_ENOMEM, "out of memory");
             if (colon) {
                 it->has_range = true;
-                if (!parse_range(colon + 1, nr - (size_t)(colon + 1 - rhs), zero, &it->spec.min, &it->spec.max))
+                if (!parse_range(colon + 1, nr - (size_t)(colon + 1 - rhs), zero, &it->min, &it->max))
                     return item_fail(err, SG_EINVALID, text, "expected NAME:MIN..MAX (MIN, MAX optional)");
             }
             return 0;
@@ -270,139 +218,62 @@ static int parse_item(sg_trace *t, dim_item *it, const char *text, sg_error *err
         if (colon)
             return item_fail(err, SG_EINVALID, text, "a range ':MIN..MAX' follows a name, AUTO or DYNAMIC only");
     }
-    return parse_derived(t, it, rhs, nr, err);
+    return parse_derived(pool, it, text, rhs, nr, err);
 }
 
-/* The bounds of the Dim called `name`: an item's range, else the trace's (original)
- * definition as a Dim or as a derived dim's root, else the defaults 0 .. int_oo. */
-static void resolve_dim(const sg_trace *t, const dim_item *its, size_t nits, const char *name, sg_bound *lo,
-                        sg_bound *hi)
+int sg_spec_edits_parse_dims(sg_spec_edits *e, const sg_trace *t, const char *const *items, size_t n,
+                             sg_error *err)
 {
-    size_t i;
-    for (i = 0; i < nits; i++)
-        if (its[i].spec.kind == SG_SPEC_DIM && its[i].has_range && strcmp(its[i].spec.name, name) == 0) {
-            *lo = its[i].spec.min;
-            *hi = its[i].spec.max;
-            return;
-        }
-    for (i = 0; i < t->ninputs; i++)
-        if (t->inputs[i].kind == SG_SPEC_DIM && t->inputs[i].name && strcmp(t->inputs[i].name, name) == 0) {
-            *lo = t->inputs[i].min;
-            *hi = t->inputs[i].max;
-            return;
-        }
-    for (i = 0; i < t->ninputs; i++)
-        if (t->inputs[i].kind == SG_SPEC_DERIVED && t->inputs[i].root_name
-            && strcmp(t->inputs[i].root_name, name) == 0) {
-            *lo = t->inputs[i].root_min;
-            *hi = t->inputs[i].root_max;
-            return;
-        }
-    memset(lo, 0, sizeof *lo);
-    memset(hi, 0, sizeof *hi);
-    hi->inf = 1;
-}
-
-static bool same_bounds(sg_bound a, sg_bound b) { return a.inf == b.inf && (a.inf || a.v == b.v); }
-
-/* "2..100", "16..int_oo" */
-static const char *range_text(char *buf, size_t cap, sg_bound lo, sg_bound hi)
-{
-    char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
-    snprintf(buf, cap, "%s..%s", lo.inf ? "-int_oo" : sg_int_format(a, lo.v), hi.inf ? "int_oo" : sg_int_format(b, hi.v));
-    return buf;
-}
-
-int sg_trace_override_dims(sg_trace *t, const char *const *items, size_t n, sg_error *err)
-{
-    dim_item *its = NULL;
-    sg_input_dim *in = NULL;
-    unsigned char *mark = NULL; /* per input: 1 set by an item, 2 its root or name redefined */
-    const char *js = NULL;
-    size_t i, j;
+    sg_pool *pool = NULL;
+    size_t i, n0;
     int rc = 0;
 
-    if (!t || (n && !items))
-        return sg_error_set(err, SG_EINVALID, "no trace or no items");
+    if (!e || !t || (n && !items))
+        return sg_error_set(err, SG_EINVALID, "no edits, no trace or no items");
     if (n == 0)
         return 0;
-    its = sg__calloc(n, sizeof *its);
-    in = sg__malloc((t->ninputs + 1) * sizeof *in);
-    mark = sg__calloc(t->ninputs + 1, 1);
-    if (!its || !in || !mark) {
-        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-        goto cleanup;
-    }
+    /* names and derived forms are read in a scratch overlay: the trace's pool is frozen */
+    if ((rc = sg_pool_overlay_new(&pool, t->pool, err)) != 0)
+        return rc;
+    n0 = e->n;
     for (i = 0; i < n; i++) {
+        sg_spec_edit *it;
         if (!items[i]) {
             rc = sg_error_set(err, SG_EINVALID, "dim override %zu is NULL", i);
-            goto cleanup;
+            break;
         }
-        if ((rc = parse_item(t, &its[i], items[i], err)) != 0)
-            goto cleanup;
-        for (j = 0; j < i; j++) {
-            char r1[96], r2[96];
-            if (its[j].input == its[i].input && its[i].input != SIZE_MAX) {
-                rc = item_fail(err, SG_EINVALID, items[i], "that dim is also set by '%.60s'", items[j]);
-                goto cleanup;
-            }
-            if (its[i].has_range && its[j].has_range && strcmp(its[i].spec.name, its[j].spec.name) == 0
-                && (!same_bounds(its[i].spec.min, its[j].spec.min) || !same_bounds(its[i].spec.max, its[j].spec.max))) {
-                rc = item_fail(err, SG_EINVALID, items[i], "Dim '%.40s' is given two ranges, %s and %s",
-                               its[i].spec.name, range_text(r1, sizeof r1, its[j].spec.min, its[j].spec.max),
-                               range_text(r2, sizeof r2, its[i].spec.min, its[i].spec.max));
-                goto cleanup;
-            }
+        if (!(it = sg_spec_edits__push(e, 0, SG_SPEC_UNSET)) || !(it->text = sg__strndup(items[i], strlen(items[i])))) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+            break;
+        }
+        it->checked = true;
+        if ((rc = parse_item(t, pool, it, items[i], err)) != 0 || (rc = sg_trace__edit_conflict(t, e, e->n - 1, err)) != 0)
+            break;
+    }
+    if (rc) { /* all or nothing */
+        while (e->n > n0) {
+            sg_spec_edit *x = &e->v[--e->n];
+            sg_free(x->text);
+            sg_free(x->name);
+            sg_free(x->root);
         }
     }
+    sg_pool_free(pool);
+    return rc;
+}
 
-    if (t->ninputs)
-        memcpy(in, t->inputs, t->ninputs * sizeof *in);
-    for (i = 0; i < n; i++) {
-        sg_input_dim *d;
-        if (its[i].input == SIZE_MAX)
-            continue; /* a range only */
-        d = &in[its[i].input];
-        if (its[i].spec.kind == SG_SPEC_DIM && !its[i].has_range)
-            resolve_dim(t, its, n, its[i].spec.name, &its[i].spec.min, &its[i].spec.max);
-        if (its[i].spec.kind == SG_SPEC_DERIVED)
-            resolve_dim(t, its, n, its[i].spec.root_name, &its[i].spec.root_min, &its[i].spec.root_max);
-        sg_trace__copy_spec(d, &its[i].spec);
-        mark[its[i].input] = 1;
-    }
-    /* a range given for a name redefines that Dim everywhere */
-    for (i = 0; i < n; i++) {
-        if (!its[i].has_range)
-            continue;
-        for (j = 0; j < t->ninputs; j++) {
-            sg_input_dim *d = &in[j];
-            if (mark[j] == 1)
-                continue;
-            if (d->kind == SG_SPEC_DIM && d->name && strcmp(d->name, its[i].spec.name) == 0) {
-                d->min = its[i].spec.min;
-                d->max = its[i].spec.max;
-                d->min_unavailable = d->max_unavailable = NULL;
-                mark[j] = 2;
-            } else if (d->kind == SG_SPEC_DERIVED && d->root_name && strcmp(d->root_name, its[i].spec.name) == 0) {
-                d->root_min = its[i].spec.min;
-                d->root_max = its[i].spec.max;
-                mark[j] = 2;
-            }
-        }
-    }
-    for (j = 0; j < t->ninputs; j++)
-        if (mark[j] && in[j].kind == SG_SPEC_DERIVED && (rc = sg_trace__derive_bounds(t, &in[j], err)) != 0)
-            goto cleanup;
-    if ((rc = sg_trace__rebuild_spec_json(t, in, t->ninputs, &js, err)) != 0)
-        goto cleanup;
-    if (t->ninputs)
-        memcpy(t->inputs, in, t->ninputs * sizeof *in);
-    t->has_flat_spec = true;
-    t->spec_overridden = true;
-    t->dynamic_shapes_json = js;
-cleanup:
-    sg_free(its);
-    sg_free(in);
-    sg_free(mark);
+int sg_trace_with_dims(sg_trace **out, const sg_trace *t, const char *const *items, size_t n, sg_error *err)
+{
+    sg_spec_edits *e = NULL;
+    int rc;
+
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_with_dims: no output");
+    *out = NULL;
+    if (!t || (n && !items))
+        return sg_error_set(err, SG_EINVALID, "no trace or no items");
+    if ((rc = sg_spec_edits_new(&e, err)) == 0 && (rc = sg_spec_edits_parse_dims(e, t, items, n, err)) == 0)
+        rc = n ? sg_trace_edit(out, t, e, err) : sg_trace__clone(out, t, err);
+    sg_spec_edits_free(e);
     return rc;
 }

@@ -2,8 +2,8 @@
  * spec.c - the spec side of a trace: reading dynamic_shapes leaves (both
  * readers' structured form), recomputing derived bounds as torch does,
  * rebuilding the structured dynamic_shapes JSON from per-dim specs, and
- * replacing a trace's whole spec by a structured JSON spec
- * (sg_trace_set_spec_json, `check --spec FILE`).
+ * a copy of a trace with its whole spec replaced by a structured JSON spec
+ * (sg_trace_with_spec_json, `check --spec FILE`).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -628,7 +628,7 @@ static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSO
     return 0;
 }
 
-int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char *what, sg_error *err)
+static int set_spec_json(sg_trace *t, const char *json, size_t len, const char *what, sg_error *err)
 {
     sg_trace__reader L;
     cJSON *sj = NULL, *ij = NULL;
@@ -773,17 +773,46 @@ cleanup:
     return rc;
 }
 
-int sg_trace_load_spec(sg_trace *t, const char *path, sg_error *err)
+int sg_trace__set_spec_json(sg_trace *t, const char *json, size_t len, const char *what, sg_error *err)
+{
+    return set_spec_json(t, json, len, what, err);
+}
+
+int sg_trace_with_spec_json(sg_trace **out, const sg_trace *t, const char *json, size_t len, const char *what,
+                            sg_error *err)
+{
+    sg_trace *c = NULL;
+    int rc;
+
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_with_spec_json: no output");
+    *out = NULL;
+    if (!t)
+        return sg_error_set(err, SG_EINVALID, "no trace");
+    if ((rc = sg_trace__clone(&c, t, err)) != 0)
+        return rc;
+    if ((rc = set_spec_json(c, json, len, what, err)) != 0) {
+        sg_trace_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+int sg_trace_with_spec_file(sg_trace **out, const sg_trace *t, const char *path, sg_error *err)
 {
     char *text = NULL;
     size_t len = 0;
     int rc;
 
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_with_spec_file: no output");
+    *out = NULL;
     if (!t || !path)
         return sg_error_set(err, SG_EINVALID, "no trace or no spec file");
     rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
     if (rc == 0)
-        rc = sg_trace_set_spec_json(t, text, len, path, err);
+        rc = sg_trace_with_spec_json(out, t, text, len, path, err);
     sg_free(text);
     if (rc)
         sg__error_one_line(err);

@@ -126,6 +126,7 @@ void sg_trace_free(sg_trace *t)
     sg_free(t->inputs);
     sg_free(t->sym_map);
     sg_pool_free(t->pool);
+    sg_trace_free(t->origin);
     sg_free(t);
 }
 

@@ -18,13 +18,15 @@
 #include "shapegate/trace.h"
 #include <cjson/cJSON.h>
 
+#include "trace/edit.h"
 #include "util/util.h"
 
 typedef struct sg_trace_block sg_trace_block;
 
 struct sg_trace {
     atomic_uint refs;               /* holders: the caller, and every report made from it */
-    sg_pool *pool;
+    sg_trace *origin;               /* a copy (sg_trace_clone): the trace whose arena and pool it shares */
+    sg_pool *pool;                  /* a copy: an overlay of the origin's pool */
     sg_trace_block *mem;            /* arena: strings and small arrays */
     const char *torch_version;      /* never NULL ("" when unknown) */
     bool strict;
@@ -113,6 +115,22 @@ int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *l
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,
                               sg_error *err);
+
+/* ---- copies and typed spec edits (trace/edit.c; the edits themselves in trace/edit.h) ---- */
+
+/* A structured copy of `t` (see sg_trace_clone); mutable until it is handed out. */
+int sg_trace__clone(sg_trace **out, const sg_trace *t, sg_error *err);
+/* SG_EINVALID (or `code`) with "dim override 'TEXT': <message>"; returns `code`. */
+int sg_trace__edit_fail(sg_error *err, int code, const char *text, const char *fmt, ...) SG_PRINTF(4, 5);
+/* Whether `name[0..len)` can be a Dim name: an identifier that reads back as a bare symbol
+ * (parsed in `pool`, an overlay); `text` names the edit in the message. */
+int sg_trace__check_dim_name(sg_pool *pool, const char *text, const char *name, size_t len, sg_error *err);
+/* Edit `i` against the earlier ones of `e`: one dim set twice, or one Dim given two ranges. */
+int sg_trace__edit_conflict(const sg_trace *t, const sg_spec_edits *e, size_t i, sg_error *err);
+
+/* Replace the whole spec of `t` (a trace being built, or a fresh copy) by structured JSON,
+ * all or nothing (sg_trace_with_spec_json does it on a copy). */
+int sg_trace__set_spec_json(sg_trace *t, const char *json, size_t len, const char *what, sg_error *err);
 
 /* ---- the readers' shared pieces (trace/trace.c) ---- */
 

@@ -7,16 +7,25 @@
  * case.json, or the single-file JSON trace of docs/trace-format.md) into one
  * in-memory `sg_trace`; nothing downstream knows where a trace came from.
  *
+ * Immutability: a loaded trace never changes. A different spec is a new
+ * trace: sg_trace_edit() (typed edits), sg_trace_with_dims() (the --dim
+ * text) and sg_trace_with_spec_json() each return a structured copy
+ * (sg_trace_clone) and leave their input as it was.
+ *
  * Ownership: a trace owns its expression pool and every string and array
- * reachable from it; all pointers handed out are borrowed and live until
- * sg_trace_free(). The structs below are plain data: read them, do not
- * modify them.
+ * reachable from it; all pointers handed out are borrowed and live until the
+ * last reference goes (sg_trace_free(); a report holds one). The structs
+ * below are plain data: read them, do not modify them.
+ *
+ * Threading: every function here that takes a `const sg_trace *` only reads
+ * it; any number of threads may use one trace at once.
  */
 #ifndef SHAPEGATE_TRACE_H
 #define SHAPEGATE_TRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "shapegate/expr.h"
 
@@ -135,9 +144,57 @@ int sg_trace_load_json(sg_trace **out, const char *json, size_t len, sg_error *e
 /** Load a trace from a path: a folder (sg_trace_load_dir) or a single-file JSON trace. */
 int sg_trace_load(sg_trace **out, const char *path, sg_error *err);
 
+/* ---- copies and spec edits: a loaded trace is never modified -------------------------- */
+
 /**
- * Override the spec of some input dims with `n` items of the text form of
- * `shapegate check --dim` (docs/check.md, "Spec overrides"), applied as one set:
+ * A structured copy of `t` into `*out` (free with sg_trace_free()): the
+ * per-dim spec tables are its own, everything else (guards, symbols,
+ * expressions, strings) is shared with `t`, which the copy keeps alive.
+ * Returns 0, SG_EINVALID (no trace), SG_ENOMEM.
+ */
+int sg_trace_clone(sg_trace **out, const sg_trace *t, sg_error *err);
+
+/** A list of typed spec edits, applied as one set by sg_trace_edit(). */
+typedef struct sg_spec_edits sg_spec_edits;
+
+/** As a bound of the plain-typed builders below: int_oo (no maximum). */
+#define SG_SPEC_UNBOUNDED INT64_MAX
+
+/** An empty list (free with sg_spec_edits_free()). Returns 0 or SG_ENOMEM. */
+int sg_spec_edits_new(sg_spec_edits **out, sg_error *err);
+/** Free a list. NULL-safe. */
+void sg_spec_edits_free(sg_spec_edits *e);
+/** Number of edits in the list. */
+size_t sg_spec_edits_count(const sg_spec_edits *e);
+
+/**
+ * Builders: each appends one edit. `input` indexes sg_trace_inputs(); names
+ * are copied. Edits are checked when applied (sg_trace_edit): a name must
+ * read as a bare symbol, a derived dim is A*ROOT + B with A >= 1, sizes and
+ * bounds are non-negative. Each returns 0, SG_EINVALID (a NULL name), SG_ENOMEM.
+ *
+ *     set_dim          dim `input` becomes Dim `name`, with the range given for
+ *                      `name` in this list, else the trace's definition of
+ *                      `name`, else Dim's defaults (0 .. int_oo)
+ *     set_dim_range    dim `input` becomes Dim(name, min, max)
+ *     set_derived      dim `input` becomes a*root + b
+ *     set_static       dim `input` becomes static (with `size` when has_size)
+ *     set_hint         dim `input` becomes Dim.AUTO or Dim.DYNAMIC
+ *     set_range        Dim `name` gets [min, max] wherever the trace uses it,
+ *                      as a Dim or as a derived dim's root
+ */
+int sg_spec_edits_set_dim(sg_spec_edits *e, size_t input, const char *name, sg_error *err);
+int sg_spec_edits_set_dim_range(sg_spec_edits *e, size_t input, const char *name, int64_t min, int64_t max,
+                                sg_error *err);
+int sg_spec_edits_set_derived(sg_spec_edits *e, size_t input, int64_t a, const char *root, int64_t b,
+                              sg_error *err);
+int sg_spec_edits_set_static(sg_spec_edits *e, size_t input, bool has_size, int64_t size, sg_error *err);
+int sg_spec_edits_set_hint(sg_spec_edits *e, size_t input, sg_spec_kind kind, sg_error *err);
+int sg_spec_edits_set_range(sg_spec_edits *e, const char *name, int64_t min, int64_t max, sg_error *err);
+
+/**
+ * Read `n` items in the text form of `shapegate check --dim` (docs/check.md,
+ * "Spec overrides") against trace `t` and append them to `e` as typed edits:
  *
  *     INPUT.DIM=NAME:MIN..MAX   a named Dim; MIN (default 0) or MAX (default
  *                               int_oo; also "oo") may be empty: "dx:16..", "dx:.."
@@ -151,22 +208,33 @@ int sg_trace_load(sg_trace **out, const char *path, sg_error *err);
  *
  * INPUT is the tensor's pytree path as the trace has it ("['inputs']['a']") or
  * dotted without brackets ("inputs.a", "xs.3"); "INPUT.DIM" may also be the
- * dim's source name ("L['x'].size()[0]"). A Dim has one definition: a range
- * given for NAME applies to every dim of the trace named NAME and to every
- * derived dim over root NAME, whose derived bounds are recomputed as torch does
- * (a negative derived min becomes torch's "<unavailable: ...>" note).
- * Afterwards the trace has a flat spec and sg_trace_dynamic_shapes_json() is
- * rebuilt from the per-dim specs, keyed by the argument names.
- *
- * All or nothing: on failure the trace's spec is unchanged. Returns 0,
- * SG_EINVALID with a one-line message quoting the item (malformed text, an
- * unknown input, listing the inputs, or dim index, a dim given twice, two
- * ranges for one name), or SG_ENOMEM.
+ * dim's source name ("L['x'].size()[0]"). All or nothing: on failure `e` is
+ * unchanged. Returns 0, SG_EINVALID with a one-line message quoting the item
+ * (malformed text, an unknown input, listing the inputs, or dim index, a dim
+ * given twice, two ranges for one name), or SG_ENOMEM.
  */
-int sg_trace_override_dims(sg_trace *t, const char *const *items, size_t n, sg_error *err);
+int sg_spec_edits_parse_dims(sg_spec_edits *e, const sg_trace *t, const char *const *items, size_t n,
+                             sg_error *err);
 
 /**
- * Replace the trace's whole spec by `json` (`len` bytes): a dynamic_shapes
+ * A copy of `t` (sg_trace_clone) with the edits `e` applied as one set into
+ * `*out`: a range given for NAME applies to every dim of the trace named NAME
+ * and to every derived dim over root NAME, whose derived bounds are
+ * recomputed as torch does (a negative derived min becomes torch's
+ * "<unavailable: ...>" note). The copy has a flat spec, its
+ * sg_trace_dynamic_shapes_json() rebuilt from the per-dim specs (keyed by the
+ * argument names), and sg_trace_spec_overridden() true. `t` is not changed.
+ * Returns 0, SG_EINVALID with a one-line message naming the edit in the
+ * --dim text form (a dim set twice, two ranges for one name, a bad name,
+ * size or bound), SG_ENOMEM; `*out` is NULL on failure.
+ */
+int sg_trace_edit(sg_trace **out, const sg_trace *t, const sg_spec_edits *e, sg_error *err);
+
+/** sg_spec_edits_parse_dims() then sg_trace_edit(): a copy of `t` with `n` --dim items applied. */
+int sg_trace_with_dims(sg_trace **out, const sg_trace *t, const char *const *items, size_t n, sg_error *err);
+
+/**
+ * A copy of `t` whose whole spec is `json` (`len` bytes): a dynamic_shapes
  * spec in the corpus's structured form (tests/corpus/README.md): a dict keyed
  * by argument name or a list (or {"__tuple__": [...]}) in argument order;
  * below it dicts, lists and tuples following the inputs; per tensor a dict
@@ -179,17 +247,17 @@ int sg_trace_override_dims(sg_trace *t, const char *const *items, size_t n, sg_e
  * messages (a file name). A dict whose top-level keys are not argument names
  * is kept as torch would see it: no flat spec, every dim SG_SPEC_UNSET (the
  * check then reports torch's error). Derived bounds are recomputed.
- * All or nothing. Returns 0, SG_EINVALID ("what: field: message": bad JSON,
+ * Returns 0, SG_EINVALID ("what: field: message": bad JSON,
  * a leaf of the wrong form, a derived "expr" that does not parse or uses what
  * shapegate does not handle, a path or dim index the inputs do not have),
  * SG_ELIMIT (over SG_TRACE_MAX_FILE or SG_TRACE_MAX_JSON_DEPTH, a literal
- * beyond 128 bits), SG_ENOMEM.
+ * beyond 128 bits), SG_ENOMEM; `*out` is NULL on failure.
  */
-int sg_trace_set_spec_json(sg_trace *t, const char *json, size_t len, const char *what,
-                           sg_error *err);
+int sg_trace_with_spec_json(sg_trace **out, const sg_trace *t, const char *json, size_t len, const char *what,
+                            sg_error *err);
 
-/** sg_trace_set_spec_json() on the contents of the file `path`; also SG_EIO. */
-int sg_trace_load_spec(sg_trace *t, const char *path, sg_error *err);
+/** sg_trace_with_spec_json() on the contents of the file `path`; also SG_EIO. */
+int sg_trace_with_spec_file(sg_trace **out, const sg_trace *t, const char *path, sg_error *err);
 
 /**
  * Write the trace as a single-file JSON trace (docs/trace-format.md) into a new
@@ -247,7 +315,7 @@ bool sg_trace_has_shape_env(const sg_trace *t);
 bool sg_trace_has_flat_spec(const sg_trace *t);
 
 /**
- * True after sg_trace_override_dims() or sg_trace_set_spec_json() changed the
+ * True for a copy whose spec sg_trace_edit() or sg_trace_with_spec_json() changed: the
  * spec: the guards, ranges and traced values were recorded under another spec.
  * What torch never recorded because it was statically true under the original
  * spec's ranges is missing, and each symbol's range (sg_symbol_info lo, hi)
