@@ -18,8 +18,10 @@
  */
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "analysis/infer.h"
 #include "expr/interval.h"
+#include "report/report.h"
 #include "solver/problem.h"
 #include "trace/trace_impl.h"
 #include "torch/validate.h"
@@ -929,15 +931,6 @@ static int phase_values(checker *c)
 
 /* ---- Entry points ------------------------------------------------------------------------------- */
 
-const char *sg_verdict_name(sg_verdict v)
-{
-    switch (v) {
-    case SG_VERDICT_OK: return "ok";
-    case SG_VERDICT_VIOLATIONS: return "violations";
-    case SG_VERDICT_UNKNOWN: return "unknown";
-    default: return "invalid_spec";
-    }
-}
 
 static void set_unknown(sg_dim_result *d, const char *why)
 {
@@ -960,9 +953,61 @@ static void finish_verdict(sg_report *r)
     r->verdict = unknown ? SG_VERDICT_UNKNOWN : SG_VERDICT_OK;
 }
 
+/* The options of version 1, as a binding compiled against that header lays them out. */
+typedef struct options_v1 {
+    unsigned version;
+    unsigned timeout_ms;
+    unsigned query_timeout_ms;
+    uint64_t query_rlimit;
+    bool infer;
+    bool minimize_cores;
+} options_v1;
+
+int sg_check_options_init(sg_check_options *o, unsigned version)
+{
+    sg_check_options d = SG_CHECK_OPTIONS_INIT;
+    if (!o || version < 1 || version > SG_CHECK_OPTIONS_VERSION)
+        return SG_EINVALID;
+    if (version == 1) {
+        options_v1 v1 = {1, d.timeout_ms, d.query_timeout_ms, d.query_rlimit, d.infer, d.minimize_cores};
+        memcpy(o, &v1, sizeof v1);
+        return 0;
+    }
+    *o = d;
+    return 0;
+}
+
+int sg_check__options(sg_check_options *out, const sg_check_options *in, sg_error *err)
+{
+    sg_check_options d = SG_CHECK_OPTIONS_INIT;
+    *out = d;
+    if (!in)
+        return 0;
+    if (in->version == 1) {
+        const options_v1 *v1 = (const options_v1 *)(const void *)in;
+        out->timeout_ms = v1->timeout_ms;
+        out->query_timeout_ms = v1->query_timeout_ms;
+        out->query_rlimit = v1->query_rlimit;
+        out->infer = v1->infer;
+        out->minimize_cores = v1->minimize_cores;
+        return 0;
+    }
+    if (in->version != SG_CHECK_OPTIONS_VERSION)
+        return sg_error_set(err, SG_EINVALID, "sg_check_options version %u is not supported (this library reads 1 to %d)",
+                            in->version, SG_CHECK_OPTIONS_VERSION);
+    *out = *in;
+    return 0;
+}
+
 int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, sg_error *err)
 {
-    sg_check_options defaults = SG_CHECK_OPTIONS_INIT;
+    return sg_check_rt(out, t, opts, NULL, err);
+}
+
+int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                sg_error *err)
+{
+    sg_check_options opts;
     checker c;
     sg_report *r = NULL;
     sg_error why = SG_ERROR_INIT;
@@ -972,20 +1017,24 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     int rc = 0;
 
     *out = NULL;
+    if (!t)
+        return sg_error_set(err, SG_EINVALID, "sg_check: no trace");
+    if ((rc = sg_check__options(&opts, opts_in, err)) != 0)
+        return rc;
     memset(&c, 0, sizeof c);
-    c.opts = opts ? opts : &defaults;
+    c.opts = &opts;
     c.err = err;
     c.budget.query_timeout_ms = c.opts->query_timeout_ms;
     c.budget.query_rlimit = c.opts->query_rlimit;
     c.budget.deadline = c.opts->timeout_ms ? start + c.opts->timeout_ms / 1000.0 : 0;
-    r = c.r = sg__calloc(1, sizeof *r);
-    if (!r)
-        return sg_error_set(err, SG_ENOMEM, "out of memory creating a report");
+    c.budget.cancel = c.opts->cancel;
+    c.budget.rt = rt;
+    SG_COUNT(rt, checks, 1);
     /* the check builds expressions (relations, forced values) in an overlay of the trace's
      * frozen pool that the report keeps; the report holds a reference to the trace */
-    if ((rc = sg_pool_overlay_new(&r->pool, sg_trace_pool(t), err)) != 0)
-        goto cleanup;
-    r->trace = sg_trace__ref(t);
+    if ((rc = sg_report__new(&r, SG_REPORT_CHECK, t, true, err)) != 0)
+        return rc;
+    c.r = r;
     r->dims = sg__calloc(n + 1, sizeof *r->dims);
     c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
     c.decided = sg__calloc(n + 1, sizeof *c.decided);
@@ -1024,7 +1073,7 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
                 set_unknown(&r->dims[i], "the trace has no ShapeEnv");
         goto done;
     }
-    if ((rc = sg_problem_build(&c.p, t, r->pool, &why))) {
+    if ((rc = sg_problem_build(&c.p, t, r->pool, rt, &why))) {
         if (rc != SG_EUNSUPPORTED) {
             if (err)
                 *err = why;
@@ -1052,6 +1101,7 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
 done:
     finish_verdict(r);
     r->stats.seconds = sg_problem_now() - start;
+    SG_COUNT(rt, decided_cheaply, r->stats.decided_cheaply);
     *out = r;
     r = NULL;
 cleanup:
@@ -1071,27 +1121,3 @@ cleanup:
     return rc;
 }
 
-void sg_report_free(sg_report *r)
-{
-    size_t i, k;
-    if (!r)
-        return;
-    for (i = 0; i < r->nviolations; i++) {
-        sg_violation *v = &r->violations[i];
-        sg_free(v->dim);
-        sg_free(v->message);
-        sg_free(v->counterexample);
-        for (k = 0; k < v->ncore; k++)
-            sg_free(v->core[k].text);
-        sg_free(v->core);
-    }
-    sg_free(r->violations);
-    sg_free(r->dims);
-    sg_inferred_free_array(r->inferred, r->ninferred);
-    for (i = 0; i < r->nfixes; i++)
-        sg_free(r->suggested_fixes[i]);
-    sg_free(r->suggested_fixes);
-    sg_pool_free(r->pool);
-    sg_trace_free(r->trace);
-    sg_free(r);
-}

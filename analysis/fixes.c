@@ -21,6 +21,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "analysis/analysis.h"
+#include "report/report.h"
 #include "shapegate/fixes.h"
 #include "shapegate/message.h"
 #include "solver/problem.h"
@@ -806,28 +808,6 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
 
 /* ---- the driver ---------------------------------------------------------------------- */
 
-static void fix_free_one(sg_fix *f)
-{
-    sg_free(f->name);
-    sg_free(f->source);
-    sg_free(f->root);
-    sg_free(f->line);
-}
-
-void sg_fixes_free(sg_fixes *f)
-{
-    size_t i;
-    if (!f)
-        return;
-    for (i = 0; i < f->nfixes; i++)
-        fix_free_one(&f->fixes[i]);
-    sg_free(f->fixes);
-    for (i = 0; i < f->nnotes; i++)
-        sg_free(f->notes[i]);
-    sg_free(f->notes);
-    sg_free(f->spec_json);
-    sg_free(f);
-}
 
 /* Any refuted, unknown or invalid dim left in `r`? */
 static bool clean(const sg_report *r) { return r->verdict == SG_VERDICT_OK; }
@@ -849,7 +829,7 @@ static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
 }
 
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
-               sg_error *err)
+               const sg_runtime *rt, sg_error *err)
 {
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_fixes *res = NULL;
@@ -867,8 +847,8 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     int rc = 0;
 
     *out = NULL;
-    if (opts)
-        o = *opts;
+    if ((rc = sg_check__options(&o, opts, err)) != 0)
+        return rc;
     o.infer = true;
     total_ms = o.timeout_ms;
     start = sg_problem_now();
@@ -895,7 +875,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             strs_pushf(&notes, "time budget spent before the first check");
             goto cleanup;
         }
-        if ((rc = sg_check(&own0, t, &o, err)) != 0)
+        if ((rc = sg_check_rt(&own0, t, &o, rt, err)) != 0)
             goto cleanup;
         r = own0;
     }
@@ -954,13 +934,13 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             strs_pushf(&notes, "time budget spent after %u round(s)", round - 1);
             break;
         }
-        if ((rc = sg_check(&rep, next, &o, err)) != 0)
+        if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0)
             goto cleanup;
         o.infer = true;
         if (!clean(rep) && round < MAX_ROUNDS && budget_left(&o, total_ms, start)) {
             sg_report_free(rep);
             rep = NULL;
-            if ((rc = sg_check(&rep, next, &o, err)) != 0)
+            if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0)
                 goto cleanup;
         }
         sg_trace_free(cur);
@@ -1003,7 +983,7 @@ cleanup:
         *out = res;
     } else {
         for (i = 0; i < fv.n; i++)
-            fix_free_one(&fv.f[i]);
+            sg_fix__dispose(&fv.f[i]);
         sg_free(fv.f);
         strs_free(&notes);
         sg_fixes_free(res);
@@ -1019,19 +999,31 @@ cleanup:
     return rc;
 }
 
-int sg_fixes_suggest(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
-                     sg_error *err)
+int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
+                        const sg_runtime *rt, sg_error *err)
 {
     if (!out || !t)
         return sg_error_set(err, SG_EINVALID, "sg_fixes_suggest: NULL argument");
-    return run(out, t, r, opts, MODE_FIX, err);
+    return run(out, t, r, opts, MODE_FIX, rt, err);
+}
+
+int sg_fixes_suggest(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
+                     sg_error *err)
+{
+    return sg_fixes_suggest_rt(out, t, r, opts, NULL, err);
+}
+
+int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
+                        sg_error *err)
+{
+    if (!out || !t)
+        return sg_error_set(err, SG_EINVALID, "sg_spec_generate: NULL argument");
+    return run(out, t, NULL, opts, MODE_SPEC, rt, err);
 }
 
 int sg_spec_generate(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, sg_error *err)
 {
-    if (!out || !t)
-        return sg_error_set(err, SG_EINVALID, "sg_spec_generate: NULL argument");
-    return run(out, t, NULL, opts, MODE_SPEC, err);
+    return sg_spec_generate_rt(out, t, opts, NULL, err);
 }
 
 /* ---- torch's lines, applied as refine_dynamic_shapes_from_suggested_fixes does -------- */
@@ -1106,6 +1098,12 @@ static bool find_bound(const char *text, const char *key, sg_int *v)
 int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines, size_t n,
                          const sg_check_options *opts, sg_error *err)
 {
+    return sg_fixes_check_lines_rt(verdict, why, t, lines, n, opts, NULL, err);
+}
+
+int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
+                            size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err)
+{
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_trace *copy = NULL;
     sg_report *rep = NULL;
@@ -1119,8 +1117,8 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
     *verdict = SG_VERDICT_UNKNOWN;
     *why = NULL;
     memset(&items, 0, sizeof items);
-    if (opts)
-        o = *opts;
+    if ((rc = sg_check__options(&o, opts, err)) != 0)
+        return rc;
     o.infer = false;
     for (i = 0; i < n; i++) {
         const char *line = skip_ws(lines[i]), *eq, *rhs, *root = NULL;
@@ -1196,7 +1194,7 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
         rc = 0;
         goto cleanup;
     }
-    if ((rc = sg_check(&rep, copy, &o, err)) != 0)
+    if ((rc = sg_check_rt(&rep, copy, &o, rt, err)) != 0)
         goto cleanup;
     *verdict = rep->verdict;
     if (rep->nviolations) {
@@ -1227,144 +1225,44 @@ cleanup:
 
 /* ---- JSON and the report ------------------------------------------------------------- */
 
-/* torch's lines of `t` as strings (borrowed from `arr`), or 0 of them. */
-static size_t torch_lines(cJSON **arr, const char ***lines, const sg_trace *t, sg_error *err, int *rc)
+int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_check_options *opts,
+                        const sg_runtime *rt, sg_error *err)
 {
     const char *js = sg_trace_torch_fixes_json(t);
+    sg_torch_recheck *k = NULL;
+    cJSON *arr = NULL;
     const cJSON *it;
-    size_t n = 0;
-    *arr = NULL;
-    *lines = NULL;
-    *rc = 0;
-    if (!js)
-        return 0;
-    if ((*rc = sg__json_parse(arr, js, strlen(js), (size_t)1 << 26, 16, "torch_suggested_fixes", err)) != 0)
-        return 0;
-    *lines = sg__calloc((size_t)cJSON_GetArraySize(*arr) + 1, sizeof **lines);
-    if (!*lines) {
-        *rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-        return 0;
-    }
-    cJSON_ArrayForEach(it, *arr)
-        if (sg__json_str(it))
-            (*lines)[n++] = sg__json_str(it);
-    return n;
-}
-
-int sg_fixes_to_json(char **out, const sg_fixes *f, const sg_trace *t, const sg_check_options *opts,
-                     sg_error *err)
-{
-    cJSON *root = NULL, *arr, *tarr = NULL, *tobj;
-    const char **tl = NULL;
-    char *py = NULL, *why = NULL;
-    size_t i, nt;
-    int rc = 0;
-
-    *out = NULL;
-    root = cJSON_CreateObject();
-    if (!root)
-        return sg_error_set(err, SG_ENOMEM, "out of memory");
-    cJSON_AddBoolToObject(root, "verified", f->verified);
-    cJSON_AddStringToObject(root, "recheck", sg_verdict_name(f->recheck));
-    cJSON_AddNumberToObject(root, "rounds", f->rounds);
-    arr = cJSON_AddArrayToObject(root, "lines");
-    for (i = 0; arr && i < f->nfixes; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(f->fixes[i].line));
-    if (f->spec_json) {
-        cJSON_AddItemToObject(root, "spec", cJSON_CreateRaw(f->spec_json));
-        if ((rc = sg_spec_to_python(&py, t, f->spec_json, err)) != 0)
-            goto cleanup;
-        cJSON_AddStringToObject(root, "python", py);
-    } else {
-        cJSON_AddNullToObject(root, "spec");
-        cJSON_AddNullToObject(root, "python");
-    }
-    arr = cJSON_AddArrayToObject(root, "notes");
-    for (i = 0; arr && i < f->nnotes; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(f->notes[i]));
-    {
-        char *msg = NULL;
-        if ((rc = sg_fixes_torch_message(&msg, t, f, err)) != 0)
-            goto cleanup;
-        if (msg)
-            cJSON_AddStringToObject(root, "torch_message", msg);
-        else
-            cJSON_AddNullToObject(root, "torch_message");
-        sg_free(msg);
-    }
-    nt = torch_lines(&tarr, &tl, t, err, &rc);
-    if (rc)
-        goto cleanup;
-    if (nt) {
-        sg_verdict v;
-        if ((rc = sg_fixes_check_lines(&v, &why, t, tl, nt, opts, err)) != 0)
-            goto cleanup;
-        tobj = cJSON_AddObjectToObject(root, "torch");
-        if (tobj) {
-            arr = cJSON_AddArrayToObject(tobj, "lines");
-            for (i = 0; arr && i < nt; i++)
-                cJSON_AddItemToArray(arr, cJSON_CreateString(tl[i]));
-            cJSON_AddStringToObject(tobj, "verdict", sg_verdict_name(v));
-            if (why)
-                cJSON_AddStringToObject(tobj, "why", why);
-            else
-                cJSON_AddNullToObject(tobj, "why");
-        }
-    }
-    *out = cJSON_PrintUnformatted(root);
-    if (!*out)
-        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-cleanup:
-    cJSON_Delete(root);
-    cJSON_Delete(tarr);
-    sg_free((void *)tl);
-    sg_free(py);
-    sg_free(why);
-    return rc;
-}
-
-int sg_fixes_attach(sg_report *r, const sg_fixes *f, sg_error *err)
-{
-    char **lines = NULL;
-    size_t i, n = f && f->verified ? f->nfixes : 0;
-    if (n && !(lines = sg__calloc(n, sizeof *lines)))
-        return sg_error_set(err, SG_ENOMEM, "out of memory");
-    for (i = 0; i < n; i++)
-        if (!(lines[i] = sg__strndup(f->fixes[i].line, strlen(f->fixes[i].line)))) {
-            while (i--)
-                sg_free(lines[i]);
-            sg_free(lines);
-            return sg_error_set(err, SG_ENOMEM, "out of memory");
-        }
-    for (i = 0; i < r->nfixes; i++)
-        sg_free(r->suggested_fixes[i]);
-    sg_free(r->suggested_fixes);
-    r->suggested_fixes = lines;
-    r->nfixes = n;
-    return 0;
-}
-
-int sg_fixes_torch_message(char **out, const sg_trace *t, const sg_fixes *f, sg_error *err)
-{
-    sg_torch_text *m = NULL;
-    sg_buf b;
-    size_t i;
     int rc;
 
     *out = NULL;
-    if ((rc = sg_torch_text_build(&m, t, err)) != 0)
-        return rc;
-    if (!m->text) {
-        sg_torch_text_free(m);
+    if (!js)
         return 0;
+    if ((rc = sg__json_parse(&arr, js, strlen(js), (size_t)1 << 26, 16, "torch_suggested_fixes", err)) != 0)
+        return rc;
+    if (!(k = sg__calloc(1, sizeof *k)) || !(k->lines = sg__calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *k->lines))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+        goto cleanup;
     }
-    sg_buf_init(&b, (size_t)1 << 28);
-    sg_buf_puts(&b, m->text);
-    if (f && f->verified && f->nfixes) {
-        sg_buf_puts(&b, "\nSuggested fixes:");
-        for (i = 0; i < f->nfixes; i++)
-            sg_buf_printf(&b, "\n  %s", f->fixes[i].line);
+    cJSON_ArrayForEach(it, arr) {
+        const char *line = sg__json_str(it);
+        if (!line)
+            continue;
+        if (!(k->lines[k->nlines] = sg__strndup(line, strlen(line)))) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        k->nlines++;
     }
-    sg_torch_text_free(m);
-    return sg_buf_finish(&b, out, "torch's message", err);
+    if (k->nlines == 0)
+        goto cleanup; /* no lines: nothing to re-check */
+    if ((rc = sg_fixes_check_lines_rt(&k->verdict, &k->why, t, (const char *const *)k->lines, k->nlines, opts, rt,
+                                      err)) != 0)
+        goto cleanup;
+    *out = k;
+    k = NULL;
+cleanup:
+    sg_torch_recheck_free(k);
+    cJSON_Delete(arr);
+    return rc;
 }
+

@@ -144,7 +144,7 @@ int sg_cmd_verify(int argc, char **argv);
 /* cmd_pack.c: `shapegate pack`. */
 int sg_cmd_pack(int argc, char **argv);
 
-#include "shapegate/check.h"
+#include "shapegate/engine.h"
 #include "shapegate/graph.h"
 
 /* An archive opened, its model JSON read and parsed, its trace built and checked. */
@@ -154,8 +154,8 @@ typedef struct sg_cli_verification {
     size_t len;
     const char *model_member; /* its relative name (borrowed from the archive) */
     sg_graph *graph;
-    sg_trace *trace;
-    sg_report *report;
+    sg_engine *engine;
+    sg_report *report;        /* the engine's verify report (it holds the trace it checked) */
     sg_check_options opts;
 } sg_cli_verification;
 
@@ -169,7 +169,5 @@ int sg_cli_verdict_exit(const sg_report *r);
 /* The budget options shared by verify and pack; sg_cli_parse_budget() applies one. */
 enum { SG_CLI_OPT_TIMEOUT = 300, SG_CLI_OPT_QUERY_TIMEOUT, SG_CLI_OPT_RLIMIT };
 bool sg_cli_parse_budget(int opt, const char *arg, sg_check_options *o);
-/* Write `s` as a JSON string literal (null when NULL). */
-void sg_cli_put_json_str(FILE *out, const char *s);
 
 #endif

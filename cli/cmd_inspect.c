@@ -34,6 +34,29 @@ static void inspect_help(FILE *out)
           out);
 }
 
+/* Write `s` as a JSON string literal (null when NULL). */
+static void sg_cli_put_json_str(FILE *out, const char *s)
+{
+    const unsigned char *p;
+
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
 /* Print `e` in sympy form (or `?` when printing fails) as text or a JSON string. */
 static void put_expr(FILE *out, const sg_expr *e, bool json)
 {

@@ -108,7 +108,7 @@ int sg_cmd_pack(int argc, char **argv)
     info.tool_version = SG_VERSION;
     info.opts = &v.opts;
     member = sg_archive_constraints_member(sg_archive_format_of(v.archive));
-    if ((rc = sg_graph_constraints_json(&record, v.graph, v.trace, v.report, &info, &err)) != 0) {
+    if ((rc = sg_graph_constraints_json(&record, v.graph, v.report, &info, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;

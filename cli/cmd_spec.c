@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "shapegate/common.h"
+#include "shapegate/engine.h"
 #include "shapegate/fixes.h"
 
 enum { OPT_DIM = 256, OPT_SPEC };
@@ -52,12 +53,14 @@ int sg_cmd_spec(int argc, char **argv)
     };
     sg_check_options opts = SG_CHECK_OPTIONS_INIT;
     sg_error err = SG_ERROR_INIT;
+    sg_engine *engine = NULL;
     sg_trace *t = NULL;
-    sg_fixes *f = NULL;
+    sg_report *r = NULL;
+    const sg_fixes *f;
     bool json = false;
     char *text = NULL;
     const char **dims = NULL, *spec_file = NULL;
-    size_t ndims = 0, i;
+    size_t ndims = 0;
     sg_cli_supervisor sv = {0};
     unsigned hard_ms;
     int c, rc;
@@ -101,38 +104,28 @@ int sg_cmd_spec(int argc, char **argv)
     }
     if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], spec_file, dims, ndims)) != SG_EXIT_OK)
         goto cleanup;
-    if ((rc = sg_spec_generate(&f, t, &opts, &err)) != 0) {
+    opts.torch_fixes = opts.torch_message = json; /* the JSON form carries torch's text and lines */
+    if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_spec(engine, t, &opts, &r, &err)) != 0) {
         sg_cli_errorf("spec", "%s: %s", argv[optind], err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }
-    if (json) {
-        if ((rc = sg_fixes_to_json(&text, f, t, &opts, &err)) != 0) {
-            sg_cli_errorf("spec", "%s", err.msg);
-            rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-            goto cleanup;
-        }
-        printf("%s\n", text);
-    } else if (f->verified && f->spec_json) {
-        if ((rc = sg_spec_to_python(&text, t, f->spec_json, &err)) != 0) {
-            sg_cli_errorf("spec", "%s", err.msg);
-            rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-            goto cleanup;
-        }
-        for (i = 0; i < f->nnotes; i++)
-            printf("# %s\n", f->notes[i]);
-        fputs(text, stdout);
-    } else {
-        printf("# no spec could be verified (re-check: %s)\n", sg_verdict_name(f->recheck));
-        for (i = 0; i < f->nnotes; i++)
-            printf("# %s\n", f->notes[i]);
+    if ((rc = json ? sg_report_to_json(&text, r, 0, &err) : sg_report_to_text(&text, r, 0, &err)) != 0) {
+        sg_cli_errorf("spec", "%s", err.msg);
+        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        goto cleanup;
     }
+    fputs(text, stdout);
+    if (json)
+        fputc('\n', stdout);
+    f = r->fixes;
     rc = f->verified ? SG_EXIT_OK : f->recheck == SG_VERDICT_INVALID_SPEC ? SG_EXIT_FALSE : SG_EXIT_UNKNOWN;
     rc = sg_cli_finish_output("spec", rc);
 cleanup:
     free(dims);
     sg_free(text);
-    sg_fixes_free(f);
+    sg_report_free(r);
     sg_trace_free(t);
+    sg_engine_free(engine);
     return sg_cli_supervised_exit(&sv, rc);
 }

@@ -150,28 +150,6 @@ int sg_cli_finish_output(const char *cmd, int rc)
     return rc;
 }
 
-void sg_cli_put_json_str(FILE *out, const char *s)
-{
-    const unsigned char *p;
-
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
 /* Parse the global options, find the command named by the first argument and run it
  * with the rest of argv; returns the command's exit code (see sg_exit). */
 int main(int argc, char **argv)

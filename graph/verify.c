@@ -602,10 +602,11 @@ static const char *viol_name(sg_violation_kind k)
     }
 }
 
-int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_trace *t, const sg_report *r,
-                              const sg_graph_record_info *info, sg_error *err)
+int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r, const sg_graph_record_info *info,
+                              sg_error *err)
 {
     char hex[SG_SHA256_HEX_LEN + 1];
+    const sg_trace *t;
     const sg_input_dim *in;
     size_t n = 0, i, k, checked = 0, unrec = 0;
     unsigned major, minor, build, rev;
@@ -613,8 +614,9 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_trace *t, 
     sg_buf b;
 
     *out = NULL;
-    if (!g || !t || !r || !info || (!info->model_json && info->model_len))
+    if (!g || !r || !r->trace || !info || (!info->model_json && info->model_len))
         return sg_error_set(err, SG_EINVALID, "sg_graph_constraints_json: missing argument");
+    t = r->trace;
     in = sg_trace_inputs(t, &n);
     sg__sha256_hex(hex, info->model_json ? info->model_json : "", info->model_len);
     Z3_get_version(&major, &minor, &build, &rev);

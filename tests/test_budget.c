@@ -263,7 +263,7 @@ static void run_attack_here(const char *name, const sbuf *json, const sg_check_o
         printf("%-44s %zu counterexamples not verified (a guard overflows 128 bits there)\n", "", unverified);
     if (env_ulong("SG_BUDGET_VERBOSE", 0)) {
         char *rj = NULL;
-        if (sg_report_to_json(&rj, r, t, NULL) == 0)
+        if (sg_report_to_json(&rj, r, 0, NULL) == 0)
             printf("%s\n", rj);
         sg_free(rj);
     }

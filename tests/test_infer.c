@@ -217,7 +217,7 @@ static void hand_free(hand *h)
 static bool hand_run(hand *h, const char *spec, const char *const *guards, const sg_budget *b)
 {
     sg_error err = SG_ERROR_INIT;
-    sg_budget def = {0, 20000000, 0}; /* rlimit only: Z3 4.8.12 deadlocks when a timeout fires */
+    sg_budget def = {0, 20000000, 0, NULL, NULL}; /* rlimit only: Z3 4.8.12 deadlocks when a timeout fires */
     if (!hand_build(h, spec, guards)) {
         fprintf(stderr, "hand_build failed\n");
         return false;
@@ -596,7 +596,7 @@ static void test_tiny_budget(void)
 {
     hand h;
     const char *g[] = {"Eq(Mod(s0*s1, 8), 0)", "s0*s1 <= 5000", "Ne(s0, 6)", "Eq(s2, s0 + s1)", NULL};
-    sg_budget b = {0, 1, 0};
+    sg_budget b = {0, 1, 0, NULL, NULL};
     size_t i;
     if (!hand_run(&h, "s0:2:oo s1:2:100 s2:2:oo", g, &b)) {
         CHECK(0);
@@ -631,7 +631,7 @@ static void test_budget_sweep(void)
     size_t i;
     for (i = 0; i < sizeof limits / sizeof *limits; i++) {
         hand h;
-        sg_budget b = {0, limits[i], 0};
+        sg_budget b = {0, limits[i], 0, NULL, NULL};
         if (!hand_run(&h, "s0:2:oo s1:2:oo s2:2:oo", g, &b)) {
             CHECK(0);
             hand_free(&h);
@@ -652,7 +652,7 @@ static void test_deadline(void)
 {
     hand h;
     const char *g[] = {"Eq(s1, 2*s0)", NULL};
-    sg_budget b = {1000, 0, 1e-9};
+    sg_budget b = {1000, 0, 1e-9, NULL, NULL};
     size_t i;
     if (!hand_run(&h, "s0:2:50 s1:2:oo", g, &b)) {
         CHECK(0);
@@ -827,7 +827,9 @@ static void corpus_version(const char *version, corpus_stats *cs)
         b.query_timeout_ms = 0; /* Z3 4.8.12 deadlocks when a timeout fires: rlimit only */
         b.query_rlimit = 20000000;
         b.deadline = 0;
-        if (sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) || sg_problem_build(&p, t, pool, &err)) {
+        b.cancel = NULL;
+        b.rt = NULL;
+        if (sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) || sg_problem_build(&p, t, pool, NULL, &err)) {
             fprintf(stderr, "%s/%s: problem: %s\n", version, names[i], err.msg);
             sg_pool_free(pool);
             pool = NULL;

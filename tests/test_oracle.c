@@ -1179,7 +1179,7 @@ report:
     if (verbose || (bad && *shown < MAX_SHOWN)) {
         char *rj = NULL;
         if (r && t)
-            sg_report_to_json(&rj, r, t, NULL);
+            sg_report_to_json(&rj, r, 0, NULL);
         fprintf(stderr, "==== %s: %zu mismatch%s (infer %s, minimize %s)\n%s---- trace:\n%s---- report:\n%s\n", label,
                 bad, bad == 1 ? "" : "es", infer ? "on" : "off", minimize ? "on" : "off", sb_str(&why), json,
                 rj ? rj : "(none)");

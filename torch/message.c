@@ -1872,3 +1872,28 @@ void sg_torch_text_free(sg_torch_text *m)
     sg_free(m->forced);
     sg_free(m);
 }
+
+int sg_torch_message(char **out, const sg_trace *t, const char *const *lines, size_t n, sg_error *err)
+{
+    sg_torch_text *m = NULL;
+    sg_buf b;
+    size_t i;
+    int rc;
+
+    *out = NULL;
+    if ((rc = sg_torch_text_build(&m, t, err)) != 0)
+        return rc;
+    if (!m->text) {
+        sg_torch_text_free(m);
+        return 0;
+    }
+    sg_buf_init(&b, (size_t)1 << 28);
+    sg_buf_puts(&b, m->text);
+    if (n) {
+        sg_buf_puts(&b, "\nSuggested fixes:");
+        for (i = 0; i < n; i++)
+            sg_buf_printf(&b, "\n  %s", lines[i]);
+    }
+    sg_torch_text_free(m);
+    return sg_buf_finish(&b, out, "torch's message", err);
+}

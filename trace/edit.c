@@ -47,6 +47,7 @@ int sg_trace__clone(sg_trace **out, const sg_trace *t, sg_error *err)
         return rc;
     }
     c->origin = sg_trace__ref(t);
+    c->name = t->name;
     c->torch_version = t->torch_version;
     c->strict = t->strict;
     c->has_shape_env = t->has_shape_env;

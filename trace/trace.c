@@ -228,6 +228,8 @@ int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, c
 
 const sg_pool *sg_trace_pool(const sg_trace *t) { return t ? t->pool : NULL; }
 
+const char *sg_trace_name(const sg_trace *t) { return t ? t->name : NULL; }
+
 const char *sg_trace_torch_version(const sg_trace *t) { return t ? t->torch_version : ""; }
 
 const char *sg_trace_torch_fixes_json(const sg_trace *t) { return t ? t->torch_fixes_json : NULL; }
@@ -303,6 +305,11 @@ int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
     rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
     if (rc == 0)
         rc = sg_trace__load_json_named(out, text, len, path, err);
+    if (rc == 0 && !((*out)->name = sg_trace__strdup(*out, path))) {
+        sg_trace_free(*out);
+        *out = NULL;
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+    }
     sg_free(text);
     if (rc)
         sg__error_one_line(err);

@@ -28,6 +28,7 @@ struct sg_trace {
     sg_trace *origin;               /* a copy (sg_trace_clone): the trace whose arena and pool it shares */
     sg_pool *pool;                  /* a copy: an overlay of the origin's pool */
     sg_trace_block *mem;            /* arena: strings and small arrays */
+    const char *name;               /* the path it was loaded from, or NULL */
     const char *torch_version;      /* never NULL ("" when unknown) */
     bool strict;
     bool has_shape_env;

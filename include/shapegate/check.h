@@ -22,28 +22,43 @@
 #ifndef SHAPEGATE_CHECK_H
 #define SHAPEGATE_CHECK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shapegate/cancel.h"
 #include "shapegate/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Budgets and switches. Fill with SG_CHECK_OPTIONS_INIT, then change fields. */
+/**
+ * The options of one call (sg_engine_check, sg_engine_spec, sg_engine_verify,
+ * and the analyses below them): budgets and switches. Fill with
+ * SG_CHECK_OPTIONS_INIT (or sg_check_options_init), then change fields; a
+ * call refuses a version it does not know (SG_EINVALID).
+ */
 typedef struct sg_check_options {
-    unsigned version;
-    unsigned timeout_ms;       /**< wall-clock limit for the whole check; 0: none */
+    unsigned version;          /**< SG_CHECK_OPTIONS_VERSION */
+    unsigned timeout_ms;       /**< wall-clock limit for the whole call; 0: none */
     unsigned query_timeout_ms; /**< Z3 time limit per query; 0: none */
     uint64_t query_rlimit;     /**< Z3 resource limit per query (deterministic); 0: none */
     bool infer;                /**< compute inferred ranges, relations, congruences, holes */
     bool minimize_cores;       /**< shrink unsat cores until no member can be dropped */
+    bool fixes;                /**< check: derive and verify fixes after a refutation */
+    bool torch_fixes;          /**< re-check torch's own suggested fixes when the trace has them */
+    bool torch_message;        /**< build torch's own error text (with the verified fixes) */
+    sg_cancel *cancel;         /**< a token that stops the call from another thread (engine.h), or NULL */
 } sg_check_options;
 
-#define SG_CHECK_OPTIONS_VERSION 1
-#define SG_CHECK_OPTIONS_INIT {SG_CHECK_OPTIONS_VERSION, 60000, 10000, 50000000, true, true}
+#define SG_CHECK_OPTIONS_VERSION 2
+#define SG_CHECK_OPTIONS_INIT {SG_CHECK_OPTIONS_VERSION, 60000, 10000, 50000000, true, true, true, true, true, NULL}
+
+/** Fill `o` with the defaults of options version `version`. Returns 0, or SG_EINVALID for a
+ *  version this library does not know. */
+int sg_check_options_init(sg_check_options *o, unsigned version);
 
 typedef enum sg_verdict {
     SG_VERDICT_OK,           /**< every dynamic dim proved */
@@ -125,6 +140,32 @@ typedef struct sg_check_stats {
     uint64_t rlimit_spent;
 } sg_check_stats;
 
+/** What a report answers. */
+typedef enum sg_report_kind {
+    SG_REPORT_CHECK,  /**< sg_engine_check: the verdicts, fixes after a refutation */
+    SG_REPORT_SPEC,   /**< sg_engine_spec: a generated spec (the fixes part) */
+    SG_REPORT_VERIFY  /**< sg_engine_verify: the verdicts on an exported program's declared ranges */
+} sg_report_kind;
+
+/** torch's own suggested fixes (sg_trace_torch_fixes_json), applied as torch's refine step reads them and re-checked. */
+typedef struct sg_torch_recheck {
+    char **lines;        /**< torch's lines */
+    size_t nlines;
+    sg_verdict verdict;  /**< the verdict of the spec they make */
+    char *why;           /**< the first violation with its counterexample, or why a line could not be read; NULL when ok */
+} sg_torch_recheck;
+
+/** What a verify report knows of the program (SG_REPORT_VERIFY). */
+typedef struct sg_verify_info {
+    char *name;            /**< the program's name (the archive path), or NULL */
+    bool against_spec;     /**< decided a given spec, not the declared range_constraints */
+    size_t asserts;        /**< runtime check nodes in the graph */
+    size_t checked;        /**< of them, recovered as expressions */
+    size_t data_dependent; /**< of the recovered, those over an unbacked (data-dependent) symbol */
+} sg_verify_info;
+
+struct sg_fixes;
+
 typedef struct sg_report {
     sg_verdict verdict;
     sg_violation *violations;
@@ -133,14 +174,18 @@ typedef struct sg_report {
     size_t ndims;
     sg_inferred *inferred;
     size_t ninferred;
-    char **suggested_fixes;  /**< filled by the fixes module; may be empty */
-    size_t nfixes;
     sg_check_stats stats;
     bool no_spec;            /**< the trace carries no per-dim spec (torch failed building it): unknown */
+    sg_report_kind kind;
+    struct sg_fixes *fixes;  /**< CHECK: fixes after a refutation; SPEC: the generated spec; or NULL */
+    char *torch_message;     /**< torch's whole error text with the verified fixes, or NULL */
+    sg_torch_recheck *torch; /**< torch's own lines re-checked, or NULL */
+    sg_verify_info *verify;  /**< VERIFY: the program's side, else NULL */
     /* private: the overlay of the trace's pool the check built expressions in, and the
      * reference to the trace the report holds */
     sg_pool *pool;
     sg_trace *trace;
+    atomic_uint refs;        /* holders: the caller, the engine's cache */
 } sg_report;
 
 /**
@@ -154,8 +199,35 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
 
 void sg_report_free(sg_report *r);
 
-/** The report as one JSON object (docs/check.md); new string, free with sg_free(). */
-int sg_report_to_json(char **out, const sg_report *r, const sg_trace *t, sg_error *err);
+/** Leave the timings ("seconds") out of the JSON, so that equal reports write equal bytes. */
+#define SG_JSON_NO_TIMES 1u
+
+/**
+ * The report as one JSON object into a new string `*out` (free with
+ * sg_free()); the one writer of every report (docs/check.md, docs/fixes.md):
+ * a CHECK report is the check object, with "fixes" when fixes were derived;
+ * a SPEC report is the fixes object of the generated spec; a VERIFY report
+ * is {"archive", "against", "verdict", "runtime_asserts", "report"}. Pure:
+ * it only reads the report. `flags`: SG_JSON_NO_TIMES. Returns 0 or SG_ENOMEM.
+ */
+int sg_report_to_json(char **out, const sg_report *r, unsigned flags, sg_error *err);
+
+/** sg_report_to_text() flags: a check's fixed spec as paste-ready Python; how the fixes were
+ *  found, and torch's own lines re-checked; torch's own error text instead of the diagnosis. */
+#define SG_TEXT_PYTHON 1u
+#define SG_TEXT_EXPLAIN 2u
+#define SG_TEXT_TORCH 4u
+
+/**
+ * The report as text into a new string `*out` (free with sg_free()): what the
+ * CLI prints without --json (docs/cli.md). A CHECK report is the diagnosis
+ * (verdict per dim, violations with counterexamples and conflicting
+ * constraints, inferred facts, then the fixes); with SG_TEXT_TORCH torch's own
+ * error text instead. A SPEC report is the generated spec as Python; a VERIFY
+ * report the program's verdicts. Pure, as sg_report_to_json(). Returns 0,
+ * SG_ENOMEM, SG_ELIMIT.
+ */
+int sg_report_to_text(char **out, const sg_report *r, unsigned flags, sg_error *err);
 
 /** "ok", "violations", "unknown", "invalid_spec". */
 const char *sg_verdict_name(sg_verdict v);

@@ -106,33 +106,6 @@ int sg_spec_to_python(char **out, const sg_trace *t, const char *spec_json, sg_e
 int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines, size_t n,
                          const sg_check_options *opts, sg_error *err);
 
-/**
- * The fixes as one JSON object (docs/fixes.md): {"verified", "recheck",
- * "rounds", "lines", "spec", "python", "notes", "torch_message" (torch's whole
- * error text with these lines, sg_fixes_torch_message(), or null)}, plus "torch": {"lines",
- * "verdict", "why"} when the trace carries torch's own suggestions (they are
- * re-checked here, with `opts`). New string in `*out`; free with sg_free().
- * Returns 0, SG_ENOMEM, SG_ERROR.
- */
-int sg_fixes_to_json(char **out, const sg_fixes *f, const sg_trace *t, const sg_check_options *opts,
-                     sg_error *err);
-
-/**
- * Copy the verified lines of `f` into `r->suggested_fixes` (replacing what
- * was there; nothing when `f` is not verified). Returns 0 or SG_ENOMEM.
- */
-int sg_fixes_attach(sg_report *r, const sg_fixes *f, sg_error *err);
-
-/**
- * torch's whole error text for trace `t`, with our fixes: the "Constraints
- * violated" part exactly as the trace's torch version prints it (message.h),
- * then — when `f` is verified and has lines — "\nSuggested fixes:\n  " and
- * the lines, as torch lays them out. `*out` is NULL when torch raises no
- * constraint violation for the trace. Free with sg_free(). Returns 0,
- * SG_ENOMEM, SG_ELIMIT.
- */
-int sg_fixes_torch_message(char **out, const sg_trace *t, const sg_fixes *f, sg_error *err);
-
 /** Free fixes. NULL-safe. */
 void sg_fixes_free(sg_fixes *f);
 

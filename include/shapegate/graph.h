@@ -258,8 +258,8 @@ typedef struct sg_graph_record_info {
  * `*out` (free with sg_free()). Returns 0, SG_EINVALID (missing argument),
  * SG_ELIMIT (over 64 MiB), SG_ENOMEM.
  */
-int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_trace *t, const sg_report *r,
-                              const sg_graph_record_info *info, sg_error *err);
+int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r, const sg_graph_record_info *info,
+                              sg_error *err);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,16 @@ int sg_torch_text_build(sg_torch_text **out, const sg_trace *t, sg_error *err);
 void sg_torch_text_free(sg_torch_text *m);
 
 /**
+ * torch's whole error text for trace `t` with suggested-fix lines: the
+ * "Constraints violated" part exactly as the trace's torch version prints it
+ * (sg_torch_text_build), then, when `n` > 0, "\nSuggested fixes:" and each
+ * line as "\n  LINE", as torch lays them out. `*out` is NULL when torch
+ * raises no constraint violation for the trace. Free with sg_free().
+ * Returns 0, SG_ENOMEM, SG_ELIMIT.
+ */
+int sg_torch_message(char **out, const sg_trace *t, const char *const *lines, size_t n, sg_error *err);
+
+/**
  * Print `e` as torch's guard printer (ShapeGuardPythonPrinter, sympy's
  * precedence rules) does, e.g. `(L['x'].size()[0] % 8) == 0`,
  * `8*(L['x'].size()[0] // 8) >= 2`, `((-1) + L['x'].size()[0]) != 1`.

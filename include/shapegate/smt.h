@@ -33,10 +33,11 @@ typedef struct sg_smt sg_smt;
 int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err);
 
 /**
- * Free the encoder and its memo. Its Z3 context is kept for the next
- * sg_smt_new (a new context costs about 0.5 ms) unless Z3 failed in it or
- * sg_smt_no_reuse() was called; so every term, solver and model made in the
- * context by the caller must be released first. NULL-safe.
+ * Free the encoder and its memo. Its Z3 context goes back to the engine's
+ * pool when it came from one (solver/ctxpool.h; a new context costs about
+ * 0.5 ms) unless Z3 failed in it or sg_smt_no_reuse() was called, else it is
+ * deleted; so every term, solver and model made in the context by the
+ * caller must be released first. NULL-safe.
  */
 void sg_smt_free(sg_smt *smt);
 

@@ -280,6 +280,9 @@ void sg_trace_free(sg_trace *t);
  */
 const sg_pool *sg_trace_pool(const sg_trace *t);
 
+/** The path the trace was loaded from (sg_trace_load, sg_trace_load_dir; a copy keeps it), or NULL. */
+const char *sg_trace_name(const sg_trace *t);
+
 /** torch version that produced the trace ("2.14.1"), or "" when unknown. */
 const char *sg_trace_torch_version(const sg_trace *t);
 

@@ -779,6 +779,10 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
         goto cleanup;
     if ((rc = load_inputs(&L, cj, se)) != 0)
         goto cleanup;
+    if (!(L.r.t->name = sg_trace__strdup(L.r.t, dir))) {
+        rc = sg_trace__oom(&L.r);
+        goto cleanup;
+    }
     *out = L.r.t;
     L.r.t = NULL;
 cleanup:
