@@ -1256,3 +1256,56 @@ cleanup:
     sg_free(res);
     return rc;
 }
+
+/* ---- Copying between pools ----------------------------------------------------------------- */
+
+void sg_expr_copier_init(sg_expr_copier *c, sg_pool *dst)
+{
+    memset(c, 0, sizeof *c);
+    c->dst = dst;
+}
+
+void sg_expr_copier_dispose(sg_expr_copier *c)
+{
+    sg_free((void *)c->memo);
+    memset(c, 0, sizeof *c);
+}
+
+const sg_expr *sg_expr_copy(sg_expr_copier *c, const sg_expr *e)
+{
+    const sg_expr *args[64], **heap = NULL, *r;
+    size_t i;
+
+    if (!e)
+        return NULL;
+    if (e->id < c->cap && c->memo[e->id])
+        return c->memo[e->id];
+    switch (e->kind) {
+    case SG_INT: r = sg_expr_int(c->dst, e->u.ival); break;
+    case SG_RAT: r = sg_expr_rational(c->dst, e->u.rat.num, e->u.rat.den); break;
+    case SG_TRUE: r = sg_expr_bool(c->dst, true); break;
+    case SG_FALSE: r = sg_expr_bool(c->dst, false); break;
+    case SG_INF: r = sg_expr_inf(c->dst, e->u.inf.sign, e->u.inf.integer); break;
+    case SG_SYM: r = sg_expr_symbol(c->dst, e->u.sym.name, strlen(e->u.sym.name)); break;
+    default:
+        if (e->nargs > sizeof args / sizeof args[0] && !(heap = sg__malloc(e->nargs * sizeof *heap)))
+            return fail(c->dst, SG_ENOMEM, "out of memory copying an expression");
+        for (i = 0; i < e->nargs; i++)
+            if (!((heap ? heap : args)[i] = sg_expr_copy(c, e->args[i]))) {
+                sg_free((void *)heap);
+                return NULL;
+            }
+        r = sg_expr_apply(c->dst, (sg_kind)e->kind, heap ? heap : args, e->nargs);
+        sg_free((void *)heap);
+        break;
+    }
+    if (r && e->id >= c->cap) {
+        size_t old = c->cap;
+        if (sg__grow((void **)&c->memo, &c->cap, (size_t)e->id + 1, sizeof *c->memo))
+            return fail(c->dst, SG_ENOMEM, "out of memory copying an expression");
+        memset((void *)(c->memo + old), 0, (c->cap - old) * sizeof *c->memo);
+    }
+    if (r)
+        c->memo[e->id] = r;
+    return r;
+}

@@ -155,6 +155,23 @@ const sg_expr *sg_expr_neg(sg_pool *pool, const sg_expr *a);
 /** a - b, i.e. Add(a, Mul(-1, b)). */
 const sg_expr *sg_expr_sub(sg_pool *pool, const sg_expr *a, const sg_expr *b);
 
+/**
+ * Copying expressions into another pool: sg_expr_copy() rebuilds `e` (of any
+ * pool) in `c->dst` through the constructors, so the copy is the same
+ * expression there (`a == b` holds among copies), each shared subterm built
+ * once. NULL with the pool's recorded error on failure. A copier remembers
+ * ids of one source pool chain only.
+ */
+typedef struct sg_expr_copier {
+    sg_pool *dst;
+    const sg_expr **memo;  /* by source id */
+    size_t cap;
+} sg_expr_copier;
+
+void sg_expr_copier_init(sg_expr_copier *c, sg_pool *dst);
+const sg_expr *sg_expr_copy(sg_expr_copier *c, const sg_expr *e);
+void sg_expr_copier_dispose(sg_expr_copier *c);
+
 /* ---- Inspection -------------------------------------------------------------- */
 
 sg_kind sg_expr_kind(const sg_expr *e);
