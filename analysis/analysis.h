@@ -7,8 +7,8 @@
 #ifndef SG_ANALYSIS_H
 #define SG_ANALYSIS_H
 
-#include "shapegate/check.h"
-#include "shapegate/fixes.h"
+#include "analysis/check.h"
+#include "analysis/fixes.h"
 #include "solver/ctxpool.h"
 
 /*

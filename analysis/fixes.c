@@ -23,8 +23,8 @@
 
 #include "analysis/analysis.h"
 #include "report/report.h"
-#include "shapegate/fixes.h"
-#include "shapegate/message.h"
+#include "analysis/fixes.h"
+#include "torch/message.h"
 #include "solver/problem.h"
 #include "trace/edit.h"
 #include "util/json.h"

@@ -104,7 +104,7 @@ int sg_cmd_spec(int argc, char **argv);
 /* trace_input.c: load the trace at `path`, then apply --spec FILE (or NULL) and the
  * --dim items; errors reported as command `cmd`. Returns an exit code; `*out` the
  * trace on SG_EXIT_OK (free with sg_trace_free()), else NULL. */
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
                       const char *const *dims, size_t ndims);
 /* Append one --dim ITEM to the growing list `*dims` (free() it); false when out of memory. */

@@ -14,8 +14,8 @@
 
 #include "shapegate/common.h"
 #include "shapegate/error.h"
-#include "shapegate/expr.h"
-#include "shapegate/smt.h"
+#include "expr/expr.h"
+#include "solver/smt.h"
 
 #include "cli.h"
 

@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "shapegate/common.h"
 #include "shapegate/engine.h"
-#include "shapegate/fixes.h"
+#include "analysis/fixes.h"
 
 enum { OPT_DIM = 256, OPT_SPEC };
 

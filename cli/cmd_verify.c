@@ -15,7 +15,7 @@
 
 #include "cli.h"
 #include "shapegate/archive.h"
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "shapegate/common.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"

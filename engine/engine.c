@@ -29,7 +29,7 @@
 #include "report/report.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
-#include "shapegate/message.h"
+#include "torch/message.h"
 #include "solver/ctxpool.h"
 #include "trace/trace_impl.h"
 #include "util/sha256.h"

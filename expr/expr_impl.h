@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 #include "util/util.h"
 
 struct sg_expr {

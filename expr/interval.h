@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 /*
  * A closed range of integers [lo, hi]; lo_inf means lo = -infinity (lo is then

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /** Parser round trip on `size` bytes of expression text. Returns 0. */
 int sg_fuzz_expr(const uint8_t *data, size_t size);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Load the bytes as a trace and check it under a tight budget. Returns 0. */
 int sg_fuzz_check(const uint8_t *data, size_t size)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Write `len` bytes to `dir`/`name`; aborts when it cannot (the fuzzer's own failure). */
 static void put_file(const char *dir, const char *name, const uint8_t *data, size_t len)

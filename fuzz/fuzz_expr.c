@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 /* True for the codes sg_expr_parse documents. */
 static int parse_code_ok(int rc)

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 #ifndef SG_SOURCE_DIR
 #error "SG_SOURCE_DIR must name the source tree (the fixed traces are corpus folders)"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Load, then write, reload and write again (see the file comment). Returns 0. */
 int sg_fuzz_trace(const uint8_t *data, size_t size)

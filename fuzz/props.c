@@ -34,7 +34,7 @@
 
 #include "fuzz.h"
 #include "oracle_model.h"
-#include "shapegate/check.h"
+#include "analysis/check.h"
 
 /* Most values a Dim name may take for the brute-force confirmation. */
 #define CONFIRM_MAX_VALUES 64

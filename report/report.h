@@ -8,8 +8,8 @@
 #ifndef SG_REPORT_REPORT_H
 #define SG_REPORT_REPORT_H
 
-#include "shapegate/check.h"
-#include "shapegate/fixes.h"
+#include "analysis/check.h"
+#include "analysis/fixes.h"
 
 /* A new empty report of `kind` on trace `t` (a reference is taken; NULL for none), with an
  * overlay of the trace's pool when `with_pool`. Returns 0 or SG_ENOMEM. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shapegate/smt.h"
+#include "solver/smt.h"
 #include "solver/point.h"
 #include "util/util.h"
 

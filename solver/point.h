@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "expr/num.h"
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 #include "solver/ctxpool.h"
 
 /* An optional closed interval (a side is open when its flag is false). */

@@ -25,8 +25,8 @@
 
 #include <z3.h>
 
-#include "shapegate/check.h"
-#include "shapegate/smt.h"
+#include "analysis/check.h"
+#include "solver/smt.h"
 #include "solver/ctxpool.h"
 
 /* One constraint of the trace, encoded. */

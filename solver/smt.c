@@ -20,7 +20,7 @@
  */
 #include <string.h>
 
-#include "shapegate/smt.h"
+#include "solver/smt.h"
 #include "solver/ctxpool.h"
 #include "util/util.h"
 

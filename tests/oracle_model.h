@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 
 #define MAX_DYN 3         /* dynamic dims (= symbols) per trace */
 #define MAX_IN 6          /* input dims: one dynamic and maybe one static per tensor */

@@ -49,9 +49,9 @@
 #include <unistd.h>
 
 #include "oracle_model.h"
-#include "shapegate/check.h"
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "analysis/check.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 #include "test.h"
 
 /* 1125899906842597 * 1125899906842679, both prime (2^50 - 27 and the next prime after 2^50 + 55). */

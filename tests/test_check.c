@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "corpus_walk.h"
 #include "test.h"
 #include "util/json.h"

@@ -21,8 +21,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/fixes.h"
-#include "shapegate/message.h"
+#include "analysis/fixes.h"
+#include "torch/message.h"
 #include "corpus_walk.h"
 #include "util/json.h"
 #include "test.h"

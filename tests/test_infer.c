@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "analysis/infer.h"
 #include "solver/problem.h"
 #include "util/util.h"

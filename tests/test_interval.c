@@ -35,8 +35,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 #include "expr/interval.h"
 #include "test.h"
 

@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/message.h"
+#include "torch/message.h"
 #include "util/json.h"
 #include "test.h"
 

@@ -63,9 +63,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shapegate/check.h"
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "analysis/check.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 #include "oracle_model.h"
 #include "test.h"
 

@@ -28,7 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "shapegate/archive.h"
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "shapegate/graph.h"
 #include "test.h"
 #include "util/sha256.h"

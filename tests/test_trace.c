@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 #include "test.h"
 #include "util/json.h"
 

@@ -24,7 +24,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/message.h"
+#include "torch/message.h"
 #include "expr/expr_impl.h"
 #include "expr/interval.h"
 #include "torch/validate.h"

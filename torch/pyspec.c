@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/fixes.h"
+#include "analysis/fixes.h"
 #include "util/json.h"
 #include "util/util.h"
 

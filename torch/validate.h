@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* One way the spec is invalid, or a named dim torch specialises. */
 typedef struct sg_spec_issue {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* One typed edit of the spec (sg_spec_edits). */
 typedef struct sg_spec_edit {

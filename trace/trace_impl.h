@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 #include <cjson/cJSON.h>
 
 #include "trace/edit.h"

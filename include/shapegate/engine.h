@@ -37,10 +37,10 @@
 #include <stdint.h>
 
 #include "shapegate/cancel.h"
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "shapegate/error.h"
 #include "shapegate/graph.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 #ifdef __cplusplus
 extern "C" {

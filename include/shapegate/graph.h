@@ -33,10 +33,10 @@
 #include <stddef.h>
 
 #include "shapegate/archive.h"
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "shapegate/common.h"
 #include "shapegate/error.h"
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 #ifdef __cplusplus
 extern "C" {

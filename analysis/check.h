@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "shapegate/cancel.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 #ifdef __cplusplus
 extern "C" {

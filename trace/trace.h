@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -18,7 +18,7 @@
 
 #include <z3.h>
 
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "shapegate/check.h"
+#include "analysis/check.h"
 
 #ifdef __cplusplus
 extern "C" {

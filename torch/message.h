@@ -27,8 +27,8 @@
 #include <stddef.h>
 
 #include "shapegate/error.h"
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
