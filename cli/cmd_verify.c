@@ -14,37 +14,35 @@
 #include <string.h>
 
 #include "cli.h"
-#include "shapegate/archive.h"
-#include "analysis/check.h"
-#include "shapegate/common.h"
-#include "shapegate/engine.h"
-#include "shapegate/graph.h"
 
 #define CMD "verify"
 
-enum { OPT_SPEC = 256, OPT_TIMEOUT, OPT_QUERY_TIMEOUT, OPT_RLIMIT };
+static const sg_cli_opt verify_opts[] = {
+    {"spec", SG_CLI_KEY_SPEC, true, false,
+     "--spec FILE          decide this dynamic_shapes spec instead of the declared ranges\n"
+     "                     (JSON, the corpus's structured form, as `check --spec`)"},
+    {"json", 'j', false, false, "--json               print one JSON object instead of text"},
+    SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
+    SG_CLI_OPT_HELP,
+    SG_CLI_OPT_END,
+};
 
-static void verify_help(FILE *out)
-{
-    fputs("usage: shapegate verify [options] MODEL.pt2\n"
-          "\n"
-          "Prove that the shapes the archive's range_constraints admit (or those a spec\n"
-          "admits) pass every runtime assert of the exported graph and its input range\n"
-          "checks, or report the dims that do not, with a witness shape.\n"
-          "\n"
-          "Options:\n"
-          "  --spec FILE          decide this dynamic_shapes spec instead of the declared ranges\n"
-          "                       (JSON, the corpus's structured form, as `check --spec`)\n"
-          "  --json               print one JSON object instead of text\n"
-          "  --timeout MS         wall-clock limit for the whole check (default 60000; 0: none)\n"
-          "  --query-timeout MS   Z3 time limit per query (default 10000; 0: none)\n"
-          "  --rlimit N           Z3 resource limit per query (default 50000000; 0: none)\n"
-          "  -h, --help           this help\n"
-          "\n"
-          "Exit: 0 all dynamic dims proved, 1 some refuted (or the spec invalid), 4 unknown,\n"
-          "      2 usage, 3 unreadable or invalid archive or spec, 5 internal error.\n",
-          out);
-}
+static const sg_cli_spec verify_spec = {
+    CMD,
+    "usage: shapegate verify [options] MODEL.pt2\n"
+    "\n"
+    "Prove that the shapes the archive's range_constraints admit (or those a spec\n"
+    "admits) pass every runtime assert of the exported graph and its input range\n"
+    "checks, or report the dims that do not, with a witness shape.\n"
+    "\n"
+    "Options:\n",
+    verify_opts,
+    "\n"
+    "Exit: 0 all dynamic dims proved, 1 some refuted (or the spec invalid), 4 unknown,\n"
+    "      2 usage, 3 unreadable or invalid archive or spec, 5 internal error.\n",
+    false,
+    NULL,
+};
 
 /* Read all of `f` (at most 64 MiB) into a new buffer `*out` (free()). 0, 1 too large, 2 error. */
 static int read_all(FILE *f, char **out, size_t *len)
@@ -150,88 +148,36 @@ int sg_cli_verify_open(sg_cli_verification *v, const char *cmd, const char *path
 
 int sg_cli_verdict_exit(const sg_report *r)
 {
-    switch (r->verdict) {
+    switch (sg_report_verdict(r)) {
     case SG_VERDICT_OK: return SG_EXIT_OK;
     case SG_VERDICT_UNKNOWN: return SG_EXIT_UNKNOWN;
     default: return SG_EXIT_FALSE;
     }
 }
 
-bool sg_cli_parse_budget(int opt, const char *arg, sg_check_options *o)
-{
-    char *end;
-    unsigned long long v;
-
-    if (!*arg || *arg == '-')
-        return false;
-    errno = 0;
-    v = strtoull(arg, &end, 10);
-    if (errno || *end)
-        return false;
-    if (opt == SG_CLI_OPT_RLIMIT) {
-        o->query_rlimit = v;
-        return true;
-    }
-    if (v > 0xFFFFFFFFull)
-        return false;
-    if (opt == SG_CLI_OPT_TIMEOUT)
-        o->timeout_ms = (unsigned)v;
-    else
-        o->query_timeout_ms = (unsigned)v;
-    return true;
-}
+static int on_verify_opt(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }
 
 int sg_cmd_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"spec", required_argument, NULL, OPT_SPEC},
-        {"json", no_argument, NULL, 'j'},
-        {"timeout", required_argument, NULL, SG_CLI_OPT_TIMEOUT},
-        {"query-timeout", required_argument, NULL, SG_CLI_OPT_QUERY_TIMEOUT},
-        {"rlimit", required_argument, NULL, SG_CLI_OPT_RLIMIT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    sg_check_options opts = SG_CHECK_OPTIONS_INIT;
+    sg_cli_trace_args a;
     sg_cli_verification v;
-    const char *spec = NULL;
-    bool json = false;
-    int c, rc;
+    int rc;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            verify_help(stdout);
-            return sg_cli_finish_output(CMD, SG_EXIT_OK);
-        case 'j':
-            json = true;
-            break;
-        case OPT_SPEC:
-            spec = optarg;
-            break;
-        case SG_CLI_OPT_TIMEOUT:
-        case SG_CLI_OPT_QUERY_TIMEOUT:
-        case SG_CLI_OPT_RLIMIT:
-            if (!sg_cli_parse_budget(c, optarg, &opts))
-                return sg_cli_usage_error(CMD, "'%s' is not a non-negative integer", optarg);
-            break;
-        default:
-            return sg_cli_bad_option(CMD, argc, argv, c, longopts);
-        }
-    }
+    sg_cli_trace_args_init(&a, CMD);
+    if ((rc = sg_cli_parse(&verify_spec, argc, argv, on_verify_opt, &a)) >= 0)
+        return rc;
     if (optind != argc - 1)
         return sg_cli_usage_error(CMD, optind >= argc ? "no archive given" : "one archive expected");
-    rc = sg_cli_verify_open(&v, CMD, argv[optind], spec, &opts);
+    rc = sg_cli_verify_open(&v, CMD, argv[optind], a.spec_file, &a.opts);
     if (rc == SG_EXIT_OK) {
         char *text = NULL;
         sg_error err = SG_ERROR_INIT;
-        if ((json ? sg_report_to_json(&text, v.report, 0, &err) : sg_report_to_text(&text, v.report, 0, &err)) != 0) {
+        if ((a.json ? sg_report_to_json(&text, v.report, 0, &err) : sg_report_to_text(&text, v.report, 0, &err)) != 0) {
             sg_cli_errorf(CMD, "%s", err.msg);
             rc = SG_EXIT_INTERNAL;
         } else {
             fputs(text, stdout);
-            if (json)
+            if (a.json)
                 fputc('\n', stdout);
             rc = sg_cli_verdict_exit(v.report);
         }

@@ -4,9 +4,9 @@
  * reported the same way.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
-#include "shapegate/common.h"
 
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
                       const char *const *dims, size_t ndims)
@@ -56,12 +56,34 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
     return SG_EXIT_OK;
 }
 
-bool sg_cli_push_dim(const char ***dims, size_t *n, const char *item)
+void sg_cli_trace_args_init(sg_cli_trace_args *a, const char *cmd)
 {
-    const char **grown = realloc(*dims, (*n + 1) * sizeof **dims);
-    if (!grown)
-        return false;
-    grown[(*n)++] = item;
-    *dims = grown;
-    return true;
+    sg_check_options d = SG_CHECK_OPTIONS_INIT;
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->opts = d;
+}
+
+int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg)
+{
+    const char **grown;
+
+    switch (key) {
+    case 'j':
+        a->json = true;
+        return -1;
+    case SG_CLI_KEY_SPEC:
+        a->spec_file = arg;
+        return -1;
+    case SG_CLI_KEY_DIM:
+        if (!(grown = realloc(a->dims, (a->ndims + 1) * sizeof *a->dims))) {
+            sg_cli_errorf(a->cmd, "out of memory");
+            return SG_EXIT_INTERNAL;
+        }
+        grown[a->ndims++] = arg;
+        a->dims = grown;
+        return -1;
+    default:
+        return sg_cli_budget_option(a->cmd, key, arg, &a->opts);
+    }
 }

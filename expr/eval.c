@@ -330,3 +330,49 @@ void sg_value_format(char *buf, size_t cap, const sg_value *v)
         break;
     }
 }
+
+/* The API's value: numbers as sg_num. */
+static sg_eval to_eval(const sg_value *v)
+{
+    sg_eval r;
+    r.kind = v->kind;
+    r.num = sg__num(v->num);
+    r.den = sg__num(v->den);
+    return r;
+}
+
+int sg_expr_evaluate(sg_eval *out, sg_pool *p, const sg_expr *e, const sg_num *values, size_t nvalues,
+                     sg_error *err)
+{
+    sg_int *vals = NULL;
+    sg_value v;
+    size_t i;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (nvalues && !(vals = sg__calloc(nvalues, sizeof *vals)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory evaluating an expression");
+    for (i = 0; i < nvalues; i++)
+        if (!sg__num_int(&values[i], &vals[i])) {
+            sg_free(vals);
+            return sg_error_set(err, SG_EINVALID, "value %zu is not a finite integer", i);
+        }
+    rc = sg_expr_eval(&v, p, e, vals, nvalues, err);
+    sg_free(vals);
+    if (rc == 0)
+        *out = to_eval(&v);
+    return rc;
+}
+
+void sg_eval_format(char *buf, size_t cap, const sg_eval *v)
+{
+    sg_value x;
+    x.kind = v->kind;
+    x.num = 0;
+    x.den = 1;
+    if (!sg__num_int(&v->num, &x.num) || !sg__num_int(&v->den, &x.den)) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    sg_value_format(buf, cap, &x);
+}

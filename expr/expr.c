@@ -1309,3 +1309,19 @@ const sg_expr *sg_expr_copy(sg_expr_copier *c, const sg_expr *e)
         c->memo[e->id] = r;
     return r;
 }
+
+/* ---- The API's integers ------------------------------------------------------------------- */
+
+const sg_expr *sg_expr_int64(sg_pool *p, int64_t v) { return sg_expr_int(p, v); }
+
+bool sg_expr_number(const sg_expr *e, sg_num *num, sg_num *den)
+{
+    sg_int n, d;
+    if (!sg_expr_rational_value(e, &n, &d))
+        return false;
+    if (num)
+        *num = sg__num(n);
+    if (den)
+        *den = sg__num(d);
+    return true;
+}

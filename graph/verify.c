@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "shapegate/engine.h"
 #include "shapegate/graph.h"
 #include "report/report.h"
 #include "solver/point.h"
@@ -80,6 +81,14 @@ static bool affine(const sg_expr *e, const sg_expr **root, sg_int *a, sg_int *b)
     return false;
 }
 
+/* A declared bound as the library's integer (0 for an absent one). */
+static sg_int nv(const sg_num *n)
+{
+    sg_int v = 0;
+    sg__num_int(n, &v);
+    return v;
+}
+
 /* The range_constraints entry whose key is `e`, or NULL. */
 static const sg_graph_range *range_of(const sg_graph *g, const sg_expr *e)
 {
@@ -126,7 +135,7 @@ static bool defaults_do(const sg_int *vals, const sg_graph *g, sg_pool *scratch,
         const sg_graph_range *r = range_of(g, sg_pool_symbol(pool, i));
         if (!backed[i])
             continue;
-        if (vals[i] < 2 || (r && r->has_min && vals[i] < r->min) || (r && r->has_max && vals[i] > r->max)
+        if (vals[i] < 2 || (r && r->has_min && vals[i] < nv(&r->min)) || (r && r->has_max && vals[i] > nv(&r->max))
             || (sb && sb[i].has_lo && vals[i] < sb[i].lo) || (sb && sb[i].has_hi && vals[i] > sb[i].hi))
             return false;
     }
@@ -163,10 +172,10 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     for (i = 0; i < ns; i++) {
         const sg_graph_range *r = range_of(g, sg_pool_symbol(pool, i));
         vals[i] = 2;
-        if (r && r->has_min && r->min > 2)
-            vals[i] = r->min;
-        if (r && r->has_max && r->max < vals[i])
-            vals[i] = r->max;
+        if (r && r->has_min && nv(&r->min) > 2)
+            vals[i] = nv(&r->min);
+        if (r && r->has_max && nv(&r->max) < vals[i])
+            vals[i] = nv(&r->max);
         if (sb && sb[i].has_lo && vals[i] < sb[i].lo)
             vals[i] = sb[i].lo;
         if (sb && sb[i].has_hi && vals[i] > sb[i].hi)
@@ -185,9 +194,9 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
         if (!r)
             continue;
         ranges[i].has_lo = r->has_min;
-        ranges[i].lo = r->min;
+        ranges[i].lo = nv(&r->min);
         ranges[i].has_hi = r->has_max;
-        ranges[i].hi = r->max;
+        ranges[i].hi = nv(&r->max);
     }
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         const sg_graph_assert *a = sg_graph_assert_at(g, i);
@@ -257,8 +266,8 @@ static int dim_spec(sg_trace *t, sg_expr_copier *cp, sg_input_dim *d, const sg_g
     if (size == root) {
         d->kind = SG_SPEC_DIM;
         d->name = sg_expr_symbol_name(sg_expr_copy(cp, root));
-        d->min = bound_of(true, rr && rr->has_min ? rr->min : 0, -1);
-        d->max = bound_of(rr && rr->has_max, rr ? rr->max : 0, 1);
+        d->min = bound_of(true, rr && rr->has_min ? nv(&rr->min) : 0, -1);
+        d->max = bound_of(rr && rr->has_max, rr ? nv(&rr->max) : 0, 1);
         return d->name ? 0 : sg_error_set(err, SG_ENOMEM, "out of memory building the trace");
     }
     r = range_of(g, size);
@@ -267,16 +276,16 @@ static int dim_spec(sg_trace *t, sg_expr_copier *cp, sg_input_dim *d, const sg_g
         return err && err->code ? err->code : SG_ENOMEM;
     if (!(d->derived = sg_expr_copy(cp, size)) || !(d->root_name = sg_expr_symbol_name(sg_expr_copy(cp, root))))
         return sg_error_set(err, SG_ENOMEM, "out of memory building the trace");
-    d->root_min = bound_of(true, rr && rr->has_min ? rr->min : 0, -1);
-    d->root_max = bound_of(rr && rr->has_max, rr ? rr->max : 0, 1);
+    d->root_min = bound_of(true, rr && rr->has_min ? nv(&rr->min) : 0, -1);
+    d->root_max = bound_of(rr && rr->has_max, rr ? nv(&rr->max) : 0, 1);
     if (r && r->has_min)
-        d->min = bound_of(true, r->min, -1);
+        d->min = bound_of(true, nv(&r->min), -1);
     else
-        d->min = bound_of(sg__mul(a, rr && rr->has_min ? rr->min : 0, &v) && sg__add(v, c, &v), v, -1);
+        d->min = bound_of(sg__mul(a, rr && rr->has_min ? nv(&rr->min) : 0, &v) && sg__add(v, c, &v), v, -1);
     if (r)
-        d->max = bound_of(r->has_max, r->max, 1);
+        d->max = bound_of(r->has_max, nv(&r->max), 1);
     else
-        d->max = bound_of(rr && rr->has_max && sg__mul(a, rr->max, &v) && sg__add(v, c, &v), v, 1);
+        d->max = bound_of(rr && rr->has_max && sg__mul(a, nv(&rr->max), &v) && sg__add(v, c, &v), v, 1);
     return 0;
 }
 
@@ -398,8 +407,8 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
                               sg_expr_symbol_name(sym));
             goto cleanup;
         }
-        si->lo = bound_of((r && r->has_min) || backed[idx], r && r->has_min ? r->min : 0, -1);
-        si->hi = bound_of(r && r->has_max, r ? r->max : 0, 1);
+        si->lo = bound_of((r && r->has_min) || backed[idx], r && r->has_min ? nv(&r->min) : 0, -1);
+        si->hi = bound_of(r && r->has_max, r ? nv(&r->max) : 0, 1);
         si->has_hint = backed[idx];
         si->hint = backed[idx] ? vals[idx] : 0;
         si->unbacked = !backed[idx];

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "report/report.h"
+#include "torch/pyspec.h"
 #include "util/json.h"
 #include "util/util.h"
 

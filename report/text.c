@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "torch/pyspec.h"
 #include "util/util.h"
 
 static void print_bound(sg_buf *b, sg_bound v)

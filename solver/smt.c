@@ -716,3 +716,16 @@ cleanup:
     sg_free(syms);
     return rc;
 }
+
+int sg_expr_to_smtlib(char **out, sg_pool *pool, const sg_expr *e, sg_error *err)
+{
+    sg_smt *smt = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = sg_smt_new(&smt, pool, err)) != 0)
+        return rc;
+    rc = sg_smt_to_smtlib(out, smt, e, err);
+    sg_smt_free(smt);
+    return rc;
+}

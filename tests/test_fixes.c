@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "analysis/fixes.h"
+#include "torch/pyspec.h"
 #include "torch/message.h"
 #include "corpus_walk.h"
 #include "util/json.h"

@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis/fixes.h"
+#include "torch/pyspec.h"
 #include "util/json.h"
 #include "util/util.h"
 

@@ -407,3 +407,107 @@ const char *sg_trace__printf(sg_trace *t, const char *fmt, ...)
         return big;
     }
 }
+
+/* ---- the plain-typed accessors (trace.h) --------------------------------------------------- */
+
+static const sg_input_dim *input_at(const sg_trace *t, size_t i) { return t && i < t->ninputs ? &t->inputs[i] : NULL; }
+
+size_t sg_trace_input_count(const sg_trace *t) { return t ? t->ninputs : 0; }
+
+const char *sg_trace_input_path(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->path : NULL;
+}
+
+int sg_trace_input_dim(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->dim : 0;
+}
+
+const char *sg_trace_input_source(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->source : NULL;
+}
+
+bool sg_trace_input_size(const sg_trace *t, size_t i, sg_num *out)
+{
+    const sg_input_dim *d = input_at(t, i);
+    if (!d)
+        return false;
+    if (out)
+        *out = sg__num(d->size);
+    return true;
+}
+
+sg_spec_kind sg_trace_input_spec(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->kind : SG_SPEC_UNSET;
+}
+
+const char *sg_trace_input_spec_name(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->name : NULL;
+}
+
+bool sg_trace_input_spec_range(const sg_trace *t, size_t i, sg_num *min, sg_num *max)
+{
+    const sg_input_dim *d = input_at(t, i);
+    if (!d || !d->has_bounds)
+        return false;
+    if (min)
+        *min = sg__num_bound(d->min);
+    if (max)
+        *max = sg__num_bound(d->max);
+    return true;
+}
+
+const sg_expr *sg_trace_input_value(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->value : NULL;
+}
+
+size_t sg_trace_symbol_count(const sg_trace *t) { return t ? t->nsymbols : 0; }
+
+const sg_expr *sg_trace_symbol_at(const sg_trace *t, size_t i)
+{
+    return t && i < t->nsymbols ? t->symbols[i].sym : NULL;
+}
+
+bool sg_trace_symbol_range(const sg_trace *t, size_t i, sg_num *lo, sg_num *hi)
+{
+    if (!t || i >= t->nsymbols)
+        return false;
+    if (lo)
+        *lo = sg__num_bound(t->symbols[i].lo);
+    if (hi)
+        *hi = sg__num_bound(t->symbols[i].hi);
+    return true;
+}
+
+size_t sg_trace_guard_count(const sg_trace *t) { return t ? t->nguards : 0; }
+
+const sg_expr *sg_trace_guard_expr(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards ? t->guards[i].expr : NULL;
+}
+
+const char *sg_trace_guard_text(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards ? t->guards[i].text : NULL;
+}
+
+const char *sg_trace_guard_user_loc(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards ? t->guards[i].user_loc : NULL;
+}
+
+bool sg_trace_guard_is_runtime_assert(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards && t->guards[i].origin == SG_GUARD_RUNTIME_ASSERT;
+}

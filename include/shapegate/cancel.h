@@ -22,15 +22,15 @@ extern "C" {
 typedef struct sg_cancel sg_cancel;
 
 /** A new token, not requested. Returns 0 or SG_ENOMEM. */
-int sg_cancel_new(sg_cancel **out, sg_error *err);
+SG_API int sg_cancel_new(sg_cancel **out, sg_error *err);
 /** Free a token no call uses any more. NULL-safe. */
-void sg_cancel_free(sg_cancel *k);
+SG_API void sg_cancel_free(sg_cancel *k);
 /** Request cancellation; any thread, any time, any number of times. NULL-safe. */
-void sg_cancel_request(sg_cancel *k);
+SG_API void sg_cancel_request(sg_cancel *k);
 /** Whether cancellation was requested. */
-bool sg_cancel_requested(const sg_cancel *k);
+SG_API bool sg_cancel_requested(const sg_cancel *k);
 /** Clear a request, for reusing the token in later calls (no call may be running under it). */
-void sg_cancel_reset(sg_cancel *k);
+SG_API void sg_cancel_reset(sg_cancel *k);
 
 #ifdef __cplusplus
 }

@@ -37,16 +37,42 @@
 #include <stdint.h>
 
 #include "shapegate/cancel.h"
-#include "analysis/check.h"
 #include "shapegate/error.h"
 #include "shapegate/graph.h"
-#include "trace/trace.h"
+#include "shapegate/report.h"
+#include "shapegate/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct sg_engine sg_engine;
+
+/**
+ * The options of one call (sg_engine_check, sg_engine_spec, sg_engine_verify,
+ * and the analyses below them): budgets and switches. Fill with
+ * SG_CHECK_OPTIONS_INIT (or sg_check_options_init), then change fields; a
+ * call refuses a version it does not know (SG_EINVALID).
+ */
+typedef struct sg_check_options {
+    unsigned version;          /**< SG_CHECK_OPTIONS_VERSION */
+    unsigned timeout_ms;       /**< wall-clock limit for the whole call; 0: none */
+    unsigned query_timeout_ms; /**< Z3 time limit per query; 0: none */
+    uint64_t query_rlimit;     /**< Z3 resource limit per query (deterministic); 0: none */
+    bool infer;                /**< compute inferred ranges, relations, congruences, holes */
+    bool minimize_cores;       /**< shrink unsat cores until no member can be dropped */
+    bool fixes;                /**< check: derive and verify fixes after a refutation */
+    bool torch_fixes;          /**< re-check torch's own suggested fixes when the trace has them */
+    bool torch_message;        /**< build torch's own error text (with the verified fixes) */
+    sg_cancel *cancel;         /**< a token that stops the call from another thread (engine.h), or NULL */
+} sg_check_options;
+
+#define SG_CHECK_OPTIONS_VERSION 2
+#define SG_CHECK_OPTIONS_INIT {SG_CHECK_OPTIONS_VERSION, 60000, 10000, 50000000, true, true, true, true, true, NULL}
+
+/** Fill `o` with the defaults of options version `version`. Returns 0, or SG_EINVALID for a
+ *  version this library does not know. */
+SG_API int sg_check_options_init(sg_check_options *o, unsigned version);
 
 /** What an engine keeps. Fill with SG_ENGINE_OPTIONS_INIT (or sg_engine_options_init), then change fields. */
 typedef struct sg_engine_options {
@@ -60,17 +86,17 @@ typedef struct sg_engine_options {
 
 /** Fill `o` with the defaults of options version `version`. Returns 0, or SG_EINVALID for a version
  *  this library does not know. */
-int sg_engine_options_init(sg_engine_options *o, unsigned version);
+SG_API int sg_engine_options_init(sg_engine_options *o, unsigned version);
 
 /**
  * A new engine with options `opts` (NULL: the defaults). Returns 0 and the
  * engine in `*out` (free with sg_engine_free()), SG_EINVALID (an options
  * version this library does not know), or SG_ENOMEM.
  */
-int sg_engine_new(sg_engine **out, const sg_engine_options *opts, sg_error *err);
+SG_API int sg_engine_new(sg_engine **out, const sg_engine_options *opts, sg_error *err);
 
 /** Free the engine, its warm contexts and its cache. No call may be running on it. NULL-safe. */
-void sg_engine_free(sg_engine *e);
+SG_API void sg_engine_free(sg_engine *e);
 
 /**
  * Check trace `t` against its spec (check.h): a verdict per dynamic dim;
@@ -84,7 +110,7 @@ void sg_engine_free(sg_engine *e);
  * A budget spent or a cancel request gives "unknown" dims with the reason,
  * not an error.
  */
-int sg_engine_check(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
+SG_API int sg_engine_check(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
                     sg_error *err);
 
 /**
@@ -93,7 +119,7 @@ int sg_engine_check(sg_engine *e, const sg_trace *t, const sg_check_options *opt
  * torch's text and the re-check of torch's lines as for sg_engine_check).
  * Same returns as sg_engine_check().
  */
-int sg_engine_spec(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
+SG_API int sg_engine_spec(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
                    sg_error *err);
 
 /** What sg_engine_verify() decides. Fill with SG_VERIFY_INPUT_INIT, then set `graph`. */
@@ -117,7 +143,7 @@ typedef struct sg_verify_input {
  * were recovered. Same returns as sg_engine_check(); also SG_EINVALID /
  * SG_ELIMIT for a program or spec that cannot be read into a trace.
  */
-int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,
+SG_API int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,
                      sg_error *err);
 
 /* Release gating (does version N+1 accept every shape version N accepted) and batches of
@@ -142,7 +168,7 @@ typedef struct sg_engine_stats {
 } sg_engine_stats;
 
 /** A snapshot of the counters (zeros for NULL). Safe while calls run. */
-void sg_engine_stats_get(const sg_engine *e, sg_engine_stats *out);
+SG_API void sg_engine_stats_get(const sg_engine *e, sg_engine_stats *out);
 
 #ifdef __cplusplus
 }
