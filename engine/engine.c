@@ -1,7 +1,8 @@
 /*
  * engine.c - the engine (include/shapegate/engine.h): one handle shared by
- * threads, holding the warm Z3 contexts (solver/ctxpool.c), the result cache
- * and the counters; each public call is a job run on it.
+ * threads, holding the optional warm Z3 contexts (solver/ctxpool.c), the
+ * result cache and the counters; each public call is a job run on it, with
+ * contexts of its own unless the engine keeps warm ones (engine.h says why).
  *
  * A job is (kind, input, options). Running one: the options are read as
  * their version says (analysis/analysis.h), the cache is asked, the analyses
@@ -43,9 +44,10 @@ typedef struct cache_entry {
 
 struct sg_engine {
     sg_engine_options opts;
-    sg_ctxpool *contexts;
+    sg_ctxpool *contexts; /* warm contexts shared by calls (opts.warm_contexts > 0), else NULL */
     sg_counters counters;
     atomic_ullong requests, errors, canceled, cache_hits, cache_misses;
+    atomic_ullong call_created, call_reused; /* contexts of the calls' own pools */
     pthread_mutex_t cache_lock;
     cache_entry *cache; /* [opts.cache_entries] */
     uint64_t clock;     /* cache use counter, under cache_lock */
@@ -77,7 +79,7 @@ int sg_engine_new(sg_engine **out, const sg_engine_options *opts, sg_error *err)
     if (!(e = sg__calloc(1, sizeof *e)))
         return sg_error_set(err, SG_ENOMEM, "out of memory creating the engine");
     e->opts = opts ? *opts : d;
-    if ((rc = sg_ctxpool_new(&e->contexts, e->opts.warm_contexts, err)) != 0) {
+    if (e->opts.warm_contexts && (rc = sg_ctxpool_new(&e->contexts, e->opts.warm_contexts, err)) != 0) {
         sg_free(e);
         return rc;
     }
@@ -122,8 +124,8 @@ void sg_engine_stats_get(const sg_engine *e, sg_engine_stats *out)
     out->cache_hits = atomic_load(&e->cache_hits);
     out->cache_misses = atomic_load(&e->cache_misses);
     sg_ctxpool_stats_get(e->contexts, &cs);
-    out->contexts_created = cs.created;
-    out->contexts_reused = cs.reused;
+    out->contexts_created = cs.created + atomic_load(&e->call_created);
+    out->contexts_reused = cs.reused + atomic_load(&e->call_reused);
     out->contexts_idle = cs.idle;
 }
 
@@ -213,6 +215,32 @@ static void cache_put(sg_engine *e, const unsigned char key[SG_SHA256_LEN], sg_r
 
 /* ---- jobs ---------------------------------------------------------------------------- */
 
+/*
+ * The runtime of one call: the engine's warm contexts when it keeps them, else a pool of the
+ * call's own (its contexts made new and reused only by the call's analyses, in their fixed
+ * order: the same call then gives the same answers whatever ran before).
+ */
+#define CALL_CONTEXTS 4
+
+static int call_begin(sg_engine *e, sg_runtime *rt, sg_error *err)
+{
+    rt->counters = &e->counters;
+    rt->contexts = e->contexts;
+    return e->contexts ? 0 : sg_ctxpool_new(&rt->contexts, CALL_CONTEXTS, err);
+}
+
+static void call_end(sg_engine *e, sg_runtime *rt)
+{
+    sg_ctxpool_stats cs;
+    if (!rt->contexts || rt->contexts == e->contexts)
+        return;
+    sg_ctxpool_stats_get(rt->contexts, &cs);
+    atomic_fetch_add(&e->call_created, cs.created);
+    atomic_fetch_add(&e->call_reused, cs.reused);
+    sg_ctxpool_free(rt->contexts);
+    rt->contexts = NULL;
+}
+
 /* The verified fix lines of `f` (borrowed strings in a new array), for torch's text. */
 static int verified_lines(const sg_fixes *f, const char ***lines, size_t *n, sg_error *err)
 {
@@ -255,7 +283,7 @@ static int attach_torch(sg_report *r, const sg_trace *t, const sg_check_options 
 static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, const sg_check_options *in,
                          sg_report **out, sg_error *err)
 {
-    sg_runtime rt;
+    sg_runtime rt = {NULL, NULL};
     sg_check_options o;
     sg_report *r = NULL;
     sg_fixes *f = NULL;
@@ -271,8 +299,6 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
     atomic_fetch_add(&e->requests, 1);
     if ((rc = sg_check__options(&o, in, err)) != 0)
         goto fail;
-    rt.contexts = e->contexts;
-    rt.counters = &e->counters;
     if (e->cache && (keyed = cache_key(key, kind, &o, t))) {
         if ((r = cache_get(e, key)) != NULL) {
             atomic_fetch_add(&e->cache_hits, 1);
@@ -281,6 +307,8 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
         }
         atomic_fetch_add(&e->cache_misses, 1);
     }
+    if ((rc = call_begin(e, &rt, err)) != 0)
+        goto fail;
     if (kind == SG_REPORT_CHECK) {
         if ((rc = sg_check_rt(&r, t, &o, &rt, err)) != 0)
             goto fail;
@@ -301,9 +329,11 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
         atomic_fetch_add(&e->canceled, 1);
     else if (keyed && decided(r))
         cache_put(e, key, r);
+    call_end(e, &rt);
     *out = r;
     return 0;
 fail:
+    call_end(e, &rt);
     atomic_fetch_add(&e->errors, 1);
     sg_fixes_free(f);
     sg_report_free(r);
@@ -351,7 +381,7 @@ static int data_dependent(const sg_graph *g, const sg_trace *t, size_t *out, sg_
 int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,
                      sg_error *err)
 {
-    sg_runtime rt;
+    sg_runtime rt = {NULL, NULL};
     sg_check_options o;
     sg_trace *t = NULL;
     sg_report *r = NULL;
@@ -370,10 +400,8 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
                           in->version, SG_VERIFY_INPUT_VERSION);
         goto fail;
     }
-    if ((rc = sg_check__options(&o, opts, err)) != 0)
+    if ((rc = sg_check__options(&o, opts, err)) != 0 || (rc = call_begin(e, &rt, err)) != 0)
         goto fail;
-    rt.contexts = e->contexts;
-    rt.counters = &e->counters;
     rc = in->spec ? sg_graph_to_trace_spec(&t, in->graph, in->spec, in->spec_len, in->spec_name, err)
                   : sg_graph_to_trace(&t, in->graph, err);
     if (rc)
@@ -395,10 +423,12 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
         goto fail;
     if (sg_cancel_requested(o.cancel))
         atomic_fetch_add(&e->canceled, 1);
+    call_end(e, &rt);
     sg_trace_free(t);
     *out = r;
     return 0;
 fail:
+    call_end(e, &rt);
     atomic_fetch_add(&e->errors, 1);
     if (v)
         sg_free(v->name);

@@ -731,7 +731,7 @@ static int build_model(ctx *c)
 static int legacy_sources(ctx *c)
 {
     const char *ij = sg_trace_inputs_json(c->t);
-    cJSON *in = ij ? cJSON_Parse(ij) : NULL;
+    cJSON *in = ij ? cJSON_ParseWithLengthOpts(ij, strlen(ij), NULL, 0) : NULL; /* no global error state */
     const cJSON *names = in ? cJSON_GetObjectItemCaseSensitive(in, "arg_names") : NULL;
     const cJSON *kwargs = in ? cJSON_GetObjectItemCaseSensitive(in, "kwargs") : NULL;
     size_t i;
