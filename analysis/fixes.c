@@ -26,6 +26,7 @@
 #include "analysis/fixes.h"
 #include "torch/message.h"
 #include "solver/problem.h"
+#include "torch/fixlines.h"
 #include "trace/edit.h"
 #include "util/json.h"
 #include "util/util.h"
@@ -78,48 +79,6 @@ static void strs_free(strs *v)
     sg_free(v->s);
     v->s = NULL;
     v->n = v->cap = 0;
-}
-
-/* e = a*sym + b with integer a != 0, b; sym NULL for an integer e. False when not of that form. */
-static bool affine(const sg_expr *e, const sg_expr **sym, sg_int *a, sg_int *b)
-{
-    size_t i;
-    *sym = NULL;
-    *a = 0;
-    *b = 0;
-    switch (sg_expr_kind(e)) {
-    case SG_INT:
-        *b = sg_expr_int_value(e);
-        return true;
-    case SG_SYM:
-        *sym = e;
-        *a = 1;
-        return true;
-    case SG_MUL:
-        if (sg_expr_nargs(e) == 2 && sg_expr_kind(sg_expr_arg(e, 0)) == SG_INT
-            && sg_expr_kind(sg_expr_arg(e, 1)) == SG_SYM) {
-            *a = sg_expr_int_value(sg_expr_arg(e, 0));
-            *sym = sg_expr_arg(e, 1);
-            return *a != 0;
-        }
-        return false;
-    case SG_ADD:
-        for (i = 0; i < sg_expr_nargs(e); i++) {
-            const sg_expr *x = sg_expr_arg(e, i), *s;
-            sg_int ta, tb;
-            if (!affine(x, &s, &ta, &tb) || (s && *sym && s != *sym))
-                return false;
-            if (s) {
-                *sym = s;
-                *a = ta;
-            }
-            if (!sg__add(*b, tb, b))
-                return false;
-        }
-        return *sym != NULL;
-    default:
-        return false;
-    }
 }
 
 /* ceil / floor of p/q for q > 0 */
@@ -276,7 +235,7 @@ static void follow_equals(const deriver *d, member *mb)
         const sg_inferred *inf = inferred_of(d, mb->sym);
         const sg_expr *s2;
         sg_int a2, b2, na, nb, t;
-        if (!inf || !inf->equals || !affine(inf->equals, &s2, &a2, &b2) || !s2 || a2 <= 0
+        if (!inf || !inf->equals || !sg_expr_affine(inf->equals, &s2, &a2, &b2) || !s2 || a2 <= 0
             || !is_dim_value(d, s2))
             return;
         if (!sg__mul(mb->a, a2, &na) || !sg__mul(mb->a, b2, &t) || !sg__add(t, mb->b, &nb))
@@ -590,7 +549,7 @@ static int derive(deriver *d, sg_error *err)
         }
         if (d->m == MODE_FIX && !refuted && in->kind != SG_SPEC_DERIVED && in->kind != SG_SPEC_DIM)
             continue;
-        if (!affine(in->value, &sym, &a, &b)) {
+        if (!sg_expr_affine(in->value, &sym, &a, &b)) {
             if (d->m == MODE_SPEC || refuted) {
                 char *txt = NULL;
                 sg_expr_print(&txt, in->value, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
@@ -658,42 +617,6 @@ static bool original_name(const sg_input_dim *in, size_t n, const char *name)
     return false;
 }
 
-/* Bounds equal as torch compares them: a min at or below 2 is the analysis default. */
-static bool same_bounds(sg_bound a0, sg_bound a1, sg_bound b0, sg_bound b1)
-{
-    bool lo = (a0.inf && b0.inf) || (!a0.inf && !b0.inf && (a0.v == b0.v || (a0.v <= 2 && b0.v <= 2)));
-    bool hi = (a1.inf && b1.inf) || (!a1.inf && !b1.inf && a1.v == b1.v);
-    return lo && hi;
-}
-
-static char *range_line(const char *name, sg_bound lo, sg_bound hi, bool new_root)
-{
-    char buf[512], num[SG_INT_STRLEN];
-    size_t k;
-    k = (size_t)snprintf(buf, sizeof buf, "%s = Dim('%s'", name, name);
-    if (!lo.inf && (new_root || lo.v != 2) && k < sizeof buf)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, ", min=%s", sg_int_format(num, lo.v));
-    if (!hi.inf && k < sizeof buf)
-        k += (size_t)snprintf(buf + k, sizeof buf - k, ", max=%s", sg_int_format(num, hi.v));
-    if (k < sizeof buf)
-        snprintf(buf + k, sizeof buf - k, ")");
-    return sg__strndup(buf, strlen(buf));
-}
-
-/* "dy = dx", "dy = 2*dx", "dx = dy + 1", "dx = 4*_dx - 3", as sympy prints a*root + b. */
-static char *derived_line(const char *name, sg_int a, const char *root, sg_int b)
-{
-    char buf[512], sa[SG_INT_STRLEN], sb[SG_INT_STRLEN];
-    sg_int_format(sa, a);
-    sg_int_format(sb, b < 0 ? -b : b);
-    if (b == 0)
-        snprintf(buf, sizeof buf, "%s = %s%s%s", name, a == 1 ? "" : sa, a == 1 ? "" : "*", root);
-    else
-        snprintf(buf, sizeof buf, "%s = %s%s%s %c %s", name, a == 1 ? "" : sa, a == 1 ? "" : "*", root,
-                 b < 0 ? '-' : '+', sb);
-    return sg__strndup(buf, strlen(buf));
-}
-
 typedef struct fixvec {
     sg_fix *f;
     size_t n, cap;
@@ -731,12 +654,6 @@ static int cmp_fix(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
-/* The derived expression of a DERIVED dim as a*root + b. */
-static bool derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b)
-{
-    const sg_expr *sym;
-    return d->derived && affine(d->derived, &sym, a, b) && sym && *a > 0;
-}
 
 /*
  * The lines that turn the user's spec (`orig`) into the fixed one (`fixed`,
@@ -754,45 +671,42 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
 
         if (m == MODE_SPEC && f->kind == SG_SPEC_DIM)
             name = f->name;
-        if (f->kind == SG_SPEC_DERIVED && derived_affine(f, &a, &b) && !original_name(orig, n, f->root_name)
+        if (f->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(f, &a, &b) && !original_name(orig, n, f->root_name)
             && (m == MODE_SPEC || name)) {
             if ((x = add_fix(v, SG_FIX_RANGE, f->root_name, o->source)) != NULL) {
                 x->new_root = true;
                 x->min = f->root_min;
                 x->max = f->root_max;
-                x->line = range_line(f->root_name, f->root_min, f->root_max, true);
+                x->line = sg_torch_range_line(f->root_name, f->root_min, f->root_max, true);
             }
         }
         if (!name)
             continue;
         if (f->kind == SG_SPEC_STATIC && f->has_static_size) {
             if ((x = add_fix(v, SG_FIX_CONSTANT, name, o->source)) != NULL) {
-                char num[SG_INT_STRLEN];
                 x->value = f->static_size;
-                x->line = sg__malloc(strlen(name) + SG_INT_STRLEN + 4);
-                if (x->line)
-                    sprintf(x->line, "%s = %s", name, sg_int_format(num, f->static_size));
+                x->line = sg_torch_constant_line(name, f->static_size);
             }
         } else if (f->kind == SG_SPEC_DIM && same_name(f->name, name)) {
-            if ((m == MODE_SPEC || !same_bounds(o->min, o->max, f->min, f->max))
+            if ((m == MODE_SPEC || !sg_torch_same_range(o->min, o->max, f->min, f->max))
                 && (x = add_fix(v, SG_FIX_RANGE, name, o->source)) != NULL) {
                 x->min = f->min;
                 x->max = f->max;
                 x->new_root = o->kind != SG_SPEC_DIM;
-                x->line = range_line(name, f->min, f->max, false);
+                x->line = sg_torch_range_line(name, f->min, f->max, false);
             }
         } else if (f->kind == SG_SPEC_DIM) {
             if ((x = add_fix(v, SG_FIX_DERIVED, name, o->source)) != NULL) {
                 x->root = sg__strndup(f->name, strlen(f->name));
                 x->a = 1;
-                x->line = derived_line(name, 1, f->name, 0);
+                x->line = sg_torch_derived_line(name, 1, f->name, 0);
             }
-        } else if (f->kind == SG_SPEC_DERIVED && derived_affine(f, &a, &b)) {
+        } else if (f->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(f, &a, &b)) {
             if ((x = add_fix(v, SG_FIX_DERIVED, name, o->source)) != NULL) {
                 x->root = sg__strndup(f->root_name, strlen(f->root_name));
                 x->a = a;
                 x->b = b;
-                x->line = derived_line(name, a, f->root_name, b);
+                x->line = sg_torch_derived_line(name, a, f->root_name, b);
             }
         }
     }
@@ -1025,244 +939,3 @@ int sg_spec_generate(sg_fixes **out, const sg_trace *t, const sg_check_options *
 {
     return sg_spec_generate_rt(out, t, opts, NULL, err);
 }
-
-/* ---- torch's lines, applied as refine_dynamic_shapes_from_suggested_fixes does -------- */
-
-static const char *skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t')
-        p++;
-    return p;
-}
-
-/* An identifier at p: its length (0 when none). */
-static size_t ident_len(const char *p)
-{
-    size_t k = 0;
-    if (!((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z') || p[0] == '_'))
-        return 0;
-    while ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '_')
-        k++;
-    return k;
-}
-
-static bool read_int(const char **pp, sg_int *v)
-{
-    const char *p = *pp;
-    size_t k = 0;
-    while (p[k] >= '0' && p[k] <= '9')
-        k++;
-    if (k == 0 || k > 38 || sg_int_parse(v, p, k) != 0)
-        return false;
-    *pp = p + k;
-    return true;
-}
-
-/* "A*R + B", "R - B", "R", "A*R": into a, root (length rl at *root), b. */
-static bool parse_affine_text(const char *p, sg_int *a, const char **root, size_t *rl, sg_int *b)
-{
-    *a = 1;
-    *b = 0;
-    p = skip_ws(p);
-    if (*p >= '0' && *p <= '9') {
-        if (!read_int(&p, a) || *p != '*')
-            return false;
-        p++;
-    }
-    if (!(*rl = ident_len(p)))
-        return false;
-    *root = p;
-    p = skip_ws(p + *rl);
-    if (*p == '+' || *p == '-') {
-        bool neg = *p == '-';
-        p = skip_ws(p + 1);
-        if (!read_int(&p, b))
-            return false;
-        if (neg)
-            *b = -*b;
-        p = skip_ws(p);
-    }
-    return *p == '\0';
-}
-
-/* `min=N` / `max=N` inside a Dim(...) text, as refine's regular expressions read them. */
-static bool find_bound(const char *text, const char *key, sg_int *v)
-{
-    const char *p = strstr(text, key);
-    if (!p)
-        return false;
-    p += strlen(key);
-    return read_int(&p, v);
-}
-
-int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines, size_t n,
-                         const sg_check_options *opts, sg_error *err)
-{
-    return sg_fixes_check_lines_rt(verdict, why, t, lines, n, opts, NULL, err);
-}
-
-int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
-                            size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err)
-{
-    sg_check_options o = SG_CHECK_OPTIONS_INIT;
-    sg_trace *copy = NULL;
-    sg_report *rep = NULL;
-    sg_spec_edits items;
-    bool failed = false;
-    size_t nin = 0, i, j;
-    const sg_input_dim *in = sg_trace_inputs(t, &nin);
-    char buf[1024], num[SG_INT_STRLEN];
-    int rc = 0;
-
-    *verdict = SG_VERDICT_UNKNOWN;
-    *why = NULL;
-    memset(&items, 0, sizeof items);
-    if ((rc = sg_check__options(&o, opts, err)) != 0)
-        return rc;
-    o.infer = false;
-    for (i = 0; i < n; i++) {
-        const char *line = skip_ws(lines[i]), *eq, *rhs, *root = NULL;
-        size_t nl = ident_len(line), rl = 0;
-        sg_int a, b, lo, hi;
-        char name[256];
-
-        eq = strstr(line, " = ");
-        if (!nl || nl >= sizeof name || !eq || (size_t)(eq - line) != nl) {
-            snprintf(buf, sizeof buf, "cannot read suggested fix '%s'", lines[i]);
-            *why = sg__strndup(buf, strlen(buf));
-            *verdict = SG_VERDICT_INVALID_SPEC;
-            goto cleanup;
-        }
-        memcpy(name, line, nl);
-        name[nl] = '\0';
-        rhs = skip_ws(eq + 3);
-        if (strncmp(rhs, "Dim(", 4) == 0) {
-            bool has_lo = find_bound(rhs, "min=", &lo), has_hi = find_bound(rhs, "max=", &hi);
-            sg_bound blo = {has_lo ? lo : 0, 0}, bhi = {has_hi ? hi : 0, has_hi ? 0 : 1};
-            failed |= sg_spec_edits__range(&items, name, blo, bhi, NULL) != 0;
-            continue;
-        }
-        if (parse_affine_text(rhs, &a, &root, &rl, &b) || (*rhs >= '0' && *rhs <= '9')) {
-            bool constant = !root;
-            const char *p = rhs;
-            if (constant && (!read_int(&p, &b) || *skip_ws(p))) {
-                snprintf(buf, sizeof buf, "cannot read suggested fix '%s'", lines[i]);
-                *why = sg__strndup(buf, strlen(buf));
-                *verdict = SG_VERDICT_INVALID_SPEC;
-                goto cleanup;
-            }
-            for (j = 0; j < nin; j++) {
-                sg_int da, db, na, nb, tt;
-                if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, name) == 0) {
-                    da = 1;
-                    db = 0;
-                } else if (in[j].kind == SG_SPEC_DERIVED && strcmp(in[j].root_name, name) == 0
-                           && derived_affine(&in[j], &da, &db)) {
-                    /* refine re-applies the derived dim's function to the fixed root */
-                } else {
-                    continue;
-                }
-                if (constant) {
-                    if (!sg__mul(da, b, &tt) || !sg__add(tt, db, &nb))
-                        continue;
-                    failed |= sg_spec_edits__static(&items, j, true, nb, NULL) != 0;
-                } else {
-                    char r[256];
-                    if (rl >= sizeof r || !sg__mul(da, a, &na) || !sg__mul(da, b, &tt) || !sg__add(tt, db, &nb))
-                        continue;
-                    memcpy(r, root, rl);
-                    r[rl] = '\0';
-                    failed |= sg_spec_edits__derived(&items, j, na, r, nb, NULL) != 0;
-                }
-            }
-            continue;
-        }
-        snprintf(buf, sizeof buf, "cannot read suggested fix '%s'", lines[i]);
-        *why = sg__strndup(buf, strlen(buf));
-        *verdict = SG_VERDICT_INVALID_SPEC;
-        goto cleanup;
-    }
-    if (failed) {
-        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    if ((rc = sg_trace_edit(&copy, t, &items, err)) != 0) {
-        if (rc == SG_ENOMEM)
-            goto cleanup;
-        *verdict = SG_VERDICT_INVALID_SPEC;
-        *why = sg__strndup(err->msg, strlen(err->msg));
-        rc = 0;
-        goto cleanup;
-    }
-    if ((rc = sg_check_rt(&rep, copy, &o, rt, err)) != 0)
-        goto cleanup;
-    *verdict = rep->verdict;
-    if (rep->nviolations) {
-        const sg_violation *v = &rep->violations[0];
-        sg_buf b2;
-        sg_buf_init(&b2, 1 << 20);
-        sg_buf_puts(&b2, v->message ? v->message : "violation");
-        if (v->has_counterexample) {
-            sg_buf_puts(&b2, " (counterexample:");
-            for (j = 0; j < nin; j++)
-                if (in[j].kind != SG_SPEC_UNSET && in[j].kind != SG_SPEC_STATIC)
-                    sg_buf_printf(&b2, " %s = %s", in[j].source, sg_int_format(num, v->counterexample[j]));
-            sg_buf_puts(&b2, ")");
-        }
-        if (b2.failed) {
-            sg_buf_dispose(&b2);
-            rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        *why = sg_buf_take(&b2);
-    }
-cleanup:
-    sg_spec_edits__dispose(&items);
-    sg_report_free(rep);
-    sg_trace_free(copy);
-    return rc;
-}
-
-/* ---- JSON and the report ------------------------------------------------------------- */
-
-int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_check_options *opts,
-                        const sg_runtime *rt, sg_error *err)
-{
-    const char *js = sg_trace_torch_fixes_json(t);
-    sg_torch_recheck *k = NULL;
-    cJSON *arr = NULL;
-    const cJSON *it;
-    int rc;
-
-    *out = NULL;
-    if (!js)
-        return 0;
-    if ((rc = sg__json_parse(&arr, js, strlen(js), (size_t)1 << 26, 16, "torch_suggested_fixes", err)) != 0)
-        return rc;
-    if (!(k = sg__calloc(1, sizeof *k)) || !(k->lines = sg__calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *k->lines))) {
-        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    cJSON_ArrayForEach(it, arr) {
-        const char *line = sg__json_str(it);
-        if (!line)
-            continue;
-        if (!(k->lines[k->nlines] = sg__strndup(line, strlen(line)))) {
-            rc = sg_error_set(err, SG_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        k->nlines++;
-    }
-    if (k->nlines == 0)
-        goto cleanup; /* no lines: nothing to re-check */
-    if ((rc = sg_fixes_check_lines_rt(&k->verdict, &k->why, t, (const char *const *)k->lines, k->nlines, opts, rt,
-                                      err)) != 0)
-        goto cleanup;
-    *out = k;
-    k = NULL;
-cleanup:
-    sg_torch_recheck_free(k);
-    cJSON_Delete(arr);
-    return rc;
-}
-

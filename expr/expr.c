@@ -1310,6 +1310,49 @@ const sg_expr *sg_expr_copy(sg_expr_copier *c, const sg_expr *e)
     return r;
 }
 
+/* ---- Affine forms -------------------------------------------------------------------------------- */
+
+bool sg_expr_affine(const sg_expr *e, const sg_expr **sym, sg_int *a, sg_int *b)
+{
+    size_t i;
+    *sym = NULL;
+    *a = 0;
+    *b = 0;
+    switch (sg_expr_kind(e)) {
+    case SG_INT:
+        *b = sg_expr_int_value(e);
+        return true;
+    case SG_SYM:
+        *sym = e;
+        *a = 1;
+        return true;
+    case SG_MUL:
+        if (sg_expr_nargs(e) == 2 && sg_expr_kind(sg_expr_arg(e, 0)) == SG_INT
+            && sg_expr_kind(sg_expr_arg(e, 1)) == SG_SYM) {
+            *a = sg_expr_int_value(sg_expr_arg(e, 0));
+            *sym = sg_expr_arg(e, 1);
+            return *a != 0;
+        }
+        return false;
+    case SG_ADD:
+        for (i = 0; i < sg_expr_nargs(e); i++) {
+            const sg_expr *x = sg_expr_arg(e, i), *s;
+            sg_int ta, tb;
+            if (!sg_expr_affine(x, &s, &ta, &tb) || (s && *sym && s != *sym))
+                return false;
+            if (s) {
+                *sym = s;
+                *a = ta;
+            }
+            if (!sg__add(*b, tb, b))
+                return false;
+        }
+        return *sym != NULL;
+    default:
+        return false;
+    }
+}
+
 /* ---- The API's integers ------------------------------------------------------------------- */
 
 const sg_expr *sg_expr_int64(sg_pool *p, int64_t v) { return sg_expr_int(p, v); }

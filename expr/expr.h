@@ -18,6 +18,10 @@ sg_int sg_expr_int_value(const sg_expr *e);
 /* Numerator and denominator of an SG_INT or SG_RAT; false for other kinds. */
 bool sg_expr_rational_value(const sg_expr *e, sg_int *num, sg_int *den);
 
+/* `e` as a*sym + b with integers a != 0 and b over one symbol (`*sym` NULL and a = 0 for an
+ * integer `e`); false when it is not of that form or a sum overflows. */
+bool sg_expr_affine(const sg_expr *e, const sg_expr **sym, sg_int *a, sg_int *b);
+
 /* A value: kind as sg_eval's, the numbers as sg_int. */
 typedef struct sg_value {
     sg_value_kind kind;

@@ -54,31 +54,7 @@ static bool is_backed(const sg_graph *g, const sg_expr *sym, sg_error *err)
 /* e = A*root + B with integers A >= 1, B and a symbol root. */
 static bool affine(const sg_expr *e, const sg_expr **root, sg_int *a, sg_int *b)
 {
-    size_t i;
-
-    *a = 1;
-    *b = 0;
-    if (sg_expr_kind(e) == SG_SYM) {
-        *root = e;
-        return true;
-    }
-    if (sg_expr_kind(e) == SG_MUL && sg_expr_nargs(e) == 2 && sg_expr_kind(sg_expr_arg(e, 0)) == SG_INT
-        && sg_expr_kind(sg_expr_arg(e, 1)) == SG_SYM && sg_expr_int_value(sg_expr_arg(e, 0)) >= 1) {
-        *a = sg_expr_int_value(sg_expr_arg(e, 0));
-        *root = sg_expr_arg(e, 1);
-        return true;
-    }
-    if (sg_expr_kind(e) == SG_ADD && sg_expr_nargs(e) == 2) {
-        for (i = 0; i < 2; i++) {
-            const sg_expr *c = sg_expr_arg(e, i), *r = sg_expr_arg(e, 1 - i);
-            sg_int b2;
-            if (sg_expr_kind(c) == SG_INT && affine(r, root, a, &b2) && b2 == 0) {
-                *b = sg_expr_int_value(c);
-                return true;
-            }
-        }
-    }
-    return false;
+    return sg_expr_affine(e, root, a, b) && *root && *a >= 1;
 }
 
 /* A declared bound as the library's integer (0 for an absent one). */

@@ -11,8 +11,9 @@
  *     check;
  *   - DimConstraints.add's "trivial" flag (rewrite_with_congruences with the
  *     hints) and the equality part of DimConstraints.solve, for the forced
- *     specialisations ("Specializations unexpectedly required");
- *   - torch's Python guard printer (sympy's precedence rules).
+ *     specialisations ("Specializations unexpectedly required").
+ * Guards print as torch's Python guard printer does: the expression printer's
+ * SG_SYNTAX_TORCH (expr/print.c).
  *
  * The wording follows the torch version recorded in the trace (2.6 and older:
  * "Not all values of ... are valid because ... was inferred to be a
@@ -26,336 +27,10 @@
 
 #include "torch/message.h"
 #include "expr/expr_impl.h"
+#include "expr/num.h"
 #include "expr/interval.h"
 #include "torch/validate.h"
 #include "util/util.h"
-
-/* ---- torch's Python printer -------------------------------------------------------------------- */
-
-/* sympy's precedence values (sympy/printing/precedence.py), and torch's
- * FloorDiv/Mod/PythonMod/IntTrueDiv (precedence 35, below Add). */
-enum { PR_OR = 20, PR_AND = 30, PR_REL = 35, PR_ADD = 40, PR_MUL = 50, PR_POW = 60, PR_FUNC = 70,
-       PR_NOT = 100, PR_ATOM = 1000 };
-
-typedef struct tprinter {
-    sg_buf b;
-    sg_symbol_namer namer;
-    void *payload;
-} tprinter;
-
-static void tp_emit(tprinter *p, const sg_expr *e);
-
-/* ---- sympy's argument order (Basic.compare), which torch's printer follows ---------------------- */
-
-/* sympy's class name of a node (Integer literals have singleton classes). */
-static const char *sy_class(const sg_expr *e)
-{
-    if (e->kind == SG_INT)
-        return e->u.ival == 0 ? "Zero" : e->u.ival == 1 ? "One" : e->u.ival == -1 ? "NegativeOne" : "Integer";
-    if (e->kind == SG_RAT)
-        return e->u.rat.num == 1 && e->u.rat.den == 2 ? "Half" : "Rational";
-    if (e->kind == SG_INF)
-        return e->u.inf.sign < 0 ? "NegativeIntInfinity" : "IntInfinity";
-    return sg_kind_name((sg_kind)e->kind);
-}
-
-/* sympy's ordering_of_classes (sympy/core/basic.py), as far as guards use it. */
-static int sy_class_rank(const char *n)
-{
-    static const char *const order[] = {"Zero", "One", "Half", "Infinity", "NaN", "NegativeOne", "NegativeInfinity",
-                                        "Integer", "Rational", "Float", "Exp1", "Pi", "ImaginaryUnit", "Symbol",
-                                        "Wild", "Pow", "Mul", "Add"};
-    size_t i;
-    for (i = 0; i < sizeof order / sizeof *order; i++)
-        if (strcmp(order[i], n) == 0)
-            return (int)i;
-    return -1;
-}
-
-static size_t sy_args(const sg_expr *e, const sg_expr **out);
-
-/* sympy's Basic.compare: class (ordering_of_classes, else by name), then the hashable
- * content (a literal's value, a symbol's name, else the number of arguments and the
- * arguments in sympy's order). */
-static int sy_compare(const sg_expr *a, const sg_expr *b, int depth)
-{
-    const char *na, *nb;
-    int ra, rb, c = 0;
-    size_t i, n;
-    const sg_expr *sa[64], *sb[64], **xa = sa, **xb = sb;
-    if (a == b || depth > SG_EXPR_MAX_DEPTH)
-        return 0;
-    na = sy_class(a);
-    nb = sy_class(b);
-    if (strcmp(na, nb) != 0) {
-        ra = sy_class_rank(na);
-        rb = sy_class_rank(nb);
-        if (ra < 0 && rb < 0)
-            return strcmp(na, nb) < 0 ? -1 : 1;
-        if (ra < 0 || rb < 0)
-            return ra < 0 ? 1 : -1;
-        return ra < rb ? -1 : 1;
-    }
-    switch (a->kind) {
-    case SG_INT: return a->u.ival < b->u.ival ? -1 : a->u.ival > b->u.ival;
-    case SG_RAT:
-        if (a->u.rat.num != b->u.rat.num)
-            return a->u.rat.num < b->u.rat.num ? -1 : 1;
-        return a->u.rat.den < b->u.rat.den ? -1 : a->u.rat.den > b->u.rat.den;
-    case SG_SYM: return strcmp(a->u.sym.name, b->u.sym.name);
-    case SG_INF: case SG_TRUE: case SG_FALSE: return 0;
-    default: break;
-    }
-    if (a->nargs != b->nargs)
-        return a->nargs < b->nargs ? -1 : 1;
-    n = a->nargs;
-    if (n > 64) {
-        xa = sg__calloc(n, sizeof *xa);
-        xb = sg__calloc(n, sizeof *xb);
-        if (!xa || !xb) {
-            c = 0;
-            goto cleanup;
-        }
-    }
-    sy_args(a, xa);
-    sy_args(b, xb);
-    for (i = 0; i < n && !c; i++)
-        c = sy_compare(xa[i], xb[i], depth + 1);
-cleanup:
-    if (xa != sa)
-        sg_free(xa);
-    if (xb != sb)
-        sg_free(xb);
-    return c;
-}
-
-/* The arguments of `e` in sympy's order: Add and Mul keep their numeric term or coefficient
- * first and sort the rest with Basic.compare; other nodes keep the pool's order. Returns the
- * count; `out` has room for e->nargs entries. */
-static size_t sy_args(const sg_expr *e, const sg_expr **out)
-{
-    size_t n = e->nargs, i, j, lo = 0;
-    if (e->kind == SG_ADD && n && (e->args[n - 1]->kind == SG_INT || e->args[n - 1]->kind == SG_RAT)) {
-        out[0] = e->args[n - 1];
-        for (i = 0; i + 1 < n; i++)
-            out[i + 1] = e->args[i];
-        lo = 1;
-    } else {
-        for (i = 0; i < n; i++)
-            out[i] = e->args[i];
-        if (e->kind == SG_MUL && n && (e->args[0]->kind == SG_INT || e->args[0]->kind == SG_RAT))
-            lo = 1;
-    }
-    if (e->kind != SG_ADD && e->kind != SG_MUL)
-        return n;
-    for (i = lo + 1; i < n; i++) { /* insertion sort: guards have few terms */
-        const sg_expr *x = out[i];
-        for (j = i; j > lo && sy_compare(out[j - 1], x, 0) > 0; j--)
-            out[j] = out[j - 1];
-        out[j] = x;
-    }
-    return n;
-}
-
-static void tp_put(tprinter *p, const char *s) { sg_buf_puts(&p->b, s); }
-
-static void tp_int(tprinter *p, sg_int v)
-{
-    char buf[SG_INT_STRLEN];
-    tp_put(p, sg_int_format(buf, v));
-}
-
-static bool neg_coef(const sg_expr *e)
-{
-    return (e->kind == SG_INT && e->u.ival < 0) || (e->kind == SG_RAT && e->u.rat.num < 0);
-}
-
-/* sympy's precedence(e), with torch's classes. Twice the value, so that
- * "Atom - 0.5" (torch's FloorDiv and Mod operands) is an integer. */
-static int tp_prec2(const sg_expr *e)
-{
-    switch (e->kind) {
-    case SG_INT: return 2 * (e->u.ival < 0 ? PR_ADD : PR_ATOM);
-    case SG_RAT: return 2 * (e->u.rat.num < 0 ? PR_ADD : PR_MUL);
-    case SG_INF: return 2 * (e->u.inf.sign < 0 ? PR_ADD : PR_ATOM);
-    case SG_ADD: return 2 * PR_ADD;
-    case SG_MUL: return 2 * (neg_coef(e->args[0]) ? PR_ADD : PR_MUL); /* could_extract_minus_sign */
-    case SG_POW: return 2 * PR_POW;
-    case SG_FLOORDIV: case SG_CLEANDIV: case SG_MOD: case SG_PYMOD: case SG_TRUEDIV: case SG_CEILDIV:
-    case SG_MODIDX:
-        return 2 * PR_REL;
-    case SG_POWNAT: return 2 * PR_MUL;
-    case SG_EQ: case SG_NE: return 2 * PR_MUL; /* sympy: "Equality" and "Unequality" bind like Mul */
-    case SG_LT: case SG_LE: case SG_GT: case SG_GE: return 2 * PR_REL;
-    case SG_AND: return 2 * PR_AND;
-    case SG_OR: return 2 * PR_OR;
-    case SG_NOT: return 2 * PR_NOT;
-    case SG_SYM: case SG_TRUE: case SG_FALSE: return 2 * PR_ATOM;
-    default: return 2 * PR_FUNC;
-    }
-}
-
-/* sympy's Printer.parenthesize(item, level) (not strict): parentheses when
- * precedence(item) <= level. `level2` is twice the level. */
-static void tp_paren(tprinter *p, const sg_expr *e, int level2)
-{
-    if (tp_prec2(e) <= level2) {
-        tp_put(p, "(");
-        tp_emit(p, e);
-        tp_put(p, ")");
-    } else {
-        tp_emit(p, e);
-    }
-}
-
-/* sympy's stringify: the arguments joined by `sep`, each parenthesised at `level2`. */
-static void tp_join(tprinter *p, const sg_expr *const *args, size_t n, const char *sep, int level2)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        if (i)
-            tp_put(p, sep);
-        tp_paren(p, args[i], level2);
-    }
-}
-
-static void tp_call(tprinter *p, const char *name, const sg_expr *e)
-{
-    size_t i;
-    tp_put(p, name);
-    tp_put(p, "(");
-    for (i = 0; i < e->nargs; i++) {
-        if (i)
-            tp_put(p, ", ");
-        tp_emit(p, e->args[i]);
-    }
-    tp_put(p, ")");
-}
-
-static const char *tp_relop(sg_kind k)
-{
-    switch (k) {
-    case SG_EQ: return " == ";
-    case SG_NE: return " != ";
-    case SG_LT: return " < ";
-    case SG_LE: return " <= ";
-    case SG_GT: return " > ";
-    default: return " >= ";
-    }
-}
-
-static void tp_emit(tprinter *p, const sg_expr *e)
-{
-    size_t i;
-    if (p->b.failed)
-        return;
-    switch (e->kind) {
-    case SG_INT: tp_int(p, e->u.ival); return;
-    case SG_RAT:
-        tp_int(p, e->u.rat.num);
-        tp_put(p, "/");
-        tp_int(p, e->u.rat.den);
-        return;
-    case SG_TRUE: tp_put(p, "True"); return;
-    case SG_FALSE: tp_put(p, "False"); return;
-    case SG_INF:
-        tp_put(p, e->u.inf.sign < 0 ? "-" : "");
-        tp_put(p, e->u.inf.integer ? "int_oo" : "math.inf");
-        return;
-    case SG_SYM: {
-        const char *name = p->namer ? p->namer(e, p->payload) : NULL;
-        tp_put(p, name ? name : e->u.sym.name);
-        return;
-    }
-    case SG_ADD: case SG_MUL: { /* sympy's argument order */
-        const sg_expr *small[16], **args = small;
-        if (e->nargs > 16 && !(args = sg__calloc(e->nargs, sizeof *args))) {
-            p->b.failed = SG_ENOMEM;
-            return;
-        }
-        sy_args(e, args);
-        tp_join(p, args, e->nargs, e->kind == SG_ADD ? " + " : "*", e->kind == SG_ADD ? 2 * PR_ADD : tp_prec2(e));
-        if (args != small)
-            sg_free(args);
-        return;
-    }
-    case SG_POW: { /* torch prints x**3 as x*x*x */
-        sg_int k = e->args[1]->u.ival;
-        for (i = 0; (sg_int)i < k; i++) {
-            if (i)
-                tp_put(p, "*");
-            tp_paren(p, e->args[0], 2 * PR_MUL);
-        }
-        return;
-    }
-    case SG_FLOORDIV: case SG_CLEANDIV:
-        tp_paren(p, e->args[0], 2 * PR_ATOM - 1);
-        tp_put(p, " // ");
-        tp_paren(p, e->args[1], 2 * PR_ATOM - 1);
-        return;
-    case SG_MOD: case SG_PYMOD: tp_join(p, e->args, 2, " % ", 2 * PR_ATOM - 1); return;
-    case SG_TRUEDIV: tp_join(p, e->args, 2, " / ", 2 * PR_ATOM - 1); return;
-    case SG_POWNAT: tp_join(p, e->args, 2, " ** ", 2 * PR_POW); return;
-    case SG_MODIDX: {
-        bool div1 = e->args[1]->kind == SG_INT && e->args[1]->u.ival == 1;
-        tp_put(p, div1 ? "(" : "((");
-        tp_paren(p, e->args[0], 2 * PR_ATOM - 1);
-        if (!div1) {
-            tp_put(p, " // ");
-            tp_paren(p, e->args[1], 2 * PR_ATOM - 1);
-            tp_put(p, ")");
-        }
-        tp_put(p, " % ");
-        tp_paren(p, e->args[2], 2 * PR_ATOM - 1);
-        tp_put(p, ")");
-        return;
-    }
-    case SG_TRUNC: tp_call(p, "math.trunc", e); return;
-    case SG_FLOOR: tp_call(p, "math.floor", e); return;
-    case SG_CEIL: tp_call(p, "math.ceil", e); return;
-    case SG_MAX: tp_call(p, "max", e); return;
-    case SG_MIN: tp_call(p, "min", e); return;
-    case SG_IDENTITY: tp_emit(p, e->args[0]); return;
-    case SG_EQ: case SG_NE: case SG_LT: case SG_LE: case SG_GT: case SG_GE:
-        tp_join(p, e->args, 2, tp_relop((sg_kind)e->kind), tp_prec2(e));
-        return;
-    case SG_AND: tp_join(p, e->args, e->nargs, " and ", 2 * PR_AND); return;
-    case SG_OR: tp_join(p, e->args, e->nargs, " or ", 2 * PR_OR); return;
-    case SG_NOT:
-        tp_put(p, "not (");
-        tp_emit(p, e->args[0]);
-        tp_put(p, ")");
-        return;
-    case SG_PIECEWISE: { /* e1 if c1 else (e2 if c2 else ... eN) */
-        size_t n = e->nargs, open = 0;
-        for (i = 0; i + 2 < n; i += 2) {
-            tp_put(p, i ? "(" : "");
-            tp_emit(p, e->args[i]);
-            tp_put(p, " if ");
-            tp_emit(p, e->args[i + 1]);
-            tp_put(p, " else ");
-            open += i ? 1 : 0;
-        }
-        tp_emit(p, e->args[n - 2]);
-        for (; open; open--)
-            tp_put(p, ")");
-        return;
-    }
-    default: tp_call(p, sg_kind_name((sg_kind)e->kind), e); return; /* sympy's function form */
-    }
-}
-
-int sg_torch_print(char **out, const sg_expr *e, sg_symbol_namer namer, void *payload, sg_error *err)
-{
-    tprinter p;
-    *out = NULL;
-    memset(&p, 0, sizeof p);
-    sg_buf_init(&p.b, SG_EXPR_MAX_PRINT);
-    p.namer = namer;
-    p.payload = payload;
-    tp_emit(&p, e);
-    return sg_buf_finish(&p.b, out, "printed expression", err);
-}
 
 /* ---- the rendered range ------------------------------------------------------------------------ */
 
@@ -499,7 +174,7 @@ static const char *sym_debug_name(const sg_expr *sym, void *payload)
 static char *print_torch(ctx *c, const sg_expr *e)
 {
     char *s = NULL;
-    int rc = sg_torch_print(&s, e, sym_source, c, c->err);
+    int rc = sg_expr_print(&s, e, SG_SYNTAX_TORCH, sym_source, c, c->err);
     if (rc)
         fail(c, rc);
     return s;
@@ -927,12 +602,10 @@ static int collect_divisible(ctx *c)
 
 /* ---- DimConstraints.add ---------------------------------------------------------------------- */
 
-/* An exact rational n/d, d > 0. */
-typedef struct rat {
-    sg_int n, d;
-} rat;
+/* A rewritten value: a*s + c over the one symbol, or opaque (ok false). The rationals are the
+ * expression language's (expr/num.h). */
+typedef sg_rat rat;
 
-/* A rewritten value: a*s + c over the one symbol, or opaque (ok false). */
 typedef struct lin {
     bool ok;
     rat a, c;
@@ -940,54 +613,20 @@ typedef struct lin {
 
 static sg_int iabs(sg_int x) { return x < 0 ? -x : x; }
 
-static bool rat_make(sg_int n, sg_int d, rat *out)
-{
-    sg_int g;
-    if (d == 0 || n == SG_INT_MIN || d == SG_INT_MIN)
-        return false;
-    if (d < 0) {
-        n = -n;
-        d = -d;
-    }
-    g = sg__gcd(iabs(n), d);
-    if (g > 1) {
-        n /= g;
-        d /= g;
-    }
-    out->n = n;
-    out->d = d;
-    return true;
-}
-
-static bool rat_add(rat x, rat y, rat *out)
-{
-    sg_int a, b, d;
-    return sg__mul(x.n, y.d, &a) && sg__mul(y.n, x.d, &b) && sg__add(a, b, &a) && sg__mul(x.d, y.d, &d) &&
-           rat_make(a, d, out);
-}
-
-static bool rat_mul(rat x, rat y, rat *out)
-{
-    sg_int n, d;
-    return sg__mul(x.n, y.n, &n) && sg__mul(x.d, y.d, &d) && rat_make(n, d, out);
-}
-
-static bool rat_div(rat x, rat y, rat *out)
-{
-    sg_int n, d;
-    return y.n != 0 && sg__mul(x.n, y.d, &n) && sg__mul(x.d, y.n, &d) && rat_make(n, d, out);
-}
-
-static int rat_sign(rat x) { return x.n > 0 ? 1 : x.n < 0 ? -1 : 0; }
+static bool rat_make(sg_int n, sg_int d, rat *out) { return d != 0 && sg_rat_make(out, n, d); }
+static bool rat_add(rat x, rat y, rat *out) { return sg_rat_add(out, x, y); }
+static bool rat_mul(rat x, rat y, rat *out) { return sg_rat_mul(out, x, y); }
+static bool rat_div(rat x, rat y, rat *out) { return y.num != 0 && sg_rat_div(out, x, y); }
+static int rat_sign(rat x) { return x.num > 0 ? 1 : x.num < 0 ? -1 : 0; }
 
 static lin lin_const(sg_int v)
 {
     lin l;
     l.ok = true;
-    l.a.n = 0;
-    l.a.d = 1;
-    l.c.n = v;
-    l.c.d = 1;
+    l.a.num = 0;
+    l.a.den = 1;
+    l.c.num = v;
+    l.c.den = 1;
     return l;
 }
 
@@ -1007,7 +646,7 @@ static bool lin_add(lin x, lin y, lin *out)
 static bool lin_mul(lin x, lin y, lin *out)
 {
     rat t1, t2;
-    if (!x.ok || !y.ok || (x.a.n != 0 && y.a.n != 0)) {
+    if (!x.ok || !y.ok || (x.a.num != 0 && y.a.num != 0)) {
         out->ok = false;
         return false;
     }
@@ -1057,9 +696,9 @@ static void congruence(ctx *c, uint32_t sym, const sg_expr *node, lin base, lin 
 {
     char key[4 * SG_INT_STRLEN + 16], x[SG_INT_STRLEN], y[SG_INT_STRLEN], z[SG_INT_STRLEN], w[SG_INT_STRLEN];
     lin mk = lin_const(-k);
-    if (lin_add(base, mk, &base) && div.ok && div.a.n == 0 && div.c.d == 1 && div.c.n != 0 && base.a.d == 1 &&
-        base.c.d == 1) {
-        sg_int q = div.c.n, a = base.a.n, b = base.c.n, g, ra, rb;
+    if (lin_add(base, mk, &base) && div.ok && div.a.num == 0 && div.c.den == 1 && div.c.num != 0 && base.a.den == 1 &&
+        base.c.den == 1) {
+        sg_int q = div.c.num, a = base.a.num, b = base.c.num, g, ra, rb;
         if (q == SG_INT_MIN || a == SG_INT_MIN || b == SG_INT_MIN)
             goto opaque;
         g = sg__gcd(sg__gcd(iabs(a), iabs(b)), iabs(q));
@@ -1076,14 +715,14 @@ static void congruence(ctx *c, uint32_t sym, const sg_expr *node, lin base, lin 
     }
 opaque:
     /* sympy's Mod(p, q) is 0 when p/q is an integer: (b - k) = t * divisor for an integer t */
-    if (base.ok && div.ok && (div.a.n != 0 || div.c.n != 0)) {
+    if (base.ok && div.ok && (div.a.num != 0 || div.c.num != 0)) {
         rat t, u;
         bool prop;
-        if (div.a.n != 0)
-            prop = rat_div(base.a, div.a, &t) && rat_mul(t, div.c, &u) && u.n == base.c.n && u.d == base.c.d;
+        if (div.a.num != 0)
+            prop = rat_div(base.a, div.a, &t) && rat_mul(t, div.c, &u) && u.num == base.c.num && u.den == base.c.den;
         else
-            prop = base.a.n == 0 && rat_div(base.c, div.c, &t);
-        if (prop && t.d == 1)
+            prop = base.a.num == 0 && rat_div(base.c, div.c, &t);
+        if (prop && t.den == 1)
             return;
     }
     snprintf(key, sizeof key, "E %lu %s", (unsigned long)node->id, sg_int_format(x, k));
@@ -1106,7 +745,7 @@ static lin rewrite(ctx *c, const sg_expr *e, const sg_expr *sym, bool *added, in
     case SG_SYM:
         if (e != sym)
             return lin_opaque();
-        r.a.n = 1;
+        r.a.num = 1;
         return r;
     case SG_ADD:
         for (i = 0; i < e->nargs; i++) {
@@ -1133,12 +772,12 @@ static lin rewrite(ctx *c, const sg_expr *e, const sg_expr *sym, bool *added, in
         if (e->kind != SG_FLOORDIV)
             return lin_const(k);
         /* (b - k) / d, a rational function unless d is a constant */
-        if (!div.ok || div.a.n != 0 || div.c.n == 0 || !lin_add(base, lin_const(-k), &base))
+        if (!div.ok || div.a.num != 0 || div.c.num == 0 || !lin_add(base, lin_const(-k), &base))
             return lin_opaque();
-        r.ok = rat_make(div.c.d, div.c.n, &r.a); /* 1/d */
+        r.ok = rat_make(div.c.den, div.c.num, &r.a); /* 1/d */
         x.ok = r.ok;
-        x.a.n = 0;
-        x.a.d = 1;
+        x.a.num = 0;
+        x.a.den = 1;
         x.c = r.a;
         lin_mul(base, x, &r);
         return r;
@@ -1221,8 +860,8 @@ static bool dc_add(ctx *c, const sg_expr *e)
     d.ok = false;
     if (l.ok && r.ok) {
         lin neg = r;
-        neg.a.n = -neg.a.n;
-        neg.c.n = -neg.c.n;
+        neg.a.num = -neg.a.num;
+        neg.c.num = -neg.c.num;
         lin_add(l, neg, &d);
     }
     if (d.ok) {
@@ -1230,7 +869,7 @@ static bool dc_add(ctx *c, const sg_expr *e)
         bool ok1 = rat_add(d.a, d.c, &at1);
         int sa = rat_sign(d.a), s1 = ok1 ? rat_sign(at1) : 0;
         switch (k) {
-        case SG_EQ: holds = d.a.n == 0 && d.c.n == 0; break;
+        case SG_EQ: holds = d.a.num == 0 && d.c.num == 0; break;
         case SG_GE: holds = ok1 && sa >= 0 && s1 >= 0; break;
         case SG_GT: holds = ok1 && sa >= 0 && s1 > 0; break;
         case SG_LE: holds = ok1 && sa <= 0 && s1 <= 0; break;
@@ -1238,7 +877,7 @@ static bool dc_add(ctx *c, const sg_expr *e)
         }
     }
     /* an equality sympy does not decide: the symbol "has equalities" */
-    if (k == SG_EQ && !(d.ok && d.a.n == 0)) {
+    if (k == SG_EQ && !(d.ok && d.a.num == 0)) {
         uint32_t si = sg_expr_symbol_index(fs[0]);
         if (si < c->nsyms)
             c->has_eq[si] = true;

@@ -82,16 +82,6 @@ void sg_torch_text_free(sg_torch_text *m);
 int sg_torch_message(char **out, const sg_trace *t, const char *const *lines, size_t n, sg_error *err);
 
 /**
- * Print `e` as torch's guard printer (ShapeGuardPythonPrinter, sympy's
- * precedence rules) does, e.g. `(L['x'].size()[0] % 8) == 0`,
- * `8*(L['x'].size()[0] // 8) >= 2`, `((-1) + L['x'].size()[0]) != 1`.
- * Same form for torch 2.6 and 2.14. `namer` renames symbols (NULL keeps the
- * names). Returns 0 and a new string in `*out` (free with sg_free()),
- * SG_ELIMIT over SG_EXPR_MAX_PRINT bytes, or SG_ENOMEM.
- */
-int sg_torch_print(char **out, const sg_expr *e, sg_symbol_namer namer, void *payload, sg_error *err);
-
-/**
  * torch's rendering of a named Dim's specified range in a violation:
  * "dx = L['x'].size()[0] in the specified range 3 <= dx <= 100"; a bound at or
  * below torch's default range [2, int_oo] is omitted ("dx <= 100", "16 <= dx",

@@ -233,6 +233,12 @@ static bool affine_at(sg_int a, sg_int b, sg_int v, sg_int *out)
     return sg__mul(a, v, out) && sg__add(*out, b, out);
 }
 
+bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b)
+{
+    const sg_expr *sym;
+    return d->derived && sg_expr_affine(d->derived, &sym, a, b) && sym && *a > 0;
+}
+
 /*
  * Recompute the derived bounds of DERIVED `d` from its root's bounds, as torch
  * does: min = A*root_min + B (torch's "<unavailable: ...>" note and -int_oo when

@@ -83,4 +83,7 @@ const sg_guard *sg_trace_guards(const sg_trace *t, size_t *n);
  * not know it. */
 const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym);
 
+/* The derived expression of a DERIVED dim `d` as a*root + b (a >= 1); false when it has none. */
+bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b);
+
 #endif

@@ -204,7 +204,10 @@ SG_API int sg_expr_parse(const sg_expr **out, sg_pool *pool, const char *text, s
 /** Printed forms. */
 typedef enum sg_syntax {
     SG_SYNTAX_SYMPY,  /**< canonical sympy str() form; re-parses to the same expression */
-    SG_SYNTAX_PYTHON  /**< torch's Python printer form (`==`, `and`, `//`, `%`, `max`) */
+    SG_SYNTAX_PYTHON, /**< a Python form that re-parses (`==`, `and`, `//`, `%`, `max`) */
+    SG_SYNTAX_TORCH   /**< torch's own guard printer, byte for byte as its messages quote guards:
+                           sympy's precedence and argument order, e.g. `(L['x'].size()[0] % 8) == 0`,
+                           `8*(L['x'].size()[0] // 8) >= 2`, `((-1) + L['x'].size()[0]) != 1` */
 } sg_syntax;
 
 /** Renames symbols when printing, e.g. s77 -> L['x'].size()[0]; NULL keeps the name. */

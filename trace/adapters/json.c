@@ -314,24 +314,6 @@ static int read_spec_bound(reader *R, sg_bound *b, const char **note, const cJSO
     return read_bound(R, b, j, key);
 }
 
-/* A compact copy of a raw JSON member, in the arena (absent or null: NULL). */
-static int keep_json(reader *R, const char **out, const cJSON *j)
-{
-    sg_buf b;
-    *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    sg_buf_init(&b, SG_TRACE_MAX_FILE);
-    sg__json_put_value(&b, j);
-    if (!b.failed)
-        *out = sg_trace__strndup(R->t, b.data, b.len);
-    sg_buf_dispose(&b);
-    if (b.failed == SG_ELIMIT)
-        return sg_trace__fail(R, SG_ELIMIT, "too large or too deep");
-    if (!*out)
-        return sg_trace__oom(R);
-    return 0;
-}
 
 static int read_symbols(reader *R, const cJSON *arr)
 {
@@ -639,10 +621,10 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
         if ((rc = get_bool(&R, &R.t->has_flat_spec, spec, "flat")) != 0)
             goto cleanup;
         sg_trace__set_field(&R, "spec.dynamic_shapes");
-        if ((rc = keep_json(&R, &R.t->dynamic_shapes_json, sg__json_get(spec, "dynamic_shapes"))) != 0)
+        if ((rc = sg_trace__keep_json(&R, &R.t->dynamic_shapes_json, sg__json_get(spec, "dynamic_shapes"))) != 0)
             goto cleanup;
         sg_trace__set_field(&R, "spec.inputs");
-        if ((rc = keep_json(&R, &R.t->inputs_json, sg__json_get(spec, "inputs"))) != 0)
+        if ((rc = sg_trace__keep_json(&R, &R.t->inputs_json, sg__json_get(spec, "inputs"))) != 0)
             goto cleanup;
         sg_trace__set_field(&R, "spec.torch_suggested_fixes");
         {
@@ -651,7 +633,7 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
                 rc = sg_trace__fail(&R, SG_EINVALID, "expected an array of strings");
                 goto cleanup;
             }
-            if (fx && (rc = keep_json(&R, &R.t->torch_fixes_json, fx)) != 0)
+            if (fx && (rc = sg_trace__keep_json(&R, &R.t->torch_fixes_json, fx)) != 0)
                 goto cleanup;
         }
         sg_trace__set_field(&R, "spec.torch_error");
