@@ -29,8 +29,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/check.h"
-#include "shapegate/trace.h"
+#include "analysis/check.h"
+#include "trace/trace.h"
 #include "bench_util.h"
 #include "util/json.h"
 

@@ -40,6 +40,7 @@
 #include <cjson/cJSON.h>
 #include <zip.h>
 
+#include "util/int.h"
 #include "shapegate/archive.h"
 #include "shapegate/graph.h"
 
@@ -374,7 +375,6 @@ static void put_expr(FILE *out, const sg_expr *e)
 /* The substance of `inspect --json`: every input shape, range, symbol, assert and member. */
 static void emit_json(FILE *out, sg_archive *a, const sg_graph *g)
 {
-    char buf[SG_INT_STRLEN];
     size_t i, d;
 
     fputs("{\"inputs\":[", out);
@@ -389,8 +389,8 @@ static void emit_json(FILE *out, sg_archive *a, const sg_graph *g)
     fputs("],\"range_constraints\":{", out);
     for (i = 0; i < sg_graph_range_count(g); i++) {
         const sg_graph_range *r = sg_graph_range_at(g, i);
-        fprintf(out, "\"%s\":[%s,", r->key, r->has_min ? sg_int_format(buf, r->min) : "null");
-        fprintf(out, "%s]", r->has_max ? sg_int_format(buf, r->max) : "null");
+        fprintf(out, "\"%s\":[%s,", r->key, r->has_min ? r->min.text : "null");
+        fprintf(out, "%s]", r->has_max ? r->max.text : "null");
     }
     fputs("},\"symbols\":[", out);
     for (i = 0; i < sg_graph_symbol_count(g); i++)

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/smt.h"
+#include "expr/expr.h"
+#include "solver/smt.h"
 
 #include "corpus_walk.h"
 #include "bench_util.h"

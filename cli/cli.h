@@ -3,11 +3,12 @@
  * one mapping from library status codes to exit codes, the command table entry
  * type, and small helpers every command uses to report errors the same way.
  *
- * The CLI is a thin client of the public headers (include/shapegate/); it
- * never includes anything from solver/ or util/. Each command lives in its
- * own file (cmd_expr.c has `parse` and `eval`) and is listed in the table in
- * main.c. A command function gets its own argv, with argv[0] the command name,
- * parses its options with getopt_long, and returns an exit code.
+ * The CLI is a thin client of the public headers (include/shapegate/) and
+ * libshapegate.so; it never includes anything from the library's modules.
+ * Each command lives in its own file (cmd_expr.c has `parse` and `eval`) and
+ * is listed in the table in main.c. A command function gets its own argv,
+ * with argv[0] the command name, reads its options with the one table-driven
+ * parser (cli/options.h), and returns an exit code.
  */
 #ifndef SG_CLI_H
 #define SG_CLI_H
@@ -16,10 +17,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "shapegate/error.h"
+#include "shapegate/shapegate.h"
+#include "options.h"
 
-#ifndef SG_VERSION
-#define SG_VERSION "0.1.0"
+#if defined(__GNUC__) || defined(__clang__)
+#define SG_CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define SG_CLI_PRINTF(fmt, args)
 #endif
 
 /* The program's name in every message. */
@@ -68,7 +72,7 @@ typedef struct sg_cli_command {
 } sg_cli_command;
 
 /* Print "shapegate CMD: <message>\n" to stderr (CMD omitted when NULL). */
-void sg_cli_errorf(const char *cmd, const char *fmt, ...) SG_PRINTF(2, 3);
+void sg_cli_errorf(const char *cmd, const char *fmt, ...) SG_CLI_PRINTF(2, 3);
 
 /*
  * Report a getopt_long failure for command `cmd` (NULL: the program itself):
@@ -84,7 +88,7 @@ int sg_cli_bad_option(const char *cmd, int argc, char **argv, int optchar,
  * Report a usage error as one line on stderr,
  * "shapegate CMD: <message> (see 'shapegate CMD --help')". Returns SG_EXIT_USAGE.
  */
-int sg_cli_usage_error(const char *cmd, const char *fmt, ...) SG_PRINTF(2, 3);
+int sg_cli_usage_error(const char *cmd, const char *fmt, ...) SG_CLI_PRINTF(2, 3);
 
 /* Flush stdout; on a write error report it and return SG_EXIT_INTERNAL, else `rc`. */
 int sg_cli_finish_output(const char *cmd, int rc);
@@ -104,11 +108,22 @@ int sg_cmd_spec(int argc, char **argv);
 /* trace_input.c: load the trace at `path`, then apply --spec FILE (or NULL) and the
  * --dim items; errors reported as command `cmd`. Returns an exit code; `*out` the
  * trace on SG_EXIT_OK (free with sg_trace_free()), else NULL. */
-#include "shapegate/trace.h"
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
                       const char *const *dims, size_t ndims);
-/* Append one --dim ITEM to the growing list `*dims` (free() it); false when out of memory. */
-bool sg_cli_push_dim(const char ***dims, size_t *n, const char *item);
+/* What `check` and `spec` read besides their own options: --json, --spec FILE, the --dim
+ * items (a list to free()), the budgets. */
+enum { SG_CLI_KEY_SPEC = 320, SG_CLI_KEY_DIM };
+typedef struct sg_cli_trace_args {
+    const char *cmd;
+    sg_check_options opts;
+    bool json;
+    const char *spec_file;
+    const char **dims;
+    size_t ndims;
+} sg_cli_trace_args;
+void sg_cli_trace_args_init(sg_cli_trace_args *a, const char *cmd);
+/* Apply one of those options; -1 to go on, or an exit code (usage error, out of memory). */
+int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg);
 
 /* supervise.c: run the rest of a solver command in a child process with a hard
  * wall-clock limit (Z3 can ignore its interrupt). sg_cli_supervise() returns 0 in
@@ -144,9 +159,6 @@ int sg_cmd_verify(int argc, char **argv);
 /* cmd_pack.c: `shapegate pack`. */
 int sg_cmd_pack(int argc, char **argv);
 
-#include "shapegate/check.h"
-#include "shapegate/graph.h"
-
 /* An archive opened, its model JSON read and parsed, its trace built and checked. */
 typedef struct sg_cli_verification {
     sg_archive *archive;
@@ -154,8 +166,8 @@ typedef struct sg_cli_verification {
     size_t len;
     const char *model_member; /* its relative name (borrowed from the archive) */
     sg_graph *graph;
-    sg_trace *trace;
-    sg_report *report;
+    sg_engine *engine;
+    sg_report *report;        /* the engine's verify report (it holds the trace it checked) */
     sg_check_options opts;
 } sg_cli_verification;
 
@@ -166,10 +178,5 @@ int sg_cli_verify_open(sg_cli_verification *v, const char *cmd, const char *path
 void sg_cli_verification_free(sg_cli_verification *v);
 /* 0 ok, 1 refuted or invalid spec, 4 unknown. */
 int sg_cli_verdict_exit(const sg_report *r);
-/* The budget options shared by verify and pack; sg_cli_parse_budget() applies one. */
-enum { SG_CLI_OPT_TIMEOUT = 300, SG_CLI_OPT_QUERY_TIMEOUT, SG_CLI_OPT_RLIMIT };
-bool sg_cli_parse_budget(int opt, const char *arg, sg_check_options *o);
-/* Write `s` as a JSON string literal (null when NULL). */
-void sg_cli_put_json_str(FILE *out, const char *s);
 
 #endif

@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapegate/common.h"
-#include "shapegate/error.h"
-#include "shapegate/expr.h"
-#include "shapegate/smt.h"
-
 #include "cli.h"
 
 /* Long-only options have values above the char range (see sg_cli_bad_option). */
@@ -30,36 +25,41 @@ typedef enum parse_form { FORM_SYMPY, FORM_PYTHON, FORM_SMT } parse_form;
 /* State shared by every expression of one `parse` run. */
 typedef struct parse_ctx {
     sg_pool *pool;   /* one pool for the whole input */
-    sg_smt *smt;     /* made on first use, only for --smt */
     parse_form form;
+    int nforms;      /* forms asked for (at most one) */
 } parse_ctx;
 
 /* Outcome of reading one line. */
 typedef enum line_status { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_ERROR } line_status;
 
-/* Write the help of `parse` to `out`. */
-static void parse_help(FILE *out)
-{
-    fprintf(out,
-            "Usage: %s parse [--sympy | --python | --smt] [EXPR...]\n"
-            "\n"
-            "Parse guard expressions (sympy str() form, torch's Python form, or a mix) and\n"
-            "print each on its own line in canonical form. Without EXPR arguments, reads\n"
-            "standard input, one expression per line.\n"
-            "\n"
-            "Options:\n"
-            "  --sympy    print the canonical sympy form (default)\n"
-            "  --python   print torch's Python printer form\n"
-            "  --smt      print the SMT-LIB 2 encoding (declarations, then an assert or\n"
-            "             define-funs for value and definedness)\n"
-            "  -h, --help show this help\n"
-            "\n"
-            "Errors are reported as LINE:COL: message (LINE is the input line or the\n"
-            "argument number) and stop the run. An empty or blank line is an error.\n"
-            "An expression starting with '-' needs '--' before it.\n"
-            "Exit: 0 all parsed, 2 usage, 3 invalid input, 5 internal error.\n",
-            SG_CLI_PROG);
-}
+static const sg_cli_opt parse_opts[] = {
+    {"sympy", OPT_SYMPY, false, false, "--sympy    print the canonical sympy form (default)"},
+    {"python", OPT_PYTHON, false, false, "--python   print torch's Python printer form"},
+    {"smt", OPT_SMT, false, false,
+     "--smt      print the SMT-LIB 2 encoding (declarations, then an assert or\n"
+     "           define-funs for value and definedness)"},
+    {"help", SG_CLI_KEY_HELP, false, true, "-h, --help show this help"},
+    SG_CLI_OPT_END,
+};
+
+static const sg_cli_spec parse_spec = {
+    "parse",
+    "Usage: shapegate parse [--sympy | --python | --smt] [EXPR...]\n"
+    "\n"
+    "Parse guard expressions (sympy str() form, torch's Python form, or a mix) and\n"
+    "print each on its own line in canonical form. Without EXPR arguments, reads\n"
+    "standard input, one expression per line.\n"
+    "\n"
+    "Options:\n",
+    parse_opts,
+    "\n"
+    "Errors are reported as LINE:COL: message (LINE is the input line or the\n"
+    "argument number) and stop the run. An empty or blank line is an error.\n"
+    "An expression starting with '-' needs '--' before it.\n"
+    "Exit: 0 all parsed, 2 usage, 3 invalid input, 5 internal error.\n",
+    false,
+    NULL,
+};
 
 /* True when the `len` bytes of `s` are all ASCII whitespace (or `len` is 0). */
 static bool is_blank(const char *s, size_t len)
@@ -136,11 +136,7 @@ static int parse_one(parse_ctx *ctx, const char *text, size_t len, size_t lineno
     }
 
     if (ctx->form == FORM_SMT) {
-        if (!ctx->smt && (rc = sg_smt_new(&ctx->smt, ctx->pool, &err)) != SG_OK) {
-            sg_cli_errorf("parse", "cannot start the SMT encoder: %s", err.msg);
-            return sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-        }
-        rc = sg_smt_to_smtlib(&out, ctx->smt, e, &err);
+        rc = sg_expr_to_smtlib(&out, ctx->pool, e, &err);
     } else {
         rc = sg_expr_print(&out, e, ctx->form == FORM_PYTHON ? SG_SYNTAX_PYTHON : SG_SYNTAX_SYMPY,
                            NULL, NULL, &err);
@@ -199,42 +195,24 @@ cleanup:
     return rc;
 }
 
+static int on_parse_opt(int key, const char *arg, void *p)
+{
+    parse_ctx *ctx = p;
+    (void)arg;
+    ctx->form = key == OPT_PYTHON ? FORM_PYTHON : key == OPT_SMT ? FORM_SMT : FORM_SYMPY;
+    ctx->nforms++;
+    return -1;
+}
+
 int sg_cmd_parse(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"sympy", no_argument, NULL, OPT_SYMPY},
-        {"python", no_argument, NULL, OPT_PYTHON},
-        {"smt", no_argument, NULL, OPT_SMT},
-        {NULL, 0, NULL, 0},
-    };
-    parse_ctx ctx = {NULL, NULL, FORM_SYMPY};
+    parse_ctx ctx = {NULL, FORM_SYMPY, 0};
     sg_error err = SG_ERROR_INIT;
-    int nforms = 0, c, i, rc;
+    int i, rc;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            parse_help(stdout);
-            return sg_cli_finish_output("parse", SG_EXIT_OK);
-        case OPT_SYMPY:
-            ctx.form = FORM_SYMPY;
-            nforms++;
-            break;
-        case OPT_PYTHON:
-            ctx.form = FORM_PYTHON;
-            nforms++;
-            break;
-        case OPT_SMT:
-            ctx.form = FORM_SMT;
-            nforms++;
-            break;
-        default:
-            return sg_cli_bad_option("parse", argc, argv, c, longopts);
-        }
-    }
-    if (nforms > 1)
+    if ((rc = sg_cli_parse(&parse_spec, argc, argv, on_parse_opt, &ctx)) >= 0)
+        return rc;
+    if (ctx.nforms > 1)
         return sg_cli_usage_error("parse", "give at most one of --sympy, --python, --smt");
 
     rc = sg_pool_new(&ctx.pool, &err);
@@ -255,35 +233,38 @@ int sg_cmd_parse(int argc, char **argv)
     }
 
 cleanup:
-    sg_smt_free(ctx.smt);
     sg_pool_free(ctx.pool);
     return sg_cli_finish_output("parse", rc);
 }
 
 /* ---- eval ------------------------------------------------------------------------- */
 
-/* Write the help of `eval` to `out`. */
-static void eval_help(FILE *out)
-{
-    fprintf(out,
-            "Usage: %s eval EXPR [NAME=VALUE ...]\n"
-            "\n"
-            "Evaluate one guard expression exactly, with Python semantics (// and %%\n"
-            "round toward negative infinity), giving each symbol an integer value:\n"
-            "decimal, optionally negative, within signed 128 bits. Prints the value\n"
-            "(an integer, True/False, an exact fraction p/q, or an infinity).\n"
-            "\n"
-            "Options:\n"
-            "  -h, --help show this help\n"
-            "\n"
-            "Every symbol of EXPR needs a value; naming a symbol that EXPR does not\n"
-            "mention, or naming one twice, is a usage error.\n"
-            "An expression starting with '-' needs '--' before it.\n"
-            "Exit: 0 a value other than False, 1 False or undefined (Python would raise)\n"
-            "or overflow, 2 usage, 3 invalid EXPR or VALUE or a missing value,\n"
-            "5 internal error.\n",
-            SG_CLI_PROG);
-}
+static const sg_cli_opt eval_opts[] = {
+    {"help", SG_CLI_KEY_HELP, false, true, "-h, --help show this help"},
+    SG_CLI_OPT_END,
+};
+
+static const sg_cli_spec eval_spec = {
+    "eval",
+    "Usage: shapegate eval EXPR [NAME=VALUE ...]\n"
+    "\n"
+    "Evaluate one guard expression exactly, with Python semantics (// and %\n"
+    "round toward negative infinity), giving each symbol an integer value:\n"
+    "decimal, optionally negative, within signed 128 bits. Prints the value\n"
+    "(an integer, True/False, an exact fraction p/q, or an infinity).\n"
+    "\n"
+    "Options:\n",
+    eval_opts,
+    "\n"
+    "Every symbol of EXPR needs a value; naming a symbol that EXPR does not\n"
+    "mention, or naming one twice, is a usage error.\n"
+    "An expression starting with '-' needs '--' before it.\n"
+    "Exit: 0 a value other than False, 1 False or undefined (Python would raise)\n"
+    "or overflow, 2 usage, 3 invalid EXPR or VALUE or a missing value,\n"
+    "5 internal error.\n",
+    false,
+    NULL,
+};
 
 /* Index of the pool symbol named by the `len` bytes of `name`, or -1. */
 static long find_symbol(const sg_pool *pool, const char *name, size_t len)
@@ -304,7 +285,7 @@ static long find_symbol(const sg_pool *pool, const char *name, size_t len)
  * (indexed by symbol index of `pool`). Returns an exit code after reporting
  * the first problem.
  */
-static int bind_values(const sg_pool *pool, char **args, int nargs, sg_int *values, bool *assigned)
+static int bind_values(const sg_pool *pool, char **args, int nargs, sg_num *values, bool *assigned)
 {
     int i;
 
@@ -325,7 +306,9 @@ static int bind_values(const sg_pool *pool, char **args, int nargs, sg_int *valu
                                       (int)namelen, arg);
         if (assigned[idx])
             return sg_cli_usage_error("eval", "'%.*s' is given a value twice", (int)namelen, arg);
-        rc = sg_int_parse(&values[idx], eq + 1, strlen(eq + 1));
+        rc = sg_num_parse(&values[idx], eq + 1);
+        if (rc == SG_OK && values[idx].inf)
+            rc = SG_EINVALID; /* a value, not a bound */
         if (rc == SG_EOVERFLOW) {
             sg_cli_errorf("eval", "value of %.*s does not fit in 128 bits: '%s'", (int)namelen, arg,
                           eq + 1);
@@ -394,33 +377,29 @@ static int report_eval_error(int code, const sg_error *err)
     return sg_cli_exit_code(code, SG_CLI_COMPUTING);
 }
 
+static int on_eval_opt(int key, const char *arg, void *ctx)
+{
+    (void)key;
+    (void)arg;
+    (void)ctx;
+    return -1;
+}
+
 int sg_cmd_eval(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sg_error err = SG_ERROR_INIT;
     sg_pool *pool = NULL;
     const sg_expr *e = NULL;
-    sg_int *values = NULL;
+    sg_num *values = NULL;
     bool *assigned = NULL;
-    sg_value v;
+    sg_eval v;
     char text[128];
     const char *expr;
     size_t nsym;
-    int c, rc;
+    int rc;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            eval_help(stdout);
-            return sg_cli_finish_output("eval", SG_EXIT_OK);
-        default:
-            return sg_cli_bad_option("eval", argc, argv, c, longopts);
-        }
-    }
+    if ((rc = sg_cli_parse(&eval_spec, argc, argv, on_eval_opt, NULL)) >= 0)
+        return rc;
     if (optind >= argc)
         return sg_cli_usage_error("eval", "missing EXPR");
     expr = argv[optind];
@@ -462,14 +441,17 @@ int sg_cmd_eval(int argc, char **argv)
     if (rc != SG_EXIT_OK)
         goto cleanup;
 
-    rc = sg_expr_eval(&v, pool, e, values, nsym, &err);
+    for (size_t i = 0; i < nsym; i++)
+        if (!assigned[i])
+            values[i] = sg_num_of(0); /* a symbol the expression does not mention */
+    rc = sg_expr_evaluate(&v, pool, e, values, nsym, &err);
     if (rc != SG_OK) {
         rc = report_eval_error(rc, &err);
         goto cleanup;
     }
-    sg_value_format(text, sizeof text, &v);
+    sg_eval_format(text, sizeof text, &v);
     printf("%s\n", text);
-    rc = v.kind == SG_VAL_BOOL && v.num == 0 ? SG_EXIT_FALSE : SG_EXIT_OK;
+    rc = v.kind == SG_VAL_BOOL && v.num.value == 0 ? SG_EXIT_FALSE : SG_EXIT_OK;
 
 cleanup:
     free(assigned);

@@ -12,26 +12,60 @@
 
 #include "cli.h"
 #include "shapegate/archive.h"
-#include "shapegate/common.h"
-#include "shapegate/graph.h"
 
 #define CMD "inspect"
 
-/* The help text. */
-static void inspect_help(FILE *out)
+static const sg_cli_opt inspect_opts[] = {
+    {"json", 'j', false, false, "--json    print one JSON object (docs/graph.md) instead of text"},
+    {"help", SG_CLI_KEY_HELP, false, true, "--help    show this help"},
+    SG_CLI_OPT_END,
+};
+
+static const sg_cli_spec inspect_spec = {
+    CMD,
+    "usage: shapegate inspect [--json] MODEL.pt2\n"
+    "\n"
+    "Show what a torch.export archive declares: format and versions, inputs with\n"
+    "symbolic shapes and dtypes, symbols with their ranges and input dims, runtime\n"
+    "asserts, and the member list with sizes. Weights are never read.\n"
+    "\n"
+    "Options:\n",
+    inspect_opts,
+    "\n"
+    "Exit codes: 0 ok, 2 usage, 3 unreadable or invalid archive, 5 internal error.\n",
+    false,
+    NULL,
+};
+
+static int on_inspect_opt(int key, const char *arg, void *ctx)
 {
-    fputs("usage: shapegate inspect [--json] MODEL.pt2\n"
-          "\n"
-          "Show what a torch.export archive declares: format and versions, inputs with\n"
-          "symbolic shapes and dtypes, symbols with their ranges and input dims, runtime\n"
-          "asserts, and the member list with sizes. Weights are never read.\n"
-          "\n"
-          "Options:\n"
-          "  --json    print one JSON object (docs/graph.md) instead of text\n"
-          "  --help    show this help\n"
-          "\n"
-          "Exit codes: 0 ok, 2 usage, 3 unreadable or invalid archive, 5 internal error.\n",
-          out);
+    (void)key;
+    (void)arg;
+    *(bool *)ctx = true; /* --json */
+    return -1;
+}
+
+/* Write `s` as a JSON string literal (null when NULL). */
+static void sg_cli_put_json_str(FILE *out, const char *s)
+{
+    const unsigned char *p;
+
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
 }
 
 /* Print `e` in sympy form (or `?` when printing fails) as text or a JSON string. */
@@ -52,12 +86,10 @@ static void put_expr(FILE *out, const sg_expr *e, bool json)
 }
 
 /* One bound: the integer, or null / -oo / oo when absent. */
-static void put_bound(FILE *out, bool has, sg_int v, bool json, const char *inf)
+static void put_bound(FILE *out, bool has, const sg_num *v, bool json, const char *inf)
 {
-    char buf[SG_INT_STRLEN];
-
     if (has)
-        fputs(sg_int_format(buf, v), out);
+        fputs(v->text, out);
     else
         fputs(json ? "null" : inf, out);
 }
@@ -140,9 +172,9 @@ static void print_text(FILE *out, const char *path, sg_archive *a, const sg_grap
         fprintf(out, "  %s", sg_expr_symbol_name(s->sym));
         if (s->range) {
             fputs(" in [", out);
-            put_bound(out, s->range->has_min, s->range->min, false, "-oo");
+            put_bound(out, s->range->has_min, &s->range->min, false, "-oo");
             fputs(", ", out);
-            put_bound(out, s->range->has_max, s->range->max, false, "oo");
+            put_bound(out, s->range->has_max, &s->range->max, false, "oo");
             fputc(']', out);
         }
         if (s->path)
@@ -153,9 +185,9 @@ static void print_text(FILE *out, const char *path, sg_archive *a, const sg_grap
     for (i = 0; i < sg_graph_range_count(g); i++) {
         const sg_graph_range *r = sg_graph_range_at(g, i);
         fprintf(out, "  %s: [", r->key);
-        put_bound(out, r->has_min, r->min, false, "-oo");
+        put_bound(out, r->has_min, &r->min, false, "-oo");
         fputs(", ", out);
-        put_bound(out, r->has_max, r->max, false, "oo");
+        put_bound(out, r->has_max, &r->max, false, "oo");
         fputs("]\n", out);
     }
     fprintf(out, "runtime asserts: %zu", sg_graph_assert_count(g));
@@ -238,9 +270,9 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
             fputc(',', out);
         sg_cli_put_json_str(out, r->key);
         fputs(":[", out);
-        put_bound(out, r->has_min, r->min, true, NULL);
+        put_bound(out, r->has_min, &r->min, true, NULL);
         fputc(',', out);
-        put_bound(out, r->has_max, r->max, true, NULL);
+        put_bound(out, r->has_max, &r->max, true, NULL);
         fputc(']', out);
     }
     fputs("},\"symbols\":[", out);
@@ -257,9 +289,9 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
         fputs(",\"range\":", out);
         if (s->range) {
             fputc('[', out);
-            put_bound(out, s->range->has_min, s->range->min, true, NULL);
+            put_bound(out, s->range->has_min, &s->range->min, true, NULL);
             fputc(',', out);
-            put_bound(out, s->range->has_max, s->range->max, true, NULL);
+            put_bound(out, s->range->has_max, &s->range->max, true, NULL);
             fputc(']', out);
         } else {
             fputs("null", out);
@@ -303,30 +335,14 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
 
 int sg_cmd_inspect(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     sg_error err = SG_ERROR_INIT;
     sg_archive *a = NULL;
     sg_graph *g = NULL;
     bool json = false;
-    int c, rc;
+    int rc;
 
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            inspect_help(stdout);
-            return sg_cli_finish_output(CMD, SG_EXIT_OK);
-        default:
-            return sg_cli_bad_option(CMD, argc, argv, c, longopts);
-        }
-    }
+    if ((rc = sg_cli_parse(&inspect_spec, argc, argv, on_inspect_opt, &json)) >= 0)
+        return rc;
     if (optind != argc - 1)
         return sg_cli_usage_error(CMD, optind >= argc ? "no MODEL.pt2 given" : "exactly one MODEL.pt2 expected");
 

@@ -150,55 +150,35 @@ int sg_cli_finish_output(const char *cmd, int rc)
     return rc;
 }
 
-void sg_cli_put_json_str(FILE *out, const char *s)
+/* The program's own options: --help, --version. */
+static int on_global(int key, const char *arg, void *ctx)
 {
-    const unsigned char *p;
-
-    if (!s) {
-        fputs("null", out);
-        return;
+    (void)arg;
+    (void)ctx;
+    if (key == 'V') {
+        printf("%s %s\n", SG_CLI_PROG, sg_version());
+        return sg_cli_finish_output(NULL, SG_EXIT_OK);
     }
-    fputc('"', out);
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
+    return -1;
 }
 
 /* Parse the global options, find the command named by the first argument and run it
  * with the rest of argv; returns the command's exit code (see sg_exit). */
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+    static const sg_cli_opt opts[] = {
+        {"help", SG_CLI_KEY_HELP, false, true, NULL},
+        {"version", 'V', false, true, NULL},
+        SG_CLI_OPT_END,
     };
+    static const sg_cli_spec spec = {NULL, NULL, opts, NULL, true, print_help};
     const char *name;
     size_t i;
-    int c;
+    int rc;
 
-    /* '+': stop at the command name, whose options are the command's own. */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            print_help(stdout);
-            return sg_cli_finish_output(NULL, SG_EXIT_OK);
-        case 'V':
-            printf("%s %s\n", SG_CLI_PROG, SG_VERSION);
-            return sg_cli_finish_output(NULL, SG_EXIT_OK);
-        default:
-            return sg_cli_bad_option(NULL, argc, argv, c, longopts);
-        }
-    }
+    /* stop at the command name, whose options are the command's own */
+    if ((rc = sg_cli_parse(&spec, argc, argv, on_global, NULL)) >= 0)
+        return rc;
     if (optind >= argc) {
         fprintf(stderr, "%s: no command given\n", SG_CLI_PROG);
         print_help(stderr);

@@ -4,15 +4,15 @@
  * reported the same way.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
-#include "shapegate/common.h"
 
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
                       const char *const *dims, size_t ndims)
 {
     sg_error err = SG_ERROR_INIT;
-    sg_trace *t = NULL;
+    sg_trace *t = NULL, *t2 = NULL;
     int rc;
 
     *out = NULL;
@@ -21,8 +21,9 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
         sg_cli_errorf(cmd, "%s: %s", path, err.msg);
         return rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
     }
-    /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides") */
-    if (spec_file && (rc = sg_trace_load_spec(t, spec_file, &err)) != 0) {
+    /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides");
+     * each gives a new trace, the loaded one is never changed */
+    if (spec_file && (rc = sg_trace_with_spec_file(&t2, t, spec_file, &err)) != 0) {
         if (rc == SG_EIO || rc == SG_ELIMIT || rc == SG_ENOMEM) {
             sg_cli_errorf(cmd, "--spec %s", err.msg);
             rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
@@ -32,7 +33,12 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
         sg_trace_free(t);
         return rc;
     }
-    if (ndims && (rc = sg_trace_override_dims(t, dims, ndims, &err)) != 0) {
+    if (t2) {
+        sg_trace_free(t);
+        t = t2;
+        t2 = NULL;
+    }
+    if (ndims && (rc = sg_trace_with_dims(&t2, t, dims, ndims, &err)) != 0) {
         if (rc == SG_ENOMEM) {
             sg_cli_errorf(cmd, "%s", err.msg);
             rc = SG_EXIT_INTERNAL;
@@ -42,16 +48,42 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
         sg_trace_free(t);
         return rc;
     }
+    if (t2) {
+        sg_trace_free(t);
+        t = t2;
+    }
     *out = t;
     return SG_EXIT_OK;
 }
 
-bool sg_cli_push_dim(const char ***dims, size_t *n, const char *item)
+void sg_cli_trace_args_init(sg_cli_trace_args *a, const char *cmd)
 {
-    const char **grown = realloc(*dims, (*n + 1) * sizeof **dims);
-    if (!grown)
-        return false;
-    grown[(*n)++] = item;
-    *dims = grown;
-    return true;
+    sg_check_options d = SG_CHECK_OPTIONS_INIT;
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    a->opts = d;
+}
+
+int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg)
+{
+    const char **grown;
+
+    switch (key) {
+    case 'j':
+        a->json = true;
+        return -1;
+    case SG_CLI_KEY_SPEC:
+        a->spec_file = arg;
+        return -1;
+    case SG_CLI_KEY_DIM:
+        if (!(grown = realloc(a->dims, (a->ndims + 1) * sizeof *a->dims))) {
+            sg_cli_errorf(a->cmd, "out of memory");
+            return SG_EXIT_INTERNAL;
+        }
+        grown[a->ndims++] = arg;
+        a->dims = grown;
+        return -1;
+    default:
+        return sg_cli_budget_option(a->cmd, key, arg, &a->opts);
+    }
 }

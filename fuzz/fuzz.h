@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /** Parser round trip on `size` bytes of expression text. Returns 0. */
 int sg_fuzz_expr(const uint8_t *data, size_t size);
@@ -25,7 +25,7 @@ int sg_fuzz_archive(const uint8_t *data, size_t size);
 int sg_fuzz_graph(const uint8_t *data, size_t size);
 /** The check pipeline under a tight budget on the bytes as a JSON trace. Returns 0. */
 int sg_fuzz_check(const uint8_t *data, size_t size);
-/** Spec overrides (sg_trace_override_dims) or a spec JSON (sg_trace_set_spec_json) on a
+/** Spec overrides (sg_trace_with_dims) or a spec JSON (sg_trace_with_spec_json) on a
  *  fixed corpus trace; the first byte picks the operation and the trace. Returns 0. */
 int sg_fuzz_spec(const uint8_t *data, size_t size);
 /** The capture-folder loader on guards.json and case.json (the bytes split at the
@@ -39,6 +39,19 @@ int sg_fuzz_dir(const uint8_t *data, size_t size);
 void sg_fuzz_check_trace(const sg_trace *t);
 /** Write `t` as JSON, reload, write again: the texts must be equal (aborts otherwise). */
 void sg_fuzz_trace_roundtrip(const sg_trace *t);
+
+/*
+ * The libFuzzer entry point of a target whose body is `body`:
+ * `SG_FUZZ_ENTRY(sg_fuzz_expr)` at the end of fuzz_expr.c. Nothing under
+ * SG_FUZZ_NO_MAIN (the regression replay links every body into one program).
+ */
+#ifdef SG_FUZZ_NO_MAIN
+#define SG_FUZZ_ENTRY(body)
+#else
+#define SG_FUZZ_ENTRY(body)                                                                        \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                                  \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return body(data, size); }
+#endif
 
 /** Print a property failure to stderr and abort(). */
 #define SG_FUZZ_FAIL(...)                                                   \

@@ -84,9 +84,4 @@ cleanup:
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_archive(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_archive)

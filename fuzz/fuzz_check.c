@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Load the bytes as a trace and check it under a tight budget. Returns 0. */
 int sg_fuzz_check(const uint8_t *data, size_t size)
@@ -27,9 +27,4 @@ int sg_fuzz_check(const uint8_t *data, size_t size)
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_check(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_check)

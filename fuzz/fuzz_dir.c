@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Write `len` bytes to `dir`/`name`; aborts when it cannot (the fuzzer's own failure). */
 static void put_file(const char *dir, const char *name, const uint8_t *data, size_t len)
@@ -69,9 +69,4 @@ cleanup:
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_dir(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_dir)

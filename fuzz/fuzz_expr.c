@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 /* True for the codes sg_expr_parse documents. */
 static int parse_code_ok(int rc)
@@ -66,9 +66,4 @@ cleanup:
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_expr(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_expr)

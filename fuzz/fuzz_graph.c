@@ -86,9 +86,4 @@ cleanup:
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_graph(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_graph)

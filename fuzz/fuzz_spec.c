@@ -1,7 +1,7 @@
 /*
  * fuzz_spec.c - libFuzzer target for the two ways a spec reaches a trace from
- * outside: the override text of `shapegate check --dim` (sg_trace_override_dims)
- * and a whole spec as JSON (sg_trace_set_spec_json), applied to a fixed trace.
+ * outside: the override text of `shapegate check --dim` (sg_trace_with_dims)
+ * and a whole spec as JSON (sg_trace_with_spec_json), applied to a fixed trace.
  *
  * The first byte picks what the rest is:
  *   bit 0      0: the rest is a spec JSON; 1: override items, one per line
@@ -11,9 +11,9 @@
  *              ok_derived_spec_2x (a derived dim), 2 err_spec_bad_keys (no flat spec)
  *   bit 3      1: also check the trace afterwards (sg_fuzz_check_trace)
  * Properties: the call returns 0 or a documented code with a one-line message;
- * failure leaves the spec unchanged (all or nothing: the trace writes the same
- * JSON as before, and is not marked overridden); success marks the trace
- * overridden, overrides leave a flat spec, and the trace still writes,
+ * the trace edited from never changes (it writes the same JSON as before and
+ * is not marked overridden); failure returns no copy; a successful copy is
+ * marked overridden, overrides leave it a flat spec, and it still writes,
  * reloads and writes the same bytes (sg_fuzz_trace_roundtrip).
  */
 #include <stdbool.h>
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 #ifndef SG_SOURCE_DIR
 #error "SG_SOURCE_DIR must name the source tree (the fixed traces are corpus folders)"
@@ -97,7 +97,7 @@ int sg_fuzz_spec(const uint8_t *data, size_t size)
     char buf[SPEC_MAX_ITEMS][SPEC_MAX_ITEM];
     const char *items[SPEC_MAX_ITEMS];
     sg_error err = SG_ERROR_INIT;
-    sg_trace *t = NULL;
+    sg_trace *t = NULL, *e = NULL;
     char *before = NULL, *after = NULL;
     bool overrides, check;
     int rc;
@@ -111,40 +111,39 @@ int sg_fuzz_spec(const uint8_t *data, size_t size)
         SG_FUZZ_FAIL("the fixed trace does not write (%s)", err.msg);
     if (overrides) {
         size_t n = split_items((const char *)data + 1, size - 1, buf, items);
-        rc = sg_trace_override_dims(t, items, n, &err);
+        rc = sg_trace_with_dims(&e, t, items, n, &err);
         if (rc != 0 && rc != SG_EINVALID && rc != SG_ENOMEM)
-            SG_FUZZ_FAIL("sg_trace_override_dims returned undocumented code %d (%s)", rc, err.msg);
+            SG_FUZZ_FAIL("sg_trace_with_dims returned undocumented code %d (%s)", rc, err.msg);
     } else {
-        rc = sg_trace_set_spec_json(t, (const char *)data + 1, size - 1, "fuzz.json", &err);
+        rc = sg_trace_with_spec_json(&e, t, (const char *)data + 1, size - 1, "fuzz.json", &err);
         if (rc != 0 && rc != SG_EINVALID && rc != SG_ELIMIT && rc != SG_ENOMEM)
-            SG_FUZZ_FAIL("sg_trace_set_spec_json returned undocumented code %d (%s)", rc, err.msg);
+            SG_FUZZ_FAIL("sg_trace_with_spec_json returned undocumented code %d (%s)", rc, err.msg);
     }
+    /* the trace edited from is never changed, whatever the outcome */
+    if (sg_trace_spec_overridden(t))
+        SG_FUZZ_FAIL("a %s marked the original trace overridden", overrides ? "override" : "spec JSON");
+    if (sg_trace_to_json(&after, t, &err) != 0 || strcmp(before, after) != 0)
+        SG_FUZZ_FAIL("a %s changed the original trace (%s):\n%s\n---\n%s", overrides ? "override" : "spec JSON",
+                     err.msg, before, after ? after : "(does not write)");
     if (rc != 0) {
         one_line(&err, rc);
-        if (sg_trace_spec_overridden(t))
-            SG_FUZZ_FAIL("a failed %s marked the trace overridden", overrides ? "override" : "spec JSON");
-        if (sg_trace_to_json(&after, t, &err) != 0 || strcmp(before, after) != 0)
-            SG_FUZZ_FAIL("a failed %s changed the trace (%s):\n%s\n---\n%s", overrides ? "override" : "spec JSON",
-                         err.msg, before, after ? after : "(does not write)");
+        if (e)
+            SG_FUZZ_FAIL("a failed %s returned a trace", overrides ? "override" : "spec JSON");
         goto cleanup;
     }
-    if (!sg_trace_spec_overridden(t))
-        SG_FUZZ_FAIL("a successful %s did not mark the trace overridden", overrides ? "override" : "spec JSON");
-    if (overrides && !sg_trace_has_flat_spec(t))
+    if (!sg_trace_spec_overridden(e))
+        SG_FUZZ_FAIL("a successful %s did not mark the copy overridden", overrides ? "override" : "spec JSON");
+    if (overrides && !sg_trace_has_flat_spec(e))
         SG_FUZZ_FAIL("the trace has no flat spec after overrides");
-    sg_fuzz_trace_roundtrip(t); /* big integers too (util/json.c keeps them numbers) */
+    sg_fuzz_trace_roundtrip(e); /* big integers too (util/json.c keeps them numbers) */
     if (check)
-        sg_fuzz_check_trace(t);
+        sg_fuzz_check_trace(e);
 cleanup:
     sg_free(before);
     sg_free(after);
+    sg_trace_free(e);
     sg_trace_free(t);
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_spec(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_spec)

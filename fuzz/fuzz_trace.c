@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Load, then write, reload and write again (see the file comment). Returns 0. */
 int sg_fuzz_trace(const uint8_t *data, size_t size)
@@ -32,9 +32,4 @@ int sg_fuzz_trace(const uint8_t *data, size_t size)
     return 0;
 }
 
-#ifndef SG_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* libFuzzer entry point. */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return sg_fuzz_trace(data, size); }
-#endif
+SG_FUZZ_ENTRY(sg_fuzz_trace)

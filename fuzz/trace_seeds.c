@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "shapegate/archive.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 
 /* Write `len` bytes to OUTDIR/NAME.json; returns 1 when written, else 0. */
 static int put(const char *outdir, const char *name, const char *bytes, size_t len)

@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 /* One value name -> producing node entry of a scope's index. */
 typedef struct sg_graph__def {

@@ -348,16 +348,18 @@ static int read_signature(sg_graph *g, const cJSON *root, sg_error *err)
 }
 
 /* One bound of a range constraint: integer, null, or +-Infinity (string or number). */
-static int read_bound(bool *has, sg_int *v, const cJSON *j, const char *key, const char *which,
+static int read_bound(bool *has, sg_num *out, const cJSON *j, const char *key, const char *which,
                       sg_error *err)
 {
     const char *s = sg__json_str(j);
+    sg_int v;
 
     *has = false;
     if (sg__json_is_none(j))
         return 0;
-    if (sg__json_int(j, v)) {
+    if (sg__json_int(j, &v)) {
         *has = true;
+        *out = sg__num(v);
         return 0;
     }
     if (s && (strcmp(s, "Infinity") == 0 || strcmp(s, "-Infinity") == 0 || strcmp(s, "inf") == 0

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "shapegate/error.h"
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 
 /*
  * Read one symbolic value as torch serialises `expr_str`: sympy `srepr`

@@ -373,7 +373,7 @@ cleanup:
     return rc;
 }
 
-int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
+int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const sg_runtime *rt, sg_error *err)
 {
     sg_problem *p = sg__calloc(1, sizeof *p);
     size_t i, k, ng = 0, cap = 0;
@@ -387,8 +387,9 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err)
     if (!p)
         return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
     p->trace = t;
-    p->pool = sg_trace_pool(t);
-    if ((rc = sg_smt_new(&p->smt, p->pool, err)))
+    p->pool = pool;
+    p->contexts = rt ? rt->contexts : NULL;
+    if ((rc = sg_smt_new_in(&p->smt, p->pool, p->contexts, err)))
         goto cleanup;
     p->ctx = sg_smt_context(p->smt);
     Z3_set_error_handler(p->ctx, on_z3_error);
@@ -694,11 +695,12 @@ static void unknown_reason(char reason[64], const char *z3)
  * Same outputs as sg_problem_check; *fired says the watchdog stopped it.
  */
 static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast *hard, size_t nhard,
-                 const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit,
+                 const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit, const sg_budget *b,
                  sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core, size_t *ncore,
                  char reason[64], bool *fired, sg_error *err)
 {
     Z3_context c = p->ctx;
+    sg_cancel *cancel = b ? b->cancel : NULL;
     Z3_solver s;
     Z3_params prm;
     size_t i;
@@ -712,6 +714,7 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
     s = *slot;
     if (stats)
         stats->queries++;
+    SG_COUNT(b ? b->rt : NULL, queries, 1);
     if (incremental)
         Z3_solver_push(c, s);
     else
@@ -731,10 +734,20 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
             Z3_solver_assert(c, s, hard[i]);
     {
         watchdog w;
+        /* a cancel request from another thread interrupts the check through the token */
+        if (!sg_cancel__enter(cancel, c)) {
+            snprintf(reason, 64, "canceled");
+            goto cleanup;
+        }
         if (timeout)
             watchdog_start(&w, c, timeout);
         *res = nassume ? Z3_solver_check_assumptions(c, s, (unsigned)nassume, assumptions) : Z3_solver_check(c, s);
         *fired = timeout ? watchdog_stop(&w) : false;
+        sg_cancel__leave(cancel, c);
+        if (*res == Z3_L_UNDEF && sg_cancel_requested(cancel)) {
+            snprintf(reason, 64, "canceled");
+            goto cleanup;
+        }
         if (*fired && *res == Z3_L_UNDEF) {
             snprintf(reason, 64, "timeout (%u ms)", timeout);
             goto cleanup;
@@ -873,6 +886,15 @@ static bool linear(sg_problem *p, const Z3_ast *a, size_t na, const Z3_ast *b, s
     return lin;
 }
 
+/* Count a finished query into the engine's counters; returns `rc`. */
+static int counted(const sg_budget *b, int rc, Z3_lbool res, const char *reason)
+{
+    const sg_runtime *rt = b ? b->rt : NULL;
+    if (rc == 0 && res == Z3_L_UNDEF && budget_stop(reason) && !sg_cancel_requested(b ? b->cancel : NULL))
+        SG_COUNT(rt, budget_stops, 1);
+    return rc;
+}
+
 int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_ast *assumptions,
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
                      Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err)
@@ -891,6 +913,10 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
         *ncore = 0;
     }
     reason[0] = '\0';
+    if (b && sg_cancel_requested(b->cancel)) {
+        snprintf(reason, 64, "canceled");
+        return 0;
+    }
     if (b && b->deadline > 0) {
         double left = b->deadline - t0;
         if (left <= 0) {
@@ -905,22 +931,23 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
      * full solver, which picks Z3's tactic for the logic (and listens to the resource limit in
      * non-linear arithmetic, which the SMT core of Z3 4.8.12 does not always do). */
     if (linear(p, hard, nhard, assumptions, nassume)) {
-        rc = query(p, &p->inc, true, hard, nhard, assumptions, nassume, timeout, rlimit, stats, res,
-                   model, core, ncore, reason, &fired, err);
+        rc = query(p, &p->inc, true, hard, nhard, assumptions, nassume, timeout, rlimit, b,
+                   stats, res, model, core, ncore, reason, &fired, err);
         if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason))
-            return rc;
+            return counted(b, rc, *res, reason);
         if (timeout) {
             double spent = (sg_problem_now() - t0) * 1000;
             if (spent >= timeout) {
                 snprintf(reason, 64, "timeout (%u ms)", timeout);
-                return 0;
+                return counted(b, 0, *res, reason);
             }
             timeout -= (unsigned)spent;
         }
         reason[0] = '\0';
     }
-    return query(p, &p->solver, false, hard, nhard, assumptions, nassume, timeout, rlimit, stats, res,
-                 model, core, ncore, reason, &fired, err);
+    rc = query(p, &p->solver, false, hard, nhard, assumptions, nassume, timeout, rlimit, b,
+               stats, res, model, core, ncore, reason, &fired, err);
+    return counted(b, rc, *res, reason);
 }
 
 bool sg_problem_model_int(sg_problem *p, Z3_model model, Z3_ast term, sg_int *out)

@@ -25,8 +25,9 @@
 
 #include <z3.h>
 
-#include "shapegate/check.h"
-#include "shapegate/smt.h"
+#include "analysis/check.h"
+#include "solver/smt.h"
+#include "solver/ctxpool.h"
 
 /* One constraint of the trace, encoded. */
 typedef struct sg_constraint {
@@ -60,6 +61,7 @@ typedef struct sg_problem {
     const char **names;      /* spec root names of X variables (borrowed from the trace) */
     Z3_ast *xvar;            /* referenced X variables */
     size_t nx;
+    sg_ctxpool *contexts;    /* where the context came from and goes back (NULL: private) */
     Z3_solver inc;           /* referenced incremental solver: linear queries, each in a scope of its own */
     Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */
     unsigned *seen, stamp;   /* marks by Z3 ast id of the linearity walk (stamp: the current walk) */
@@ -75,17 +77,20 @@ typedef struct sg_problem {
     long *cons_comp;         /* [ncons] component of constraint c; -1 when it touches no input */
 } sg_problem;
 
-/* Build and encode the problem of `t`. SG_EUNSUPPORTED when part of it has no
- * finite Z3 encoding (an exponent over 4096, an infinity inside arithmetic);
- * for a guard the message starts "guard N: ". */
-int sg_problem_build(sg_problem **out, const sg_trace *t, sg_error *err);
+/* Build and encode the problem of `t`; new expressions go into `pool`, an
+ * overlay of the trace's frozen pool (borrowed: it must outlive the problem).
+ * SG_EUNSUPPORTED when part of it has no finite Z3 encoding (an exponent over
+ * 4096, an infinity inside arithmetic); for a guard the message starts "guard N: ". */
+int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const sg_runtime *rt, sg_error *err);
 void sg_problem_free(sg_problem *p);
 
-/* The budget a query runs under. */
+/* The budget a query runs under, and what it reports to. */
 typedef struct sg_budget {
     unsigned query_timeout_ms; /* 0: none */
     uint64_t query_rlimit;     /* 0: none */
     double deadline;           /* sg_problem_now() value after which no query starts; 0: none */
+    sg_cancel *cancel;         /* the call's cancel token, or NULL */
+    const sg_runtime *rt;      /* counters, or NULL */
 } sg_budget;
 
 /* Reference `a` until the problem is freed (Z3's RC discipline: a fresh term

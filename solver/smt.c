@@ -18,10 +18,10 @@
  * kept in `s->failed` and every builder returns NULL for a NULL argument, so a
  * chain of builders is checked once, at the end of the node.
  */
-#include <pthread.h>
 #include <string.h>
 
-#include "shapegate/smt.h"
+#include "solver/smt.h"
+#include "solver/ctxpool.h"
 #include "util/util.h"
 
 #define SG_SMT_MAX_POW 4096                     /* largest literal exponent expanded */
@@ -36,6 +36,7 @@ typedef struct sg_smt_memo {
 
 struct sg_smt {
     sg_pool *pool;
+    sg_ctxpool *contexts;        /* where the context came from and goes back (NULL: private) */
     Z3_context ctx;
     Z3_sort int_sort, real_sort; /* referenced */
     Z3_ast tru;                  /* referenced `true`: the definedness of total terms */
@@ -49,13 +50,6 @@ struct sg_smt {
 };
 
 /* ---- References and errors ---------------------------------------------------------------- */
-
-/* Z3 leaves the code in the context; tmp() reads it. Installed so Z3 never exits the process. */
-static void on_z3_error(Z3_context ctx, Z3_error_code code)
-{
-    (void)ctx;
-    (void)code;
-}
 
 static void set_failed(sg_smt *s, int code, Z3_error_code zcode)
 {
@@ -454,6 +448,8 @@ static int begin(sg_smt *s, const sg_expr *e, sg_error *err)
         return sg_error_set(err, SG_EINVALID, "sg_smt: NULL argument");
     s->failed = 0;
     s->zcode = Z3_OK;
+    if (sg_expr_id(e) >= sg_pool_size(s->pool)) /* the memo is by id: only the pool's own chain */
+        return sg_error_set(err, SG_EINVALID, "sg_smt: an expression of another pool");
     if ((old = s->cap) < sg_pool_size(s->pool)) {
         if (sg__grow((void **)&s->memo, &s->cap, sg_pool_size(s->pool), sizeof *s->memo))
             return sg_error_set(err, SG_ENOMEM, "out of memory growing the Z3 term memo");
@@ -462,65 +458,11 @@ static int begin(sg_smt *s, const sg_expr *e, sg_error *err)
     return enc(s, e, err);
 }
 
-/* ---- Z3 contexts, kept for reuse ----------------------------------------------------------- */
-
-/*
- * Making a Z3 context costs about 0.5 ms (Z3 registers the parameters of all its
- * modules), as much as a small check. So sg_smt_free hands its context back here
- * once every term it held is released, and the next sg_smt_new takes it: a
- * context with no live terms is as good as a new one (Z3 clears an interrupt at
- * the next check; the error handler and print mode are set once, at creation).
- * A context that saw a Z3 failure, or whose user could not release all its
- * terms (sg_smt_no_reuse), is deleted instead. At most SG_SMT_IDLE contexts
- * wait; they stay until the process exits. Guarded by a mutex: encoders may
- * live in several threads, one context each.
- */
-#define SG_SMT_IDLE 4
-static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
-static Z3_context idle[SG_SMT_IDLE];
-static size_t nidle;
-
-/* An idle context, or a new one (NULL when Z3 cannot make one). */
-static Z3_context context_take(void)
-{
-    Z3_context c = NULL;
-    Z3_config cfg;
-
-    pthread_mutex_lock(&idle_lock);
-    if (nidle > 0)
-        c = idle[--nidle];
-    pthread_mutex_unlock(&idle_lock);
-    if (c)
-        return c;
-    if ((cfg = Z3_mk_config()) == NULL)
-        return NULL;
-    c = Z3_mk_context_rc(cfg);
-    Z3_del_config(cfg);
-    if (c) {
-        Z3_set_error_handler(c, on_z3_error);
-        Z3_set_ast_print_mode(c, Z3_PRINT_SMTLIB2_COMPLIANT);
-    }
-    return c;
-}
-
-/* Keep `c` (every term of ours released) for the next encoder, or delete it. */
-static void context_give(Z3_context c, bool reuse)
-{
-    if (reuse && Z3_get_error_code(c) == Z3_OK) {
-        pthread_mutex_lock(&idle_lock);
-        if (nidle < SG_SMT_IDLE) {
-            idle[nidle++] = c;
-            c = NULL;
-        }
-        pthread_mutex_unlock(&idle_lock);
-    }
-    if (c)
-        Z3_del_context(c);
-}
-
 /* ---- Public API ---------------------------------------------------------------------------- */
 
-int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err)
+int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err) { return sg_smt_new_in(out, pool, NULL, err); }
+
+int sg_smt_new_in(sg_smt **out, sg_pool *pool, sg_ctxpool *contexts, sg_error *err)
 {
     sg_smt *s;
 
@@ -528,7 +470,8 @@ int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err)
     if (!(s = sg__calloc(1, sizeof *s)))
         return sg_error_set(err, SG_ENOMEM, "out of memory creating the Z3 encoder");
     s->pool = pool;
-    if (!(s->ctx = context_take())) {
+    s->contexts = contexts;
+    if (!(s->ctx = sg_ctxpool_take(contexts))) {
         sg_free(s);
         return sg_error_set(err, SG_ERROR, "Z3 could not create a context");
     }
@@ -561,7 +504,7 @@ void sg_smt_free(sg_smt *s)
     unref(s, s->tru);
     Z3_dec_ref(s->ctx, Z3_sort_to_ast(s->ctx, s->int_sort));
     Z3_dec_ref(s->ctx, Z3_sort_to_ast(s->ctx, s->real_sort));
-    context_give(s->ctx, !s->no_reuse);
+    sg_ctxpool_give(s->contexts, s->ctx, !s->no_reuse);
     sg_free(s->memo);
     sg_free(s->tmp);
     sg_free(s);
@@ -771,5 +714,18 @@ cleanup:
     if (model)
         Z3_model_dec_ref(smt->ctx, model);
     sg_free(syms);
+    return rc;
+}
+
+int sg_expr_to_smtlib(char **out, sg_pool *pool, const sg_expr *e, sg_error *err)
+{
+    sg_smt *smt = NULL;
+    int rc;
+
+    *out = NULL;
+    if ((rc = sg_smt_new(&smt, pool, err)) != 0)
+        return rc;
+    rc = sg_smt_to_smtlib(out, smt, e, err);
+    sg_smt_free(smt);
     return rc;
 }

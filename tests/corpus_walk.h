@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/common.h"
+#include "util/int.h"
 
 /** The version folders of the corpus, in walk order. */
 #define CORPUS_NVERSIONS 2

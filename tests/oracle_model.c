@@ -79,13 +79,15 @@ const char *sb_str(const sbuf *b) { return b->p ? b->p : ""; }
 
 /* ---- the model: what the oracle enumerates ---------------------------------------------------- */
 
-/* Free what the model allocated (not the pool: it belongs to the trace or the generator). */
+/* Free what the model allocated (its overlay pool too; not a pool the generator lent it). */
 void model_dispose(model *m)
 {
     free(m->vals);
     free(m->mask);
+    sg_pool_free(m->own_pool);
     m->vals = NULL;
     m->mask = NULL;
+    m->own_pool = NULL;
 }
 
 /* The table value of a point where every guard holds. */
@@ -484,7 +486,7 @@ static int clamp_to_spec(model *m, sbuf *why)
  * Build the model of trace `t` (see model_from_trace(); `spec_box`: infinite
  * traced ranges allowed, every box narrowed by clamp_to_spec()).
  */
-static int model_build(model *m, const sg_trace *t, bool spec_box, sbuf *why)
+static int model_build_in(model *m, const sg_trace *t, bool spec_box, sbuf *why)
 {
     size_t nin = 0, nsym = 0, ng = 0, i, k;
     const sg_input_dim *in = sg_trace_inputs(t, &nin);
@@ -494,7 +496,12 @@ static int model_build(model *m, const sg_trace *t, bool spec_box, sbuf *why)
     int nnames = 0;
 
     memset(m, 0, sizeof *m);
-    m->pool = sg_trace_pool(t);
+    /* guards are evaluated in an overlay: the trace's own pool is frozen */
+    if (sg_pool_overlay_new(&m->own_pool, sg_trace_pool(t), NULL) != 0) {
+        sb_printf(why, "out of memory");
+        return -1;
+    }
+    m->pool = m->own_pool;
     if (nin > MAX_IN || nsym > MAX_DYN || ng > MAX_GUARDS) {
         sb_printf(why, "too many inputs, symbols or guards");
         return -1;
@@ -651,6 +658,14 @@ static int model_build(model *m, const sg_trace *t, bool spec_box, sbuf *why)
  * finite small traced ranges. Returns 0, or -1 with the reason in `why` when
  * the trace is outside what the oracle decides.
  */
+static int model_build(model *m, const sg_trace *t, bool spec_box, sbuf *why)
+{
+    int rc = model_build_in(m, t, spec_box, why);
+    if (rc)
+        model_dispose(m);
+    return rc;
+}
+
 int model_from_trace(model *m, const sg_trace *t, sbuf *why) { return model_build(m, t, false, why); }
 
 /*

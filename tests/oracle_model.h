@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 
 #define MAX_DYN 3         /* dynamic dims (= symbols) per trace */
 #define MAX_IN 6          /* input dims: one dynamic and maybe one static per tensor */
@@ -87,6 +87,7 @@ typedef struct model {
     long rlo[MAX_DYN], rhi[MAX_DYN];
     int nname;
     sg_pool *pool;
+    sg_pool *own_pool;             /* an overlay of a trace's frozen pool, freed by model_dispose */
     uint32_t slot[MAX_DYN];        /* value slot of symbol k in pool */
     const sg_expr *guard[MAX_GUARDS];
     unsigned gsyms[MAX_GUARDS];    /* bit k: guard g mentions symbol k */
@@ -101,7 +102,7 @@ typedef struct model {
 /* Called for each allowed shape; returns true to stop the enumeration. */
 typedef bool (*shape_fn)(const model *m, const long *D, void *arg);
 
-/* Free what the model allocated (not the pool: it belongs to the trace or the generator). */
+/* Free what the model allocated (its overlay pool too; not a pool the generator lent it). */
 void model_dispose(model *m);
 /* The table value of a point where every guard holds. */
 unsigned full_mask(const model *m);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/util.h" /* sg_int, the allocation-failure hook: the tests are white-box */
+
 static int test_passed_, test_failed_, test_cur_failed_;
 static const char *test_cur_name_;
 

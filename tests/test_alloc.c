@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "shapegate/archive.h"
-#include "shapegate/check.h"
-#include "shapegate/expr.h"
+#include "analysis/check.h"
+#include "expr/expr.h"
 #include "shapegate/graph.h"
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 #include "test.h"
 
 #define CASE_DIR SG_CORPUS "/cases/err_div_view_8"

@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/smt.h"
+#include "expr/expr.h"
+#include "solver/smt.h"
 
 #include "corpus_walk.h"
 #include "test.h"

@@ -35,8 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/smt.h"
+#include "expr/expr.h"
+#include "solver/smt.h"
 #include "test.h"
 
 #ifndef SG_SOURCE_DIR

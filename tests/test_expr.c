@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapegate/expr.h"
+#include "expr/expr.h"
 #include "test.h"
 
 static sg_pool *pool;

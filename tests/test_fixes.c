@@ -1,5 +1,5 @@
 /*
- * test_fixes.c - suggested fixes and generated specs (solver/fixes.c, pyspec.c)
+ * test_fixes.c - suggested fixes and generated specs (analysis/fixes.c, pyspec.c)
  * on every corpus case of both torch versions:
  *
  *  - golden: our "Suggested fixes" lines equal torch's, except the cases of
@@ -21,7 +21,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/fixes.h"
+#include "analysis/fixes.h"
+#include "torch/pyspec.h"
+#include "torch/message.h"
 #include "corpus_walk.h"
 #include "util/json.h"
 #include "test.h"
@@ -76,6 +78,16 @@ static int different(const char *version, const char *name)
 }
 
 /* torch's lines of a trace, as strings owned by `*arr`. */
+/* torch's whole text for `t` with the verified lines of `f` (as the engine composes it). */
+static int torch_message(char **out, const sg_trace *t, const sg_fixes *f, sg_error *err)
+{
+    const char *lines[64];
+    size_t n = 0, i;
+    for (i = 0; f && f->verified && i < f->nfixes && n < 64; i++)
+        lines[n++] = f->fixes[i].line;
+    return sg_torch_message(out, t, lines, n, err);
+}
+
 static size_t torch_lines(cJSON **arr, const char **lines, size_t cap, const sg_trace *t)
 {
     const char *js = sg_trace_torch_fixes_json(t);
@@ -91,7 +103,7 @@ static size_t torch_lines(cJSON **arr, const char **lines, size_t cap, const sg_
 static void check_case(const char *version, const char *name)
 {
     char dir[1024];
-    sg_trace *t = NULL, *t2 = NULL;
+    sg_trace *t = NULL, *t2 = NULL, *t0 = NULL;
     sg_report *r = NULL, *r2 = NULL;
     sg_fixes *f = NULL, *g = NULL;
     sg_error err = SG_ERROR_INIT;
@@ -127,11 +139,13 @@ static void check_case(const char *version, const char *name)
                   name, f->rounds, sg_verdict_name(f->recheck));
         CHECK_MSG(f->nfixes > 0 || f->nnotes > 0, "%s/%s: no fix lines and no note", version, name);
         /* the fixed spec, pasted into a fresh trace, checks clean */
-        if (f->spec_json && sg_trace_load(&t2, dir, &err) == 0) {
+        if (f->spec_json && sg_trace_load(&t0, dir, &err) == 0) {
             o.infer = false;
-            CHECK_MSG(sg_trace_set_spec_json(t2, f->spec_json, strlen(f->spec_json), "fixed spec", &err) == 0,
+            CHECK_MSG(sg_trace_with_spec_json(&t2, t0, f->spec_json, strlen(f->spec_json), "fixed spec", &err) == 0,
                       "%s/%s: fixed spec rejected: %s", version, name, err.msg);
-            if (sg_check(&r2, t2, &o, &err) == 0) {
+            sg_trace_free(t0);
+            t0 = NULL;
+            if (t2 && sg_check(&r2, t2, &o, &err) == 0) {
                 CHECK_MSG(r2->verdict == SG_VERDICT_OK, "%s/%s: fixed spec re-checked: %s", version, name,
                           sg_verdict_name(r2->verdict));
                 if (r2->verdict == SG_VERDICT_OK)
@@ -170,7 +184,7 @@ static void check_case(const char *version, const char *name)
     {
         char *msg = NULL;
         const char *want = sg__test_torch_msg(dir);
-        CHECK_MSG(sg_fixes_torch_message(&msg, t, f, &err) == 0, "%s/%s: %s", version, name, err.msg);
+        CHECK_MSG(torch_message(&msg, t, f, &err) == 0, "%s/%s: %s", version, name, err.msg);
         if (want && msg) {
             cases_text++;
             if (different(version, name) < 0) {
@@ -330,7 +344,7 @@ static void test_torch_pitfalls(void)
         for (i = 0; i < f->nnotes; i++)
             widest |= strstr(f->notes[i], "the widest piece is [513, 1024]") != NULL;
         CHECK(widest);
-        CHECK(sg_fixes_torch_message(&msg, t, f, &err) == 0 && msg);
+        CHECK(torch_message(&msg, t, f, &err) == 0 && msg);
         CHECK(msg && strstr(msg, "satisfy the generated guard L['x'].size()[0] != 512."));
         CHECK(msg && strstr(msg, "\nSuggested fixes:\n  dx = Dim('dx', max=511)"));
         sg_free(msg);

@@ -1,5 +1,5 @@
 /*
- * test_infer.c - the inference module (solver/infer.c): ranges, constants,
+ * test_infer.c - the inference module (analysis/infer.c): ranges, constants,
  * congruences, holes and relations on hand-built problems, each compared
  * with a brute-force oracle where the problem is small (every assignment of
  * a box evaluated with sg_expr_eval); a budget too small to decide anything;
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapegate/check.h"
-#include "solver/infer.h"
+#include "analysis/check.h"
+#include "analysis/infer.h"
 #include "solver/problem.h"
 #include "util/util.h"
 
@@ -217,7 +217,7 @@ static void hand_free(hand *h)
 static bool hand_run(hand *h, const char *spec, const char *const *guards, const sg_budget *b)
 {
     sg_error err = SG_ERROR_INIT;
-    sg_budget def = {0, 20000000, 0}; /* rlimit only: Z3 4.8.12 deadlocks when a timeout fires */
+    sg_budget def = {0, 20000000, 0, NULL, NULL}; /* rlimit only: Z3 4.8.12 deadlocks when a timeout fires */
     if (!hand_build(h, spec, guards)) {
         fprintf(stderr, "hand_build failed\n");
         return false;
@@ -596,7 +596,7 @@ static void test_tiny_budget(void)
 {
     hand h;
     const char *g[] = {"Eq(Mod(s0*s1, 8), 0)", "s0*s1 <= 5000", "Ne(s0, 6)", "Eq(s2, s0 + s1)", NULL};
-    sg_budget b = {0, 1, 0};
+    sg_budget b = {0, 1, 0, NULL, NULL};
     size_t i;
     if (!hand_run(&h, "s0:2:oo s1:2:100 s2:2:oo", g, &b)) {
         CHECK(0);
@@ -631,7 +631,7 @@ static void test_budget_sweep(void)
     size_t i;
     for (i = 0; i < sizeof limits / sizeof *limits; i++) {
         hand h;
-        sg_budget b = {0, limits[i], 0};
+        sg_budget b = {0, limits[i], 0, NULL, NULL};
         if (!hand_run(&h, "s0:2:oo s1:2:oo s2:2:oo", g, &b)) {
             CHECK(0);
             hand_free(&h);
@@ -652,7 +652,7 @@ static void test_deadline(void)
 {
     hand h;
     const char *g[] = {"Eq(s1, 2*s0)", NULL};
-    sg_budget b = {1000, 0, 1e-9};
+    sg_budget b = {1000, 0, 1e-9, NULL, NULL};
     size_t i;
     if (!hand_run(&h, "s0:2:50 s1:2:oo", g, &b)) {
         CHECK(0);
@@ -709,10 +709,9 @@ typedef struct corpus_stats {
 } corpus_stats;
 
 /* Every claim of `inf` must hold at the hints (which satisfy every guard when `consistent`). */
-static void check_at_hints(const sg_trace *t, const char *name, const sg_inferred *inf, size_t n,
+static void check_at_hints(const sg_trace *t, sg_pool *pool, const char *name, const sg_inferred *inf, size_t n,
                            corpus_stats *cs)
 {
-    sg_pool *pool = sg_trace_pool(t);
     size_t nv = sg_pool_nsymbols(pool), i, nsyms = 0;
     const sg_symbol_info *syms = sg_trace_symbols(t, &nsyms);
     sg_int *vals = calloc(nv + 1, sizeof *vals);
@@ -774,9 +773,8 @@ static void check_at_hints(const sg_trace *t, const char *name, const sg_inferre
 }
 
 /* Do the guards and traced ranges hold at the hints (so that the hints are a valid point)? */
-static bool hints_valid(const sg_trace *t)
+static bool hints_valid(const sg_trace *t, sg_pool *pool)
 {
-    sg_pool *pool = sg_trace_pool(t);
     size_t nv = sg_pool_nsymbols(pool), i, ns = 0, ng = 0;
     const sg_symbol_info *syms = sg_trace_symbols(t, &ns);
     const sg_guard *guards = sg_trace_guards(t, &ng);
@@ -813,6 +811,7 @@ static void corpus_version(const char *version, corpus_stats *cs)
         sg_trace *t = NULL;
         sg_problem *p = NULL;
         sg_inferred *inf = NULL;
+        sg_pool *pool = NULL;
         size_t ninf = 0;
         sg_check_stats st;
         sg_budget b;
@@ -828,8 +827,12 @@ static void corpus_version(const char *version, corpus_stats *cs)
         b.query_timeout_ms = 0; /* Z3 4.8.12 deadlocks when a timeout fires: rlimit only */
         b.query_rlimit = 20000000;
         b.deadline = 0;
-        if (sg_problem_build(&p, t, &err)) {
+        b.cancel = NULL;
+        b.rt = NULL;
+        if (sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) || sg_problem_build(&p, t, pool, NULL, &err)) {
             fprintf(stderr, "%s/%s: problem: %s\n", version, names[i], err.msg);
+            sg_pool_free(pool);
+            pool = NULL;
             sg_trace_free(t);
             continue;
         }
@@ -837,8 +840,8 @@ static void corpus_version(const char *version, corpus_stats *cs)
             CHECK_MSG(0, "%s/%s: sg_infer: %s", version, names[i], err.msg);
         } else {
             cs->inferred++;
-            if (hints_valid(t))
-                check_at_hints(t, names[i], inf, ninf, cs);
+            if (hints_valid(t, pool))
+                check_at_hints(t, pool, names[i], inf, ninf, cs);
             else
                 cs->skipped++;
         }
@@ -849,6 +852,8 @@ static void corpus_version(const char *version, corpus_stats *cs)
         cs->seconds += sg_problem_now() - t0;
         sg_inferred_free_array(inf, ninf);
         sg_problem_free(p);
+        sg_pool_free(pool);
+        pool = NULL;
         sg_trace_free(t);
     }
     corpus_free_names(names, n);

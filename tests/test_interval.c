@@ -1,5 +1,5 @@
 /*
- * test_interval.c - tests of the cheap pre-pass before Z3 (solver/interval.c):
+ * test_interval.c - tests of the cheap pre-pass before Z3 (analysis/interval.c):
  * sound interval and congruence evaluation of guard expressions over a box.
  *
  * 1. Unit cases for every kind: the enclosure sg_interval_of computes, and the
@@ -35,9 +35,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
-#include "solver/interval.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
+#include "expr/interval.h"
 #include "test.h"
 
 #define NSYM 4           /* symbols s0 .. s3 in the unit tests */
@@ -983,14 +983,17 @@ static void corpus_case(const char *dir)
     sg_int *hint = NULL;
     bool *has_hint = NULL;
     size_t nsyms, nguards, nbox, i;
-    sg_pool *pool;
+    sg_pool *pool = NULL;
 
     if (sg_trace_load_dir(&t, dir, &err) != 0) {
         C.load_failures++;
         return;
     }
     C.cases++;
-    pool = sg_trace_pool(t);
+    if (sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) != 0) { /* evaluation scratch */
+        sg_trace_free(t);
+        return;
+    }
     syms = sg_trace_symbols(t, &nsyms);
     guards = sg_trace_guards(t, &nguards);
     nbox = sg_pool_nsymbols(pool);
@@ -1046,6 +1049,7 @@ cleanup:
     free(point);
     free(hint);
     free(has_hint);
+    sg_pool_free(pool);
     sg_trace_free(t);
 }
 

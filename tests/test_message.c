@@ -15,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "shapegate/message.h"
+#include "torch/message.h"
 #include "util/json.h"
 #include "test.h"
 
@@ -185,7 +185,7 @@ static void check_print(const char *in, const char *want)
     CHECK(sg_pool_new(&pool, &err) == 0);
     CHECK_MSG(sg_expr_parse(&e, pool, in, strlen(in), &err) == 0, "%s: %s", in, err.msg);
     if (e) {
-        CHECK(sg_torch_print(&s, e, rename_s0, NULL, &err) == 0);
+        CHECK(sg_expr_print(&s, e, SG_SYNTAX_TORCH, rename_s0, NULL, &err) == 0);
         CHECK_EQ_STR(s, want);
     }
     sg_free(s);

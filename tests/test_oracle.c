@@ -14,7 +14,7 @@
  * the guards true there, as torch does.
  *
  * Ground truth is exhaustive enumeration with sg_expr_eval. The model of the
- * spec is the engine's documented one (solver/problem.h, solver/check.c):
+ * spec is the engine's documented one (solver/problem.h, analysis/check.c):
  * a named Dim takes the values [max(min, 2), max], a derived dim a*X + b >= 2
  * for its root X in the root's bounds, one Dim name is one value; a shape passes
  * when every symbol lies in its traced range and every guard is defined and
@@ -29,7 +29,7 @@
  *   - with the refuted dims pinned to their example sizes, no allowed shape
  *     fails a constraint of a proved dim's component (dims sharing a name, a
  *     symbol or a guard; check.c decides components apart);
- *   - inference (solver/infer.h; the guards and traced ranges alone, not the
+ *   - inference (analysis/infer.h; the guards and traced ranges alone, not the
  *     spec): ranges contain every valid value and are exact when range_exact,
  *     constants, congruences and relations hold on every valid point, holes
  *     are invalid values, and all of them when holes_complete.
@@ -63,9 +63,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "shapegate/check.h"
-#include "shapegate/expr.h"
-#include "shapegate/trace.h"
+#include "analysis/check.h"
+#include "expr/expr.h"
+#include "trace/trace.h"
 #include "oracle_model.h"
 #include "test.h"
 
@@ -255,7 +255,7 @@ static void compare_inferred(model *m, const sg_report *r, tally *ty, sbuf *why)
                     if (q == k)
                         sv = x;
                 }
-                rc = sg_expr_eval(&v, m->pool, f->equals, m->vals, m->nvals, NULL);
+                rc = sg_expr_eval(&v, r->pool, f->equals, m->vals, m->nvals, NULL);
                 if (rc || v.kind != SG_VAL_INT || v.num != sv) {
                     char *txt = NULL;
                     sg_expr_print(&txt, f->equals, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
@@ -1179,7 +1179,7 @@ report:
     if (verbose || (bad && *shown < MAX_SHOWN)) {
         char *rj = NULL;
         if (r && t)
-            sg_report_to_json(&rj, r, t, NULL);
+            sg_report_to_json(&rj, r, 0, NULL);
         fprintf(stderr, "==== %s: %zu mismatch%s (infer %s, minimize %s)\n%s---- trace:\n%s---- report:\n%s\n", label,
                 bad, bad == 1 ? "" : "es", infer ? "on" : "off", minimize ? "on" : "off", sb_str(&why), json,
                 rj ? rj : "(none)");

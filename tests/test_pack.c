@@ -28,7 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "shapegate/archive.h"
-#include "shapegate/check.h"
+#include "analysis/check.h"
 #include "shapegate/graph.h"
 #include "test.h"
 #include "util/sha256.h"
@@ -150,7 +150,7 @@ static int pack(const char *src, const char *out, sg_error *err)
         info.model_len = len;
         info.tool_version = "test";
         info.opts = &opts;
-        if ((rc = sg_graph_constraints_json(&rec, g, t, r, &info, err)) == 0)
+        if ((rc = sg_graph_constraints_json(&rec, g, r, &info, err)) == 0)
             rc = sg_archive_write_with(a, out, sg_archive_constraints_member(sg_archive_format_of(a)), rec,
                                        strlen(rec), err);
     }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shapegate/smt.h"
+#include "solver/smt.h"
 #include "test.h"
 
 static const sg_int A[] = {-7, -1, 0, 1, 6};

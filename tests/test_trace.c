@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shapegate/trace.h"
+#include "trace/trace.h"
 #include "test.h"
 #include "util/json.h"
 
@@ -123,14 +123,15 @@ static void free_names(char **names, size_t n)
 /* The value of `e` with every trace symbol at its hint; false when some symbol has none. */
 static bool eval_at_hints(const sg_trace *t, const sg_expr *e, sg_int *out)
 {
-    sg_pool *pool = sg_trace_pool(t);
-    size_t nsyms = sg_pool_nsymbols(pool);
+    sg_pool *pool = NULL;
+    size_t nsyms = sg_pool_nsymbols(sg_trace_pool(t));
     const sg_expr **used = NULL;
     size_t nused = 0;
     sg_int *vals = calloc(nsyms ? nsyms : 1, sizeof *vals);
     sg_value v;
     sg_error err = SG_ERROR_INIT;
-    bool ok = vals && sg_expr_symbols(&used, &nused, pool, e, &err) == 0;
+    bool ok = vals && sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) == 0
+              && sg_expr_symbols(&used, &nused, pool, e, &err) == 0;
 
     for (size_t i = 0; ok && i < nused; i++) {
         const sg_symbol_info *si = sg_trace_symbol_info(t, used[i]);
@@ -144,6 +145,7 @@ static bool eval_at_hints(const sg_trace *t, const sg_expr *e, sg_int *out)
     if (ok)
         *out = v.num;
     sg_free((void *)used);
+    sg_pool_free(pool);
     free(vals);
     return ok;
 }
@@ -1029,14 +1031,46 @@ static void test_load_path(void)
     unlink(file);
 }
 
-/* ---- spec overrides (sg_trace_override_dims, sg_trace_set_spec_json) -------------------------- */
+/* ---- spec overrides (sg_trace_with_dims, sg_trace_with_spec_json) ------------------------------ */
+
+/* A trace is never changed: each override gives a new one. These put it in place of `*t` on
+ * success (and leave `*t` as it was on failure), so the checks read as a sequence of edits. */
+static int replace_trace(sg_trace **t, sg_trace *next, int rc)
+{
+    if (rc == 0) {
+        sg_trace_free(*t);
+        *t = next;
+    }
+    return rc;
+}
+
+static int override_dims(sg_trace **t, const char *const *items, size_t n, sg_error *err)
+{
+    sg_trace *next = NULL;
+    int rc = sg_trace_with_dims(&next, *t, items, n, err);
+    return replace_trace(t, next, rc);
+}
 
 /* Apply one override item; returns the status. */
-static int override1(sg_trace *t, const char *item, sg_error *err)
+static int override1(sg_trace **t, const char *item, sg_error *err)
 {
     const char *items[1];
     items[0] = item;
-    return sg_trace_override_dims(t, items, 1, err);
+    return override_dims(t, items, 1, err);
+}
+
+static int set_spec(sg_trace **t, const char *json, size_t len, const char *what, sg_error *err)
+{
+    sg_trace *next = NULL;
+    int rc = sg_trace_with_spec_json(&next, *t, json, len, what, err);
+    return replace_trace(t, next, rc);
+}
+
+static int load_spec(sg_trace **t, const char *path, sg_error *err)
+{
+    sg_trace *next = NULL;
+    int rc = sg_trace_with_spec_file(&next, *t, path, err);
+    return replace_trace(t, next, rc);
 }
 
 /* Whether bound `b` is the finite value `v`. */
@@ -1052,7 +1086,8 @@ static void test_override_forms(void)
     if (!t)
         return;
     CHECK(!sg_trace_spec_overridden(t));
-    CHECK_EQ_INT(override1(t, "x.0=dx:16..100", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx:16..100", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     d0 = find_dim(t, "['x']", 0);
     d1 = find_dim(t, "['x']", 1);
     CHECK(d0 && d1);
@@ -1068,27 +1103,36 @@ static void test_override_forms(void)
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":16,\"max\":100}}}");
 
     /* empty bounds: the defaults 0 and int_oo */
-    CHECK_EQ_INT(override1(t, "x.0=dx:..", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx:..", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(is_bound(d0->min, 0) && d0->max.inf == 1);
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":0,\"max\":\"oo\"}}}");
-    CHECK_EQ_INT(override1(t, "x.0=dx:5..", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx:5..", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(is_bound(d0->min, 5) && d0->max.inf == 1);
-    CHECK_EQ_INT(override1(t, "x.0=dx:..int_oo", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx:..int_oo", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(is_bound(d0->min, 0) && d0->max.inf == 1);
-    CHECK_EQ_INT(override1(t, " x.0 = dx : 3 .. 7 ", &err), 0);
+    CHECK_EQ_INT(override1(&t, " x.0 = dx : 3 .. 7 ", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(is_bound(d0->min, 3) && is_bound(d0->max, 7));
     /* hints, static, sizes; the bracketed path; the source name; Dim. prefix */
-    CHECK_EQ_INT(override1(t, "['x'].0=AUTO", &err), 0);
+    CHECK_EQ_INT(override1(&t, "['x'].0=AUTO", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_AUTO && !d0->has_bounds && d0->name == NULL);
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":\"AUTO\"}}");
-    CHECK_EQ_INT(override1(t, "x.0=Dim.DYNAMIC:4..64", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=Dim.DYNAMIC:4..64", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_DYNAMIC && d0->has_bounds && is_bound(d0->min, 4) && is_bound(d0->max, 64));
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"hint\":\"DYNAMIC\",\"min\":4,\"max\":64}}}");
-    CHECK_EQ_INT(override1(t, "x.0=AUTO:..8", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=AUTO:..8", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_AUTO && d0->min.inf == -1 && is_bound(d0->max, 8));
-    CHECK_EQ_INT(override1(t, "L['x'].size()[0]=STATIC", &err), 0);
+    CHECK_EQ_INT(override1(&t, "L['x'].size()[0]=STATIC", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_STATIC && !d0->has_static_size);
-    CHECK_EQ_INT(override1(t, "x.1=3", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.1=3", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d1->kind == SG_SPEC_STATIC && d1->has_static_size && d1->static_size == 3);
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":\"STATIC\",\"1\":3}}");
     sg_trace_free(t);
@@ -1097,11 +1141,13 @@ static void test_override_forms(void)
     t = load_case("cases", "err_check_ge", &err);
     if (!t)
         return;
-    CHECK_EQ_INT(override1(t, "x.1=dx", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.1=dx", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     d1 = find_dim(t, "['x']", 1);
     CHECK(d1 && d1->kind == SG_SPEC_DIM && is_bound(d1->min, 2) && is_bound(d1->max, 100));
     /* ... else Dim(name) with the defaults */
-    CHECK_EQ_INT(override1(t, "x.1=other", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.1=other", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d1 && d1->kind == SG_SPEC_DIM && is_bound(d1->min, 0) && d1->max.inf == 1);
     sg_trace_free(t);
 }
@@ -1125,7 +1171,8 @@ static void test_override_derived(void)
         return;
     }
     /* the root's bounds come from the trace's Dim dx: 2..32 */
-    CHECK_EQ_INT(override1(t, "y.0=2*dx+1", &err), 0);
+    CHECK_EQ_INT(override1(&t, "y.0=2*dx+1", &err), 0);
+    (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
     CHECK(y->kind == SG_SPEC_DERIVED);
     CHECK_EQ_STR(y->name, "2*dx + 1");
     CHECK_EQ_STR(show(buf, sizeof buf, y->derived), "2*dx + 1");
@@ -1136,31 +1183,37 @@ static void test_override_derived(void)
                  "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":2,\"max\":32}},\"y\":{\"0\":{\"derived\":\"2*dx + 1\","
                  "\"expr\":\"2*dx + 1\",\"root\":{\"name\":\"dx\",\"min\":2,\"max\":32},\"min\":5,\"max\":65}}}");
     /* a range given for dx redefines it everywhere: the derived bounds follow */
-    CHECK_EQ_INT(override1(t, "x.0=dx:4..16", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx:4..16", &err), 0);
+    (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
     CHECK(is_bound(x->min, 4) && is_bound(x->max, 16));
     CHECK(is_bound(y->root_min, 4) && is_bound(y->root_max, 16) && is_bound(y->min, 9) && is_bound(y->max, 33));
     /* a negative derived min: torch's note, and -int_oo */
-    CHECK_EQ_INT(override1(t, "y.0=dx - 5", &err), 0);
+    CHECK_EQ_INT(override1(&t, "y.0=dx - 5", &err), 0);
+    (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
     CHECK(y->kind == SG_SPEC_DERIVED && y->min.inf == -1 && y->min_unavailable && is_bound(y->max, 11));
     CHECK(y->min_unavailable && strstr(y->min_unavailable, "Expected derived min value of dx - 5 to be >= 0")
           && strstr(y->min_unavailable, "(currently 4)"));
     /* an expression that is just the name is the Dim itself */
-    CHECK_EQ_INT(override1(t, "y.0=1*dx+0", &err), 0);
+    CHECK_EQ_INT(override1(&t, "y.0=1*dx+0", &err), 0);
+    (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
     CHECK(y->kind == SG_SPEC_DIM && strcmp(y->name, "dx") == 0 && is_bound(y->min, 4));
     /* a set: the root's range from another item, whatever the order */
-    CHECK_EQ_INT(sg_trace_override_dims(t, set1, 2, &err), 0);
+    CHECK_EQ_INT(override_dims(&t, set1, 2, &err), 0);
+    (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
     CHECK(x->kind == SG_SPEC_DERIVED && strcmp(x->root_name, "b") == 0);
     CHECK(is_bound(x->root_min, 1) && is_bound(x->root_max, 8) && is_bound(x->min, 3) && is_bound(x->max, 17));
     CHECK(y->kind == SG_SPEC_DIM && is_bound(y->min, 1) && is_bound(y->max, 8));
     /* a root's range alone, NAME:MIN..MAX */
     {
         const char *set2[2] = {"y.0=3*r", "r:2..5"};
-        CHECK_EQ_INT(sg_trace_override_dims(t, set2, 2, &err), 0);
+        CHECK_EQ_INT(override_dims(&t, set2, 2, &err), 0);
+        (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
         CHECK(y->kind == SG_SPEC_DERIVED && is_bound(y->root_min, 2) && is_bound(y->root_max, 5));
         CHECK(is_bound(y->min, 6) && is_bound(y->max, 15));
     }
     /* a root nobody defines: the defaults 0 .. int_oo */
-    CHECK_EQ_INT(override1(t, "x.0=4*q - 3", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=4*q - 3", &err), 0);
+    (void)(x = find_dim(t, "['x']", 0), y = find_dim(t, "['y']", 0));
     CHECK(x->kind == SG_SPEC_DERIVED && x->root_min.inf == 0 && x->root_min.v == 0 && x->root_max.inf == 1);
     CHECK(x->min.inf == -1 && x->min_unavailable && x->max.inf == 1);
     sg_trace_free(t);
@@ -1176,7 +1229,7 @@ static void test_override_paths(void)
     CHECK(t != NULL);
     if (!t)
         return;
-    CHECK_EQ_INT(sg_trace_override_dims(t, set, 2, &err), 0);
+    CHECK_EQ_INT(override_dims(&t, set, 2, &err), 0);
     d = find_dim(t, "['inputs']['b'][1]", 1);
     CHECK(d && d->kind == SG_SPEC_DIM && strcmp(d->name, "T") == 0 && is_bound(d->max, 16));
     d = find_dim(t, "['inputs']['b'][1]", 0);
@@ -1186,7 +1239,7 @@ static void test_override_paths(void)
                  "{\"inputs\":{\"a\":{\"0\":{\"name\":\"B\",\"min\":2,\"max\":64}},\"b\":[{\"0\":{\"name\":\"B\","
                  "\"min\":2,\"max\":64}},{\"0\":{\"name\":\"B\",\"min\":2,\"max\":64},\"1\":{\"name\":\"T\",\"min\":0,"
                  "\"max\":16}}]},\"scale\":{\"0\":{\"name\":\"B\",\"min\":2,\"max\":64}}}");
-    CHECK_EQ_INT(override1(t, "inputs.q.0=B", &err), SG_EINVALID);
+    CHECK_EQ_INT(override1(&t, "inputs.q.0=B", &err), SG_EINVALID);
     CHECK(one_line(err.msg) && strstr(err.msg, "no tensor input 'inputs.q'")
           && strstr(err.msg, "inputs.a (2 dims), inputs.b.0 (2 dims), inputs.b.1 (3 dims), scale (2 dims)"));
     sg_trace_free(t);
@@ -1197,7 +1250,7 @@ static void test_override_paths(void)
     if (!t)
         return;
     CHECK(!sg_trace_has_flat_spec(t));
-    CHECK_EQ_INT(override1(t, "x.0=dx", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx", &err), 0);
     CHECK(sg_trace_has_flat_spec(t));
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":0,\"max\":\"oo\"}}}");
     sg_trace_free(t);
@@ -1207,14 +1260,14 @@ static void test_override_paths(void)
     CHECK(t != NULL);
     if (!t)
         return;
-    CHECK_EQ_INT(override1(t, "xs.3.0=d3:4..64", &err), 0);
+    CHECK_EQ_INT(override1(&t, "xs.3.0=d3:4..64", &err), 0);
     d = find_dim(t, "['xs'][3]", 0);
     CHECK(d && d->kind == SG_SPEC_DIM && is_bound(d->min, 4) && is_bound(d->max, 64));
     CHECK(sg_trace_dynamic_shapes_json(t)
           && strstr(sg_trace_dynamic_shapes_json(t), "{\"xs\":[{\"0\":{\"name\":\"d0\",\"min\":0,\"max\":4096}},")
                  == sg_trace_dynamic_shapes_json(t)
           && strstr(sg_trace_dynamic_shapes_json(t), ",{\"0\":{\"name\":\"d3\",\"min\":4,\"max\":64}},"));
-    CHECK_EQ_INT(override1(t, "xs.60.0=AUTO", &err), SG_EINVALID);
+    CHECK_EQ_INT(override1(&t, "xs.60.0=AUTO", &err), SG_EINVALID);
     CHECK(one_line(err.msg) && strstr(err.msg, "xs.0 (2 dims), xs.1 (2 dims)") && strstr(err.msg, ", ..."));
     sg_trace_free(t);
 }
@@ -1268,30 +1321,34 @@ static void test_override_errors(void)
     js = sg_trace_dynamic_shapes_json(t);
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sg_error_clear(&err);
-        CHECK_EQ_INT(override1(t, bad[i].item, &err), SG_EINVALID);
+        CHECK_EQ_INT(override1(&t, bad[i].item, &err), SG_EINVALID);
         CHECK_MSG(one_line(err.msg) && strstr(err.msg, bad[i].msg) && strncmp(err.msg, "dim override '", 14) == 0,
                   "%s: %s", bad[i].item, err.msg);
     }
-    CHECK_EQ_INT(sg_trace_override_dims(t, dup, 2, &err), SG_EINVALID);
+    CHECK_EQ_INT(override_dims(&t, dup, 2, &err), SG_EINVALID);
     CHECK(strstr(err.msg, "that dim is also set by 'x.0=a'"));
-    CHECK_EQ_INT(sg_trace_override_dims(t, two, 2, &err), SG_EINVALID);
+    CHECK_EQ_INT(override_dims(&t, two, 2, &err), SG_EINVALID);
     CHECK(strstr(err.msg, "Dim 'd' is given two ranges, 1..2 and 1..3"));
-    CHECK_EQ_INT(sg_trace_override_dims(t, with_null, 2, &err), SG_EINVALID);
-    CHECK_EQ_INT(sg_trace_override_dims(NULL, with_null, 1, &err), SG_EINVALID);
+    CHECK_EQ_INT(override_dims(&t, with_null, 2, &err), SG_EINVALID);
+    {
+        sg_trace *none = NULL;
+        CHECK_EQ_INT(sg_trace_with_dims(&none, NULL, with_null, 1, &err), SG_EINVALID);
+        CHECK(none == NULL);
+    }
     memset(longitem, 'a', sizeof longitem - 1);
     longitem[sizeof longitem - 1] = '\0';
     longitem[0] = '\n';
-    CHECK_EQ_INT(override1(t, longitem, &err), SG_EINVALID);
+    CHECK_EQ_INT(override1(&t, longitem, &err), SG_EINVALID);
     CHECK(one_line(err.msg) && strstr(err.msg, "...'"));
     /* all or nothing: nothing above changed the spec */
     CHECK(d0 && d0->kind == SG_SPEC_DIM && is_bound(d0->min, 2) && is_bound(d0->max, 100));
     CHECK(find_dim(t, "['x']", 1) && find_dim(t, "['x']", 1)->kind == SG_SPEC_UNSET);
     CHECK(!sg_trace_spec_overridden(t) && sg_trace_dynamic_shapes_json(t) == js);
     /* no items: nothing to do */
-    CHECK_EQ_INT(sg_trace_override_dims(t, NULL, 0, &err), 0);
+    CHECK_EQ_INT(override_dims(&t, NULL, 0, &err), 0);
     CHECK(!sg_trace_spec_overridden(t));
     /* one range given twice alike is fine */
-    CHECK_EQ_INT(sg_trace_override_dims(t, same, 2, &err), 0);
+    CHECK_EQ_INT(override_dims(&t, same, 2, &err), 0);
     sg_trace_free(t);
 }
 
@@ -1340,45 +1397,53 @@ static void test_set_spec(void)
     }
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sg_error_clear(&err);
-        CHECK_EQ_INT(sg_trace_set_spec_json(t, bad[i].json, strlen(bad[i].json), "spec", &err), SG_EINVALID);
+        CHECK_EQ_INT(set_spec(&t, bad[i].json, strlen(bad[i].json), "spec", &err), SG_EINVALID);
         CHECK_MSG(one_line(err.msg) && strstr(err.msg, bad[i].msg), "%s: %s", bad[i].json, err.msg);
     }
     CHECK(!sg_trace_spec_overridden(t) && d0->kind == SG_SPEC_DIM && is_bound(d0->max, 100));
 
     text = "{\"x\": {\"0\": {\"name\": \"dx\", \"min\": 16, \"max\": 100}}}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_DIM && is_bound(d0->min, 16) && is_bound(d0->max, 100) && d1->kind == SG_SPEC_UNSET);
     CHECK(sg_trace_spec_overridden(t) && sg_trace_has_flat_spec(t));
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"x\":{\"0\":{\"name\":\"dx\",\"min\":16,\"max\":100}}}");
     /* a list per tensor, min defaulting to 0 */
     text = "[[{\"name\": \"dx\"}, 3]]";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_DIM && is_bound(d0->min, 0) && d0->max.inf == 1);
     CHECK(d1->kind == SG_SPEC_STATIC && d1->has_static_size && d1->static_size == 3);
     /* tuples, hints, the case.json wrapper */
     text = "{\"__tuple__\": [{\"0\": {\"hint\": \"AUTO\", \"min\": 4}, \"1\": \"STATIC\"}]}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_AUTO && d0->has_bounds && is_bound(d0->min, 4) && d0->max.inf == 1);
     CHECK(d1->kind == SG_SPEC_STATIC && !d1->has_static_size);
     text = "{\"name\": \"a case\", \"dynamic_shapes\": {\"x\": {\"1\": \"DYNAMIC\"}}}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_UNSET && d1->kind == SG_SPEC_DYNAMIC);
     /* None: every dim static; a wrapped null: no spec known */
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, "null", 4, NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, "null", 4, NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(d0->kind == SG_SPEC_UNSET && d1->kind == SG_SPEC_UNSET && sg_trace_has_flat_spec(t));
     text = "{\"dynamic_shapes\": null}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(!sg_trace_has_flat_spec(t));
     /* keys that are not argument names: kept as torch saw them, no flat spec */
     text = "{\"inp\": {\"0\": {\"name\": \"dx\"}}}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), NULL, &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), NULL, &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(!sg_trace_has_flat_spec(t) && d0->kind == SG_SPEC_UNSET);
     CHECK_EQ_STR(sg_trace_dynamic_shapes_json(t), "{\"inp\":{\"0\":{\"name\":\"dx\"}}}");
     /* then --dim on top of it supplies a flat spec */
-    CHECK_EQ_INT(override1(t, "x.0=dx:16..", &err), 0);
+    CHECK_EQ_INT(override1(&t, "x.0=dx:16..", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     CHECK(sg_trace_has_flat_spec(t) && d0->kind == SG_SPEC_DIM && is_bound(d0->min, 16));
     /* the file form */
-    CHECK_EQ_INT(sg_trace_load_spec(t, SG_TRACE_TMP "/no-such-spec.json", &err), SG_EIO);
+    CHECK_EQ_INT(load_spec(&t, SG_TRACE_TMP "/no-such-spec.json", &err), SG_EIO);
     CHECK(one_line(err.msg) && strstr(err.msg, "no-such-spec.json"));
     /* an overridden trace writes and reads back with its new spec */
     CHECK_EQ_INT(sg_trace_to_json(&js, t, &err), 0);
@@ -1397,7 +1462,8 @@ static void test_set_spec(void)
         return;
     text = "{\"x\": {\"0\": {\"name\": \"dx\", \"min\": 4, \"max\": 8}}, "
            "\"y\": {\"0\": {\"derived\": \"2*dx\", \"root\": {\"name\": \"dx\", \"min\": 4, \"max\": 8}}}}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), "f.json", &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), "f.json", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     d1 = find_dim(t, "['y']", 0);
     CHECK(d1 && d1->kind == SG_SPEC_DERIVED && is_bound(d1->min, 8) && is_bound(d1->max, 16));
     sg_trace_free(t);
@@ -1407,10 +1473,11 @@ static void test_set_spec(void)
     if (!t)
         return;
     text = "{\"inputs\": {\"q\": {\"0\": \"AUTO\"}}, \"scale\": null}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), "f.json", &err), SG_EINVALID);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), "f.json", &err), SG_EINVALID);
     CHECK(one_line(err.msg) && strstr(err.msg, "f.json: ['inputs']['q']: no tensor input at this path"));
     text = "{\"inputs\": {\"b\": [null, {\"2\": \"AUTO\"}]}, \"scale\": null}";
-    CHECK_EQ_INT(sg_trace_set_spec_json(t, text, strlen(text), "f.json", &err), 0);
+    CHECK_EQ_INT(set_spec(&t, text, strlen(text), "f.json", &err), 0);
+    (void)(d0 = find_dim(t, "['x']", 0), d1 = find_dim(t, "['x']", 1));
     d0 = find_dim(t, "['inputs']['b'][1]", 2);
     CHECK(d0 && d0->kind == SG_SPEC_AUTO);
     d0 = find_dim(t, "['inputs']['a']", 0);
@@ -1434,7 +1501,7 @@ static void test_override_alloc_failures(void)
         return;
     for (n = 0; n < 100000 && rc != 0; n++) {
         sg_alloc_fail_after(n);
-        rc = sg_trace_override_dims(t, set, 3, &err);
+        rc = override_dims(&t, set, 3, &err);
         sg_alloc_fail_after(-1);
         CHECK_MSG(rc == 0 || rc == SG_ENOMEM, "fail after %ld: rc %d: %s", n, rc, err.msg);
         if (rc != 0)
@@ -1446,7 +1513,7 @@ static void test_override_alloc_failures(void)
     rc = -1;
     for (n = 0; n < 100000 && rc != 0; n++) {
         sg_alloc_fail_after(n);
-        rc = sg_trace_set_spec_json(t, spec, strlen(spec), NULL, &err);
+        rc = set_spec(&t, spec, strlen(spec), NULL, &err);
         sg_alloc_fail_after(-1);
         CHECK_MSG(rc == 0 || rc == SG_ENOMEM, "set_spec, fail after %ld: rc %d: %s", n, rc, err.msg);
         if (rc != 0 && rc != SG_ENOMEM)

@@ -1,15 +1,18 @@
 /*
- * alloc.c - shapegate's allocator: malloc/calloc/realloc behind a counter, so
- * tests can make the N-th allocation fail (sg_alloc_fail_after) and check that
- * every library call then reports SG_ENOMEM and leaks nothing.
+ * alloc.c - shapegate's allocator: malloc/calloc/realloc behind a per-thread
+ * counter, so tests can make the N-th allocation of their thread fail
+ * (sg_alloc_fail_after, util/alloc.h) and check that every library call then
+ * reports SG_ENOMEM and leaks nothing.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
-static long fail_after = -1;      /* allocations left before failing; <0: never */
-static unsigned long alloc_count; /* successful and failed attempts */
+/* Per thread: a test that injects failures on one thread never disturbs another (the engine's
+ * threads, a service's workers), and counting needs no lock. */
+static _Thread_local long fail_after = -1;      /* allocations left before failing; <0: never */
+static _Thread_local unsigned long alloc_count; /* successful and failed attempts */
 
 void sg_alloc_fail_after(long n) { fail_after = n; }
 

@@ -1,6 +1,5 @@
 /*
- * error.c - the sg_error record, status names, and 128-bit integer helpers
- * (decimal conversion, Python floor division and modulo).
+ * error.c - the sg_error record and status names.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,89 +68,4 @@ const char *sg_strerror(int code)
     case SG_EIO: return "i/o error";
     default: return "error";
     }
-}
-
-char *sg_int_format(char buf[SG_INT_STRLEN], sg_int v)
-{
-    char tmp[SG_INT_STRLEN];
-    size_t n = 0, i = 0;
-    sg_uint u = v < 0 ? (sg_uint)0 - (sg_uint)v : (sg_uint)v;
-
-    do {
-        tmp[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        buf[i++] = '-';
-    while (n)
-        buf[i++] = tmp[--n];
-    buf[i] = '\0';
-    return buf;
-}
-
-int sg_int_parse(sg_int *out, const char *text, size_t len)
-{
-    size_t i = 0;
-    bool neg = false;
-    sg_int v = 0;
-
-    if (i < len && text[i] == '-') {
-        neg = true;
-        i++;
-    }
-    if (i == len)
-        return SG_EINVALID;
-    for (; i < len; i++) {
-        int d = text[i] - '0';
-        if (d < 0 || d > 9)
-            return SG_EINVALID;
-        /* accumulate negatively so that SG_INT_MIN is reachable */
-        if (!sg__mul(v, 10, &v) || !sg__sub(v, d, &v))
-            return SG_EOVERFLOW;
-    }
-    if (!neg && !sg__mul(v, -1, &v))
-        return SG_EOVERFLOW;
-    *out = v;
-    return 0;
-}
-
-bool sg__floordiv(sg_int a, sg_int b, sg_int *r)
-{
-    sg_int q, m;
-    if (b == -1)
-        return sg__mul(a, -1, r);
-    q = a / b;
-    m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0)))
-        q -= 1;
-    *r = q;
-    return true;
-}
-
-bool sg__pymod(sg_int a, sg_int b, sg_int *r)
-{
-    sg_int m;
-    if (b == -1) {
-        *r = 0;
-        return true;
-    }
-    m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0)))
-        m += b;
-    *r = m;
-    return true;
-}
-
-sg_int sg__gcd(sg_int a, sg_int b)
-{
-    if (a < 0)
-        a = -a;
-    if (b < 0)
-        b = -b;
-    while (b) {
-        sg_int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
 }

@@ -12,6 +12,35 @@
 
 #include "shapegate/common.h"
 #include "shapegate/error.h"
+#include "util/int.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define SG_PRINTF(fmt, args)
+#endif
+
+/*
+ * Record an error: sets `err->code = code`, `err->col = 0` and formats the
+ * message. Does nothing when `err` is NULL. Returns `code`, so that
+ * `return sg_error_set(err, SG_EINVALID, "...")` reads naturally.
+ */
+int sg_error_set(sg_error *err, int code, const char *fmt, ...) SG_PRINTF(3, 4);
+
+/* As sg_error_set(), and also records the column `col`. */
+int sg_error_set_at(sg_error *err, int code, int col, const char *fmt, ...) SG_PRINTF(4, 5);
+
+/*
+ * Allocation-failure injection for tests (docs/robustness.md): after `n`
+ * more successful allocations of the calling thread through shapegate's
+ * allocator, every further one of that thread fails until this is called
+ * again; `n < 0` turns injection off (the default). Per thread, so a test
+ * injecting on one thread never disturbs another.
+ */
+void sg_alloc_fail_after(long n);
+
+/* Number of allocations the calling thread made through shapegate's allocator. */
+unsigned long sg_alloc_count(void);
 
 /* Allocation through these can be made to fail by sg_alloc_fail_after(). */
 void *sg__malloc(size_t n);
@@ -57,15 +86,5 @@ void sg__error_one_line(sg_error *err);
  * `rc`: what sg_expr_parse calls undefined (`nan`, `zoo`, a constant 1/0) is malformed input,
  * SG_EINVALID; a literal beyond 128 bits is over a limit, SG_ELIMIT; other codes unchanged. */
 int sg__input_code(int rc);
-
-/* Checked 128-bit arithmetic: return false on overflow. */
-static inline bool sg__add(sg_int a, sg_int b, sg_int *r) { return !__builtin_add_overflow(a, b, r); }
-static inline bool sg__sub(sg_int a, sg_int b, sg_int *r) { return !__builtin_sub_overflow(a, b, r); }
-static inline bool sg__mul(sg_int a, sg_int b, sg_int *r) { return !__builtin_mul_overflow(a, b, r); }
-
-/* Python's a // b and a % b for b != 0 (the caller checks b); false on overflow. */
-bool sg__floordiv(sg_int a, sg_int b, sg_int *r);
-bool sg__pymod(sg_int a, sg_int b, sg_int *r);
-sg_int sg__gcd(sg_int a, sg_int b); /* non-negative; gcd(0, 0) = 0; arguments > SG_INT_MIN */
 
 #endif

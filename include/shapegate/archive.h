@@ -140,53 +140,53 @@ typedef struct sg_archive_model {
  * or schema version, an AOTInductor-only package, a torch.save checkpoint,
  * a multi-disk zip) or SG_ENOMEM. `*out` is NULL on failure.
  */
-int sg_archive_open(sg_archive **out, const char *path, const sg_archive_limits *limits,
+SG_API int sg_archive_open(sg_archive **out, const char *path, const sg_archive_limits *limits,
                     sg_error *err);
 
 /**
  * As sg_archive_open(), from an open file descriptor. The descriptor stays the
  * caller's (the archive works on a duplicate); it must be seekable.
  */
-int sg_archive_open_fd(sg_archive **out, int fd, const sg_archive_limits *limits, sg_error *err);
+SG_API int sg_archive_open_fd(sg_archive **out, int fd, const sg_archive_limits *limits, sg_error *err);
 
 /** Close the archive and free everything it handed out. NULL-safe. */
-void sg_archive_free(sg_archive *a);
+SG_API void sg_archive_free(sg_archive *a);
 
 /** The layout of an open archive. */
-sg_archive_format sg_archive_format_of(const sg_archive *a);
+SG_API sg_archive_format sg_archive_format_of(const sg_archive *a);
 
 /** "flat" or "pt2". */
-const char *sg_archive_format_name(sg_archive_format f);
+SG_API const char *sg_archive_format_name(sg_archive_format f);
 
 /** The root folder name without slash ("model"); "" for the flat layout. Borrowed. */
-const char *sg_archive_root(const sg_archive *a);
+SG_API const char *sg_archive_root(const sg_archive *a);
 
 /** The version markers read at open. Borrowed. */
-const sg_archive_versions *sg_archive_versions_of(const sg_archive *a);
+SG_API const sg_archive_versions *sg_archive_versions_of(const sg_archive *a);
 
 /** Content of the `byteorder` member ("little" or "big"), or NULL when absent. Borrowed. */
-const char *sg_archive_byteorder(const sg_archive *a);
+SG_API const char *sg_archive_byteorder(const sg_archive *a);
 
 /** Number of members in the zip. */
-size_t sg_archive_member_count(const sg_archive *a);
+SG_API size_t sg_archive_member_count(const sg_archive *a);
 
 /** Member `i` (0-based, central-directory order), or NULL if out of range. Borrowed. */
-const sg_archive_member *sg_archive_member_at(const sg_archive *a, size_t i);
+SG_API const sg_archive_member *sg_archive_member_at(const sg_archive *a, size_t i);
 
 /** The member with relative name `rel`, or NULL when there is none. Borrowed. */
-const sg_archive_member *sg_archive_find(const sg_archive *a, const char *rel);
+SG_API const sg_archive_member *sg_archive_find(const sg_archive *a, const char *rel);
 
 /** Sum of the declared uncompressed sizes of all members. */
-uint64_t sg_archive_total_size(const sg_archive *a);
+SG_API uint64_t sg_archive_total_size(const sg_archive *a);
 
 /** Number of models (exported programs) in the archive: at least 1. */
-size_t sg_archive_model_count(const sg_archive *a);
+SG_API size_t sg_archive_model_count(const sg_archive *a);
 
 /** Model `i`, in name order, or NULL if out of range. Borrowed. */
-const sg_archive_model *sg_archive_model_at(const sg_archive *a, size_t i);
+SG_API const sg_archive_model *sg_archive_model_at(const sg_archive *a, size_t i);
 
 /** The model called `name`, or NULL. Borrowed. */
-const sg_archive_model *sg_archive_find_model(const sg_archive *a, const char *name);
+SG_API const sg_archive_model *sg_archive_find_model(const sg_archive *a, const char *name);
 
 /**
  * Read member `rel` fully into a new NUL-terminated buffer `*data` of `*len`
@@ -198,7 +198,7 @@ const sg_archive_model *sg_archive_find_model(const sg_archive *a, const char *n
  * SG_EUNSUPPORTED (encrypted, or a compression method libzip cannot
  * decompress); SG_EIO; SG_ENOMEM. On failure `*data` is NULL and `*len` 0.
  */
-int sg_archive_read_member(char **data, size_t *len, sg_archive *a, const char *rel, size_t max,
+SG_API int sg_archive_read_member(char **data, size_t *len, sg_archive *a, const char *rel, size_t max,
                            sg_error *err);
 
 /**
@@ -212,7 +212,7 @@ int sg_archive_read_member(char **data, size_t *len, sg_archive *a, const char *
  * JSON object or has no usable schema_version, SG_EUNSUPPORTED for another
  * major version, and SG_EINVALID when no model is called `name`.
  */
-int sg_archive_read_model(char **json, size_t *len, sg_archive_schema *schema, sg_archive *a,
+SG_API int sg_archive_read_model(char **json, size_t *len, sg_archive_schema *schema, sg_archive *a,
                           const char *name, sg_error *err);
 
 /**
@@ -223,10 +223,10 @@ int sg_archive_read_model(char **json, size_t *len, sg_archive_schema *schema, s
  * anything changed, and `*len` updated; `*count` (may be NULL) gets the
  * number of tokens quoted. Returns 0 or SG_ENOMEM (then nothing changed).
  */
-int sg_archive_json_quote_nonfinite(char **json, size_t *len, size_t *count, sg_error *err);
+SG_API int sg_archive_json_quote_nonfinite(char **json, size_t *len, size_t *count, sg_error *err);
 
 /** Bytes shapegate has read from the archive file so far (open included). */
-uint64_t sg_archive_bytes_read(const sg_archive *a);
+SG_API uint64_t sg_archive_bytes_read(const sg_archive *a);
 
 /* ---- writing (archive/write.c) --------------------------------------------------- */
 
@@ -236,7 +236,7 @@ uint64_t sg_archive_bytes_read(const sg_archive *a);
 #define SG_ARCHIVE_CONSTRAINTS_FLAT "extra_files/shapegate/constraints.json"
 
 /** SG_ARCHIVE_CONSTRAINTS_FLAT for the flat layout, else SG_ARCHIVE_CONSTRAINTS_PT2. Static. */
-const char *sg_archive_constraints_member(sg_archive_format f);
+SG_API const char *sg_archive_constraints_member(sg_archive_format f);
 
 /**
  * Write a copy of the open archive `a` to `path` with member `rel` (relative
@@ -262,7 +262,7 @@ const char *sg_archive_constraints_member(sg_archive_format f);
  * max_name_len); SG_EIO (cannot create, write or rename; reading the
  * source); SG_ENOMEM.
  */
-int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, const void *data, size_t len,
+SG_API int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, const void *data, size_t len,
                           sg_error *err);
 
 #ifdef __cplusplus

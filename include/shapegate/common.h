@@ -1,59 +1,63 @@
 /**
  * @file common.h
- * @brief Things every shapegate module shares: the integer type, memory release,
- *        and the allocation-failure hook used by tests.
+ * @brief What every shapegate module shares: the library version, memory
+ *        release, and exact integers as a binding sees them (`sg_num`).
+ *
+ * Inside, shapegate computes with exact 128-bit integers and reports
+ * SG_EOVERFLOW rather than wrap. At the API every integer is an `sg_num`:
+ * an int64 when it fits, else a flag saying it does not, and always its
+ * decimal text — so a C caller reads `value`, a binding reads `text`, and
+ * nothing is rounded.
  */
 #ifndef SHAPEGATE_COMMON_H
 #define SHAPEGATE_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shapegate/export.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/**
- * The integer shapegate computes with: signed 128 bits. Python integers are
- * unbounded; every operation on `sg_int` checks for overflow and reports
- * `SG_EOVERFLOW` instead of wrapping, so a result is either exact or an error.
- */
-__extension__ typedef __int128 sg_int;
-__extension__ typedef unsigned __int128 sg_uint;
+/** The version of the headers; sg_version() says the library's. */
+#define SG_VERSION_MAJOR 0
+#define SG_VERSION_MINOR 1
+#define SG_VERSION_PATCH 0
+#define SG_VERSION_STRING "0.1.0"
 
-/** Largest and smallest `sg_int`. */
-#define SG_INT_MAX ((sg_int)(((sg_uint)1 << 127) - 1))
-#define SG_INT_MIN (-SG_INT_MAX - 1)
+/** The library's version, "MAJOR.MINOR.PATCH" (static storage). */
+SG_API const char *sg_version(void);
 
-/** Longest decimal rendering of an `sg_int`, with sign and NUL. */
-#define SG_INT_STRLEN 42
+/** Release memory that a shapegate function handed over (`char **out` results and the like). NULL-safe. */
+SG_API void sg_free(void *p);
 
-/**
- * Write `v` in decimal into `buf` (at least SG_INT_STRLEN bytes).
- * Returns `buf`.
- */
-char *sg_int_format(char buf[SG_INT_STRLEN], sg_int v);
+/** Bytes of sg_num.text, NUL included: a sign and 39 digits, or "-int_oo". */
+#define SG_NUM_TEXT_MAX 48
 
 /**
- * Parse a decimal integer (optional leading '-', digits only) of `len` bytes.
- * Returns 0 and sets `*out`, or SG_EOVERFLOW when it does not fit, or
- * SG_EINVALID when the text is not a decimal integer.
+ * An exact integer, or an infinite bound (torch's int_oo). `text` is always
+ * exact: decimal ("-12"), or "int_oo" / "-int_oo"; `value` is the value when
+ * `big` is false and `inf` is 0.
  */
-int sg_int_parse(sg_int *out, const char *text, size_t len);
+typedef struct sg_num {
+    int64_t value;              /**< the value, when it fits (not big) and is finite */
+    bool big;                   /**< outside int64: only `text` holds it */
+    int inf;                    /**< 0 finite, -1 -int_oo, +1 int_oo */
+    char text[SG_NUM_TEXT_MAX]; /**< the decimal text, or "int_oo" / "-int_oo" */
+} sg_num;
 
-/** Release memory that a shapegate function handed over (`char **out` results). NULL-safe. */
-void sg_free(void *p);
+/** The sg_num of `v`. */
+SG_API sg_num sg_num_of(int64_t v);
 
 /**
- * Allocation-failure injection for tests (see docs/robustness.md): after
- * `n` more successful allocations through shapegate's allocator, every
- * further one fails until this is called again. `n < 0` turns injection off
- * (the default). Process-global; for single-threaded test programs only.
+ * Read `text` (NUL-terminated): a decimal integer with an optional '-'
+ * (within shapegate's 128 bits), or "int_oo" / "oo" / "-int_oo" / "-oo".
+ * Returns 0 and sets `*out`; SG_EOVERFLOW beyond 128 bits; SG_EINVALID otherwise.
  */
-void sg_alloc_fail_after(long n);
-
-/** Number of allocations shapegate's allocator has made since start-up. */
-unsigned long sg_alloc_count(void);
+SG_API int sg_num_parse(sg_num *out, const char *text);
 
 #ifdef __cplusplus
 }

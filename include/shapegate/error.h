@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "shapegate/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,27 +48,11 @@ typedef struct sg_error {
 /** A zeroed error record, for `sg_error err = SG_ERROR_INIT;`. */
 #define SG_ERROR_INIT {0, 0, {0}}
 
-#if defined(__GNUC__) || defined(__clang__)
-#define SG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define SG_PRINTF(fmt, args)
-#endif
-
-/**
- * Record an error: sets `err->code = code`, `err->col = 0` and formats the
- * message. Does nothing when `err` is NULL. Returns `code`, so that
- * `return sg_error_set(err, SG_EINVALID, "...")` reads naturally.
- */
-int sg_error_set(sg_error *err, int code, const char *fmt, ...) SG_PRINTF(3, 4);
-
-/** As sg_error_set(), and also records the column `col`. */
-int sg_error_set_at(sg_error *err, int code, int col, const char *fmt, ...) SG_PRINTF(4, 5);
-
 /** Reset `err` to "no error". NULL-safe. */
-void sg_error_clear(sg_error *err);
+SG_API void sg_error_clear(sg_error *err);
 
 /** A short constant name for a status code: "ok", "invalid input", ... */
-const char *sg_strerror(int code);
+SG_API const char *sg_strerror(int code);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,9 @@
  * without touching the recorded error, so a whole expression can be built and
  * checked once at the end.
  *
- * Threading: a pool and its expressions are used from one thread at a time.
+ * Threading: a pool is built from one thread at a time; a pool that no one
+ * builds in any more (a loaded trace's) may be read, and overlaid
+ * (sg_pool_overlay_new), from any number of threads at once.
  * The semantics of every operation are in docs/guard-language.md.
  */
 #ifndef SHAPEGATE_EXPR_H
@@ -88,36 +90,53 @@ typedef enum sg_sort { SG_SORT_INT, SG_SORT_REAL, SG_SORT_BOOL } sg_sort;
 /* ---- Pool ------------------------------------------------------------------ */
 
 /** Create an empty pool. Returns 0, or SG_ENOMEM. Free with sg_pool_free(). */
-int sg_pool_new(sg_pool **out, sg_error *err);
+SG_API int sg_pool_new(sg_pool **out, sg_error *err);
+
+/**
+ * Create an overlay on `parent`: a pool that sees every expression of
+ * `parent` (constructors return the parent's node when it has one, so
+ * equality stays `a == b`) and keeps what is new to itself; ids and symbol
+ * indices continue after the parent's. `parent` is only read and must not
+ * change while the overlay lives (a loaded trace's pool never does), so any
+ * number of threads may each build in an overlay of their own on one parent.
+ * Returns 0 or SG_ENOMEM. Free with sg_pool_free() before the parent.
+ */
+SG_API int sg_pool_overlay_new(sg_pool **out, const sg_pool *parent, sg_error *err);
+
+/** The parent of an overlay, or NULL. */
+SG_API const sg_pool *sg_pool_parent(const sg_pool *pool);
 
 /** Free a pool and every expression in it. NULL-safe. */
-void sg_pool_free(sg_pool *pool);
+SG_API void sg_pool_free(sg_pool *pool);
 
 /** The first failure a constructor recorded since the last clear, or NULL. */
-const sg_error *sg_pool_error(const sg_pool *pool);
+SG_API const sg_error *sg_pool_error(const sg_pool *pool);
 
 /** Forget the recorded failure. */
-void sg_pool_clear_error(sg_pool *pool);
+SG_API void sg_pool_clear_error(sg_pool *pool);
 
 /** Number of distinct expressions in the pool (ids are 0 .. size-1). */
-size_t sg_pool_size(const sg_pool *pool);
+SG_API size_t sg_pool_size(const sg_pool *pool);
 
 /** Number of distinct symbols in the pool (symbol indices are 0 .. n-1). */
-size_t sg_pool_nsymbols(const sg_pool *pool);
+SG_API size_t sg_pool_nsymbols(const sg_pool *pool);
 
 /** The symbol with index `i`, or NULL when out of range. */
-const sg_expr *sg_pool_symbol(const sg_pool *pool, size_t i);
+SG_API const sg_expr *sg_pool_symbol(const sg_pool *pool, size_t i);
+
+/** The symbol named `name` (`len` bytes) when the pool or its parent chain has it, else
+ *  NULL. Only reads: safe on a frozen pool shared by threads. */
+SG_API const sg_expr *sg_pool_find_symbol(const sg_pool *pool, const char *name, size_t len);
 
 /* ---- Construction ------------------------------------------------------------ */
 
-const sg_expr *sg_expr_int(sg_pool *pool, sg_int v);
-/** The real literal p/q, reduced (sort REAL even when q divides p). q != 0. */
-const sg_expr *sg_expr_rational(sg_pool *pool, sg_int p, sg_int q);
-const sg_expr *sg_expr_bool(sg_pool *pool, bool v);
+/** The integer literal `v`. */
+SG_API const sg_expr *sg_expr_int64(sg_pool *pool, int64_t v);
+SG_API const sg_expr *sg_expr_bool(sg_pool *pool, bool v);
 /** `sign` is +1 or -1; `integer` selects int_oo over oo. */
-const sg_expr *sg_expr_inf(sg_pool *pool, int sign, bool integer);
+SG_API const sg_expr *sg_expr_inf(sg_pool *pool, int sign, bool integer);
 /** A symbol by name (copied); the same name gives the same symbol. */
-const sg_expr *sg_expr_symbol(sg_pool *pool, const char *name, size_t len);
+SG_API const sg_expr *sg_expr_symbol(sg_pool *pool, const char *name, size_t len);
 
 /**
  * The general constructor: `kind` applied to `args[0..n-1]`, normalised.
@@ -125,49 +144,48 @@ const sg_expr *sg_expr_symbol(sg_pool *pool, const char *name, size_t len);
  * folds constants (SG_EUNDEFINED for a constant division by zero).
  * Leaf kinds are rejected: use the leaf constructors above.
  */
-const sg_expr *sg_expr_apply(sg_pool *pool, sg_kind kind, const sg_expr *const *args, size_t n);
+SG_API const sg_expr *sg_expr_apply(sg_pool *pool, sg_kind kind, const sg_expr *const *args, size_t n);
 
 /** Binary and unary conveniences over sg_expr_apply(). */
-const sg_expr *sg_expr_2(sg_pool *pool, sg_kind kind, const sg_expr *a, const sg_expr *b);
-const sg_expr *sg_expr_1(sg_pool *pool, sg_kind kind, const sg_expr *a);
+SG_API const sg_expr *sg_expr_2(sg_pool *pool, sg_kind kind, const sg_expr *a, const sg_expr *b);
+SG_API const sg_expr *sg_expr_1(sg_pool *pool, sg_kind kind, const sg_expr *a);
 /** -a, i.e. Mul(-1, a). */
-const sg_expr *sg_expr_neg(sg_pool *pool, const sg_expr *a);
+SG_API const sg_expr *sg_expr_neg(sg_pool *pool, const sg_expr *a);
 /** a - b, i.e. Add(a, Mul(-1, b)). */
-const sg_expr *sg_expr_sub(sg_pool *pool, const sg_expr *a, const sg_expr *b);
+SG_API const sg_expr *sg_expr_sub(sg_pool *pool, const sg_expr *a, const sg_expr *b);
 
 /* ---- Inspection -------------------------------------------------------------- */
 
-sg_kind sg_expr_kind(const sg_expr *e);
-sg_sort sg_expr_sort(const sg_expr *e);
-size_t sg_expr_nargs(const sg_expr *e);
+SG_API sg_kind sg_expr_kind(const sg_expr *e);
+SG_API sg_sort sg_expr_sort(const sg_expr *e);
+SG_API size_t sg_expr_nargs(const sg_expr *e);
 /** Argument `i` (borrowed), or NULL when out of range. */
-const sg_expr *sg_expr_arg(const sg_expr *e, size_t i);
+SG_API const sg_expr *sg_expr_arg(const sg_expr *e, size_t i);
 /** Dense id within the pool, 0 .. sg_pool_size()-1. */
-uint32_t sg_expr_id(const sg_expr *e);
+SG_API uint32_t sg_expr_id(const sg_expr *e);
 /** 1 for leaves, 1 + the deepest argument otherwise. */
-uint32_t sg_expr_depth(const sg_expr *e);
+SG_API uint32_t sg_expr_depth(const sg_expr *e);
 /** True when no SG_SYM occurs in `e`. */
-bool sg_expr_is_constant(const sg_expr *e);
-/** The value of an SG_INT (0 for other kinds). */
-sg_int sg_expr_int_value(const sg_expr *e);
-/** Numerator and denominator of an SG_INT or SG_RAT; false for other kinds. */
-bool sg_expr_rational_value(const sg_expr *e, sg_int *num, sg_int *den);
+SG_API bool sg_expr_is_constant(const sg_expr *e);
+/** The value of an SG_INT or SG_RAT into `num` and `den` (1 for an SG_INT; either may be
+ *  NULL); false for other kinds. */
+SG_API bool sg_expr_number(const sg_expr *e, sg_num *num, sg_num *den);
 /** +1 or -1 for SG_INF, 0 otherwise. */
-int sg_expr_inf_sign(const sg_expr *e);
+SG_API int sg_expr_inf_sign(const sg_expr *e);
 /** Name of an SG_SYM (NUL-terminated, borrowed), NULL otherwise. */
-const char *sg_expr_symbol_name(const sg_expr *e);
+SG_API const char *sg_expr_symbol_name(const sg_expr *e);
 /** Dense symbol index of an SG_SYM within its pool, UINT32_MAX otherwise. */
-uint32_t sg_expr_symbol_index(const sg_expr *e);
+SG_API uint32_t sg_expr_symbol_index(const sg_expr *e);
 /** sympy's class name of a kind: "Add", "FloorDiv", "Equality", ... */
-const char *sg_kind_name(sg_kind kind);
+SG_API const char *sg_kind_name(sg_kind kind);
 /** Structural total order used for canonical argument order (<0, 0, >0). */
-int sg_expr_compare(const sg_expr *a, const sg_expr *b);
+SG_API int sg_expr_compare(const sg_expr *a, const sg_expr *b);
 
 /**
  * The distinct symbols of `e`, ordered by symbol index, into a new array
  * `*out` (free with sg_free()) of `*n` entries. Returns 0 or SG_ENOMEM.
  */
-int sg_expr_symbols(const sg_expr ***out, size_t *n, sg_pool *pool, const sg_expr *e, sg_error *err);
+SG_API int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *pool, const sg_expr *e, sg_error *err);
 
 /* ---- Parsing and printing ------------------------------------------------------ */
 
@@ -181,12 +199,15 @@ int sg_expr_symbols(const sg_expr ***out, size_t *n, sg_pool *pool, const sg_exp
  * 128 bits) / SG_ENOMEM with a one-line message and `err->col` set to the
  * 1-based column. See docs/guard-language.md.
  */
-int sg_expr_parse(const sg_expr **out, sg_pool *pool, const char *text, size_t len, sg_error *err);
+SG_API int sg_expr_parse(const sg_expr **out, sg_pool *pool, const char *text, size_t len, sg_error *err);
 
 /** Printed forms. */
 typedef enum sg_syntax {
     SG_SYNTAX_SYMPY,  /**< canonical sympy str() form; re-parses to the same expression */
-    SG_SYNTAX_PYTHON  /**< torch's Python printer form (`==`, `and`, `//`, `%`, `max`) */
+    SG_SYNTAX_PYTHON, /**< a Python form that re-parses (`==`, `and`, `//`, `%`, `max`) */
+    SG_SYNTAX_TORCH   /**< torch's own guard printer, byte for byte as its messages quote guards:
+                           sympy's precedence and argument order, e.g. `(L['x'].size()[0] % 8) == 0`,
+                           `8*(L['x'].size()[0] // 8) >= 2`, `((-1) + L['x'].size()[0]) != 1` */
 } sg_syntax;
 
 /** Renames symbols when printing, e.g. s77 -> L['x'].size()[0]; NULL keeps the name. */
@@ -197,7 +218,7 @@ typedef const char *(*sg_symbol_namer)(const sg_expr *sym, void *payload);
  * `namer` may be NULL. Returns 0, SG_ELIMIT when the text would exceed
  * SG_EXPR_MAX_PRINT bytes, or SG_ENOMEM.
  */
-int sg_expr_print(char **out, const sg_expr *e, sg_syntax syntax, sg_symbol_namer namer,
+SG_API int sg_expr_print(char **out, const sg_expr *e, sg_syntax syntax, sg_symbol_namer namer,
                   void *payload, sg_error *err);
 
 /* ---- Evaluation ------------------------------------------------------------------ */
@@ -209,27 +230,38 @@ typedef enum sg_value_kind {
     SG_VAL_INF   /**< num is +1 or -1; den is 1 for int_oo, 0 for oo */
 } sg_value_kind;
 
-typedef struct sg_value {
+/** A value of sg_expr_evaluate(). */
+typedef struct sg_eval {
     sg_value_kind kind;
-    sg_int num;
-    sg_int den;
-} sg_value;
+    sg_num num;
+    sg_num den;
+} sg_eval;
 
 /**
  * Evaluate `e` exactly with Python semantics, every symbol `s` taking the
- * value `values[sg_expr_symbol_index(s)]` (`nvalues` entries).
- * Evaluation is strict: every argument is evaluated, as sympy does when it
- * substitutes. Returns 0 and sets `*out`; SG_EUNDEFINED where Python would
- * raise (division or modulo by zero, a negative PowByNatural exponent,
- * int_oo - int_oo, no Piecewise branch); SG_EOVERFLOW when a value leaves the
- * 128-bit range; SG_EINVALID when a symbol has no value. Uses scratch space in
- * `pool` (so not reentrant on one pool).
+ * value `values[sg_expr_symbol_index(s)]` (`nvalues` entries; infinite
+ * entries are not values). Evaluation is strict: every argument is
+ * evaluated, as sympy does when it substitutes. Returns 0 and sets `*out`;
+ * SG_EUNDEFINED where Python would raise (division or modulo by zero, a
+ * negative PowByNatural exponent, int_oo - int_oo, no Piecewise branch);
+ * SG_EOVERFLOW when a value leaves the 128-bit range; SG_EINVALID when a
+ * symbol has no value. Uses scratch space in `pool` (a pool `e` lives in, or
+ * an overlay of it), so not reentrant on one pool.
  */
-int sg_expr_eval(sg_value *out, sg_pool *pool, const sg_expr *e, const sg_int *values,
-                 size_t nvalues, sg_error *err);
+SG_API int sg_expr_evaluate(sg_eval *out, sg_pool *pool, const sg_expr *e, const sg_num *values, size_t nvalues,
+                     sg_error *err);
 
 /** Render a value: "7", "True", "int_oo", "-oo", "7/2" (exact real), "3/1" (integral real). */
-void sg_value_format(char *buf, size_t cap, const sg_value *v);
+SG_API void sg_eval_format(char *buf, size_t cap, const sg_eval *v);
+
+/**
+ * SMT-LIB 2 text of `e`'s Z3 encoding (docs/smt.md): `(declare-const ...)`
+ * lines for its symbols, then for a boolean `e` `(assert <holds>)`, for a
+ * number `(define-fun value ...)` and `(define-fun defined () Bool ...)`.
+ * New string in `*out` (free with sg_free()). Returns 0, SG_EUNSUPPORTED (no
+ * finite encoding), SG_ELIMIT, SG_ENOMEM, SG_ERROR (Z3).
+ */
+SG_API int sg_expr_to_smtlib(char **out, sg_pool *pool, const sg_expr *e, sg_error *err);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,7 @@
 #include <stddef.h>
 
 #include "shapegate/archive.h"
-#include "shapegate/check.h"
+#include "shapegate/report.h"
 #include "shapegate/common.h"
 #include "shapegate/error.h"
 #include "shapegate/expr.h"
@@ -85,7 +85,7 @@ typedef struct sg_graph_range {
     const char *key;              /**< the key as written ("s77", "2*s77") */
     const sg_expr *expr;          /**< the key parsed */
     bool has_min, has_max;
-    sg_int min, max;
+    sg_num min, max;              /**< the bounds (valid when has_min / has_max) */
 } sg_graph_range;
 
 /** The kinds of runtime check nodes (`aten._assert_tensor_metadata` is counted apart). */
@@ -145,62 +145,62 @@ typedef struct sg_graph_symbol {
  * with sg_graph_free()). The text is not modified. Returns 0, SG_EINVALID,
  * SG_ELIMIT, SG_EUNSUPPORTED or SG_ENOMEM; `*out` is NULL on failure.
  */
-int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err);
+SG_API int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err);
 
 /**
  * Read the model `name` of an open archive (NULL: the default model, as
  * sg_archive_read_model()) and parse it. Returns as sg_archive_read_model()
  * and sg_graph_parse().
  */
-int sg_graph_load(sg_graph **out, sg_archive *a, const char *name, sg_error *err);
+SG_API int sg_graph_load(sg_graph **out, sg_archive *a, const char *name, sg_error *err);
 
 /** Free a graph and everything it handed out. NULL-safe. */
-void sg_graph_free(sg_graph *g);
+SG_API void sg_graph_free(sg_graph *g);
 
 /** The expression pool of the graph (borrowed; expressions live in it). */
 sg_pool *sg_graph_pool(const sg_graph *g);
 
 /** Top-level `schema_version` ({0, 0} when absent), `torch_version` (NULL when absent). */
-void sg_graph_schema_version(const sg_graph *g, int *major, int *minor);
-const char *sg_graph_torch_version(const sg_graph *g);
+SG_API void sg_graph_schema_version(const sg_graph *g, int *major, int *minor);
+SG_API const char *sg_graph_torch_version(const sg_graph *g);
 
-size_t sg_graph_input_count(const sg_graph *g);
+SG_API size_t sg_graph_input_count(const sg_graph *g);
 /** Input `i`, or NULL when out of range. Borrowed. */
-const sg_graph_input *sg_graph_input_at(const sg_graph *g, size_t i);
+SG_API const sg_graph_input *sg_graph_input_at(const sg_graph *g, size_t i);
 
-size_t sg_graph_output_count(const sg_graph *g);
-const sg_graph_output *sg_graph_output_at(const sg_graph *g, size_t i);
+SG_API size_t sg_graph_output_count(const sg_graph *g);
+SG_API const sg_graph_output *sg_graph_output_at(const sg_graph *g, size_t i);
 
-size_t sg_graph_range_count(const sg_graph *g);
-const sg_graph_range *sg_graph_range_at(const sg_graph *g, size_t i);
+SG_API size_t sg_graph_range_count(const sg_graph *g);
+SG_API const sg_graph_range *sg_graph_range_at(const sg_graph *g, size_t i);
 
-size_t sg_graph_assert_count(const sg_graph *g);
-const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i);
+SG_API size_t sg_graph_assert_count(const sg_graph *g);
+SG_API const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i);
 
 /**
  * Symbols: every symbol of a range_constraints key, of a user input's sizes
  * and of a runtime assert, in that order of first appearance.
  */
-size_t sg_graph_symbol_count(const sg_graph *g);
-const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i);
+SG_API size_t sg_graph_symbol_count(const sg_graph *g);
+SG_API const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i);
 
 /** Number of nodes in the top-level graph (carried, not modelled yet). */
-size_t sg_graph_node_count(const sg_graph *g);
+SG_API size_t sg_graph_node_count(const sg_graph *g);
 
 /**
  * Number of control-flow subgraphs (`as_graph` arguments of `cond`,
  * `while_loop`, `map_impl`, ... at any depth) whose runtime checks were read.
  */
-size_t sg_graph_subgraph_count(const sg_graph *g);
+SG_API size_t sg_graph_subgraph_count(const sg_graph *g);
 
 /**
  * Number of `aten._assert_tensor_metadata` nodes (dtype/device/layout checks,
  * not shape constraints), in every graph. They are not runtime asserts here.
  */
-size_t sg_graph_metadata_check_count(const sg_graph *g);
+SG_API size_t sg_graph_metadata_check_count(const sg_graph *g);
 
 /** torch's name of a ScalarType code ("float32", "int64"), "unknown" for others. */
-const char *sg_graph_dtype_name(int dtype);
+SG_API const char *sg_graph_dtype_name(int dtype);
 
 /* ---- verifying the declared constraints (graph/verify.c) ----------------------- */
 
@@ -225,7 +225,7 @@ const char *sg_graph_dtype_name(int dtype);
  * its own pool), or SG_EUNSUPPORTED (a size with no example value),
  * SG_ENOMEM, or an error of sg_trace_load_json().
  */
-int sg_graph_to_trace(sg_trace **out, const sg_graph *g, sg_error *err);
+SG_API int sg_graph_to_trace(sg_trace **out, const sg_graph *g, sg_error *err);
 
 /**
  * As sg_graph_to_trace(), then the spec replaced by `spec` (`len` bytes, the
@@ -235,8 +235,10 @@ int sg_graph_to_trace(sg_trace **out, const sg_graph *g, sg_error *err);
  * stay the declared range_constraints: a spec wider than them is refuted.
  * Returns as sg_graph_to_trace() and sg_trace_set_spec_json().
  */
-int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, size_t len, const char *what,
+SG_API int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, size_t len, const char *what,
                            sg_error *err);
+
+struct sg_check_options;
 
 /** What the record of sg_graph_constraints_json() names besides the verdicts. */
 typedef struct sg_graph_record_info {
@@ -244,7 +246,7 @@ typedef struct sg_graph_record_info {
     const char *model_json;        /**< its raw bytes (hashed with SHA-256) */
     size_t model_len;
     const char *tool_version;      /**< the shapegate version ("0.1.0") */
-    const sg_check_options *opts;  /**< the budget the check ran with, or NULL */
+    const struct sg_check_options *opts; /**< the budget the check ran with, or NULL */
 } sg_graph_record_info;
 
 /**
@@ -258,8 +260,8 @@ typedef struct sg_graph_record_info {
  * `*out` (free with sg_free()). Returns 0, SG_EINVALID (missing argument),
  * SG_ELIMIT (over 64 MiB), SG_ENOMEM.
  */
-int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_trace *t, const sg_report *r,
-                              const sg_graph_record_info *info, sg_error *err);
+SG_API int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r, const sg_graph_record_info *info,
+                              sg_error *err);
 
 #ifdef __cplusplus
 }

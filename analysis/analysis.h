@@ -1,0 +1,40 @@
+/*
+ * analysis.h - the analyses as the engine runs them: with the engine's warm
+ * Z3 contexts and counters (sg_runtime, solver/ctxpool.h). The public
+ * entry points are sg_engine_check / spec / verify (engine.h); these are
+ * what they call, and what white-box tests call with a NULL runtime.
+ */
+#ifndef SG_ANALYSIS_H
+#define SG_ANALYSIS_H
+
+#include "analysis/check.h"
+#include "analysis/fixes.h"
+#include "solver/ctxpool.h"
+
+/*
+ * The options a call runs with: `in` (NULL: the defaults) read as the
+ * version it says (a version-1 struct has no switches past minimize_cores:
+ * those get their defaults) into `*out`. SG_EINVALID for a version this
+ * library does not know.
+ */
+int sg_check__options(sg_check_options *out, const sg_check_options *in, sg_error *err);
+
+/* sg_check() with the engine's runtime (`rt` NULL: private contexts, nothing counted). */
+int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
+                sg_error *err);
+
+/* sg_fixes_suggest(), sg_spec_generate(), sg_fixes_check_lines() with the engine's runtime. */
+int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
+                        const sg_runtime *rt, sg_error *err);
+int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
+                        sg_error *err);
+int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
+                            size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err);
+
+/* torch's own suggested fixes of `t` (sg_trace_torch_fixes_json) applied as torch's refine step
+ * reads them and re-checked into `*out` (NULL when the trace has none). Returns 0, SG_ENOMEM,
+ * SG_ERROR (Z3), SG_EINVALID (bad options). */
+int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_check_options *opts,
+                        const sg_runtime *rt, sg_error *err);
+
+#endif

@@ -1,0 +1,1123 @@
+/*
+ * check.c - deciding a trace against its dynamic_shapes spec (check.h).
+ *
+ * The spec S is valid when every shape it allows passes every checked
+ * constraint. The decision runs in two phases that mirror torch's
+ * attribution, each answered by Z3 (sound) and explained by minimal cores:
+ *
+ *   1. relations: a named dim whose traced value is a constant, or the size
+ *      of an earlier dim (possibly affinely: 2*s0 + 1), while the spec keeps
+ *      them independent, is charged with an EQUAL / RELATED / SPECIALIZED
+ *      violation; the relation is then adopted, as torch's fix would.
+ *   2. values: with the relations adopted, find a shape of S that fails a
+ *      checked constraint (S and not G satisfiable). Its minimal core over
+ *      (dim values, spec items, constraints) names the dims whose values
+ *      matter; those are refuted and pinned to their example sizes, and the
+ *      search repeats until no counterexample is left (the rest is proved)
+ *      or Z3 cannot decide (the rest is unknown, with the reason).
+ */
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/infer.h"
+#include "expr/interval.h"
+#include "report/report.h"
+#include "solver/problem.h"
+#include "trace/trace_impl.h"
+#include "torch/validate.h"
+#include "util/util.h"
+
+/* Members of each component, bucketed: for component id `comp`, the members
+ * idx[start[comp] .. start[comp + 1] - 1] (ids are union-find roots < nnodes). */
+typedef struct bucket {
+    size_t *start; /* [nnodes + 1] */
+    size_t *idx;
+} bucket;
+
+typedef struct checker {
+    sg_problem *p;
+    bucket inputs, syms, cons;
+    size_t nnodes;
+    sg_interval *box;  /* the symbol box of the cheap pass */
+    size_t nbox;
+    const sg_check_options *opts;
+    sg_budget budget;
+    sg_report *r;
+    Z3_ast *fixed;     /* [ninputs] referenced replacement spec item (adopted relation / pin), or NULL */
+    bool *decided;     /* [ninputs] refuted or unknown already */
+    sg_error *err;
+} checker;
+
+/* ---- Report building ------------------------------------------------------------------- */
+
+static const char *dim_name(const sg_input_dim *d)
+{
+    if ((d->kind == SG_SPEC_DIM || d->kind == SG_SPEC_DERIVED) && d->name)
+        return d->name;
+    return d->source ? d->source : "?";
+}
+
+static sg_violation *new_violation(checker *c, size_t input, sg_violation_kind kind)
+{
+    sg_report *r = c->r;
+    size_t cap = r->nviolations;
+    sg_violation *v;
+    if (sg__grow((void **)&r->violations, &cap, r->nviolations + 1, sizeof *r->violations))
+        return NULL;
+    v = &r->violations[r->nviolations++];
+    memset(v, 0, sizeof *v);
+    v->input = input;
+    v->kind = kind;
+    v->root = SIZE_MAX;
+    v->dim = sg__strndup(dim_name(&c->p->inputs[input]), strlen(dim_name(&c->p->inputs[input])));
+    return v->dim ? v : NULL;
+}
+
+/* The spec as torch validates it (torch/validate.c): each issue a violation of its dim. */
+static int spec_issues(sg_report *r, const sg_trace *t, sg_error *err)
+{
+    sg_spec_issues is;
+    size_t i;
+    int rc;
+
+    memset(&is, 0, sizeof is);
+    if ((rc = sg_spec_validate(t, r->pool, &is, err)) != 0)
+        return rc;
+    if (is.n && !(r->violations = sg__calloc(is.n, sizeof *r->violations))) {
+        sg_spec_issues_dispose(&is);
+        return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+    }
+    for (i = 0; i < is.n; i++) {
+        sg_violation *v = &r->violations[r->nviolations++];
+        v->input = is.v[i].input;
+        v->root = SIZE_MAX;
+        v->kind = is.v[i].specialized ? SG_VIOL_SPECIALIZED : SG_VIOL_SPEC;
+        v->dim = is.v[i].dim;
+        v->message = is.v[i].message;
+        is.v[i].dim = is.v[i].message = NULL;
+        if (v->input < r->ndims)
+            r->dims[v->input].status = SG_DIM_REFUTED;
+    }
+    if (is.invalid)
+        r->verdict = SG_VERDICT_INVALID_SPEC;
+    sg_spec_issues_dispose(&is);
+    return 0;
+}
+
+static char *print_py(checker *c, const sg_expr *e)
+{
+    char *s = NULL;
+    sg_expr_print(&s, e, SG_SYNTAX_PYTHON, sg_problem_source_of, c->p, NULL);
+    return s;
+}
+
+/* The text of a spec item: "dx in [2, 100]", "dy = 2*dx + 1", "x.size()[1] = 3". */
+static char *spec_text(const sg_input_dim *d)
+{
+    sg_buf b;
+    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
+    sg_buf_init(&b, 4096);
+    switch (d->kind) {
+    case SG_SPEC_DIM:
+        sg_buf_printf(&b, "%s = %s in [%s, %s]%s", d->source, d->name,
+                      d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v), d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v),
+                      d->min.inf || d->min.v < 2 ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
+        break;
+    case SG_SPEC_DERIVED:
+        sg_buf_printf(&b, "%s = %s, %s in [%s, %s]", d->source, d->name, d->root_name,
+                      d->root_min.inf ? "-int_oo" : sg_int_format(lo, d->root_min.v),
+                      d->root_max.inf ? "int_oo" : sg_int_format(hi, d->root_max.v));
+        break;
+    case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
+        sg_buf_printf(&b, "%s in [%s, %s] (%s)", d->source, d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v),
+                      d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v), d->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC");
+        break;
+    default:
+        sg_buf_printf(&b, "%s = %s (static)", d->source,
+                      sg_int_format(lo, d->has_static_size ? d->static_size : d->size));
+        break;
+    }
+    return sg_buf_take(&b);
+}
+
+static char *constraint_text(checker *c, const sg_constraint *k)
+{
+    sg_buf b;
+    char *e = NULL;
+    const sg_symbol_info *si;
+    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
+    sg_buf_init(&b, 1 << 16);
+    switch (k->kind) {
+    case SG_CORE_RANGE: /* "lo <= x <= hi", "lo <= x", "x <= hi" */
+        si = &c->p->syms[k->index];
+        e = print_py(c, si->sym);
+        if (!si->lo.inf)
+            sg_buf_printf(&b, "%s <= ", sg_int_format(lo, si->lo.v));
+        sg_buf_puts(&b, e ? e : "?");
+        if (!si->hi.inf)
+            sg_buf_printf(&b, " <= %s", sg_int_format(hi, si->hi.v));
+        sg_buf_puts(&b, " (traced range)");
+        break;
+    case SG_CORE_REPLACEMENT: {
+        char *r = print_py(c, c->p->syms[k->index].replacement);
+        e = sg__strndup(sg_expr_symbol_name(c->p->syms[k->index].sym), strlen(sg_expr_symbol_name(c->p->syms[k->index].sym)));
+        sg_buf_printf(&b, "%s == %s (replacement)", e ? e : "?", r ? r : "?");
+        sg_free(r);
+        break;
+    }
+    case SG_CORE_INPUT:
+        e = print_py(c, c->p->inputs[k->index].value);
+        sg_buf_printf(&b, "%s == %s (traced shape)", c->p->inputs[k->index].source, e ? e : "?");
+        break;
+    default:
+        e = print_py(c, k->expr);
+        sg_buf_puts(&b, e ? e : "?");
+        break;
+    }
+    sg_free(e);
+    return sg_buf_take(&b);
+}
+
+/* A constraint as torch quotes it in "... satisfy the generated guard G": a guard in
+ * Python form, a traced range as "lo <= src and src <= hi", a traced shape as "src == value". */
+static char *guard_text(checker *c, const sg_constraint *k)
+{
+    sg_buf b;
+    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN], *e;
+    const sg_symbol_info *si;
+    if (k->kind == SG_CORE_GUARD)
+        return print_py(c, k->expr);
+    if (k->kind != SG_CORE_RANGE)
+        return constraint_text(c, k);
+    si = &c->p->syms[k->index];
+    e = print_py(c, si->sym);
+    sg_buf_init(&b, 1 << 16);
+    if (!si->lo.inf && !si->hi.inf)
+        sg_buf_printf(&b, "%s <= %s and %s <= %s", sg_int_format(lo, si->lo.v), e ? e : "?", e ? e : "?",
+                      sg_int_format(hi, si->hi.v));
+    else if (!si->lo.inf)
+        sg_buf_printf(&b, "%s <= %s", sg_int_format(lo, si->lo.v), e ? e : "?");
+    else
+        sg_buf_printf(&b, "%s <= %s", e ? e : "?", sg_int_format(hi, si->hi.v));
+    sg_free(e);
+    return sg_buf_take(&b);
+}
+
+/* Append a core item; returns false when out of memory. */
+static bool add_core(checker *c, sg_violation *v, sg_core_kind kind, size_t index, char *text, const char *loc)
+{
+    size_t cap = v->ncore;
+    if (!text || sg__grow((void **)&v->core, &cap, v->ncore + 1, sizeof *v->core)) {
+        sg_free(text);
+        return false;
+    }
+    v->core[v->ncore].kind = kind;
+    v->core[v->ncore].index = index;
+    v->core[v->ncore].text = text;
+    v->core[v->ncore].loc = loc;
+    v->ncore++;
+    return true;
+}
+
+static bool add_constraint_core(checker *c, sg_violation *v, const sg_constraint *k)
+{
+    const char *loc = NULL;
+    if (k->kind == SG_CORE_GUARD) {
+        size_t ng;
+        const sg_guard *g = sg_trace_guards(c->p->trace, &ng);
+        loc = g[k->index].user_loc ? g[k->index].user_loc : g[k->index].framework_loc;
+    }
+    return add_core(c, v, k->kind, k->index, constraint_text(c, k), loc);
+}
+
+/* ---- Queries -------------------------------------------------------------------------- */
+
+/* An array of Z3 terms that releases its references. */
+typedef struct zvec {
+    Z3_context ctx;
+    Z3_ast *a;
+    size_t n, cap;
+    int failed;
+} zvec;
+
+static void zv_push(zvec *v, Z3_ast t)
+{
+    if (v->failed || !t)
+        return;
+    if (sg__grow((void **)&v->a, &v->cap, v->n + 1, sizeof *v->a)) {
+        v->failed = SG_ENOMEM;
+        return;
+    }
+    Z3_inc_ref(v->ctx, t);
+    v->a[v->n++] = t;
+}
+
+static void zv_free(zvec *v)
+{
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        Z3_dec_ref(v->ctx, v->a[i]);
+    sg_free(v->a);
+    v->a = NULL;
+    v->n = v->cap = 0;
+}
+
+/* Terms made here are referenced until the problem is freed (Z3's RC discipline). */
+#define K(x) sg_problem_keep(c->p, (x))
+
+static Z3_ast implies(checker *c, Z3_ast lit, Z3_ast t) { return K(Z3_mk_implies(c->p->ctx, lit, t)); }
+
+/* The spec item of dim i in this phase: an adopted relation or pin, else the user's. */
+static Z3_ast spec_item(checker *c, size_t i) { return c->fixed[i] ? c->fixed[i] : c->p->spec[i]; }
+
+/*
+ * Shrink an unsat core: try to drop each member, in the order given by
+ * `order` (lower first), keeping the drop when the rest is still unsat.
+ * `keep[j]` marks assumption j as in the core on entry and on exit.
+ */
+static int minimize_core(checker *c, const Z3_ast *hard, size_t nhard, const Z3_ast *assume, size_t n,
+                         const int *order, bool *keep)
+{
+    Z3_ast *sub = sg__malloc((n + 1) * sizeof *sub);
+    int pass, rc = 0;
+    size_t j, m;
+    if (!sub)
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory minimising a core");
+    for (pass = 0; pass < 4 && !rc; pass++) {
+        for (j = 0; j < n && !rc; j++) {
+            Z3_lbool res;
+            char reason[64];
+            size_t k;
+            if (!keep[j] || order[j] != pass)
+                continue;
+            for (k = 0, m = 0; k < n; k++)
+                if (keep[k] && k != j)
+                    sub[m++] = assume[k];
+            rc = sg_problem_check(c->p, hard, nhard, sub, m, &c->budget, &c->r->stats, &res, NULL, NULL, NULL,
+                                  reason, c->err);
+            if (!rc && res == Z3_L_FALSE)
+                keep[j] = false;
+        }
+    }
+    sg_free(sub);
+    return rc;
+}
+
+/* ---- Components ----------------------------------------------------------------------- */
+
+static int make_bucket(bucket *b, const long *comp, size_t n, size_t nnodes)
+{
+    size_t i;
+    b->start = sg__calloc(nnodes + 2, sizeof *b->start);
+    b->idx = sg__malloc((n + 1) * sizeof *b->idx);
+    if (!b->start || !b->idx)
+        return SG_ENOMEM;
+    for (i = 0; i < n; i++)
+        if (comp[i] >= 0)
+            b->start[comp[i] + 1]++;
+    for (i = 0; i < nnodes; i++)
+        b->start[i + 1] += b->start[i];
+    {
+        size_t *fill = sg__malloc((nnodes + 1) * sizeof *fill);
+        if (!fill)
+            return SG_ENOMEM;
+        memcpy(fill, b->start, (nnodes + 1) * sizeof *fill);
+        for (i = 0; i < n; i++)
+            if (comp[i] >= 0)
+                b->idx[fill[comp[i]]++] = i;
+        sg_free(fill);
+    }
+    return 0;
+}
+
+static void free_bucket(bucket *b)
+{
+    sg_free(b->start);
+    sg_free(b->idx);
+}
+
+#define FOR_MEMBERS(b, comp, j, x) \
+    for (j = (b).start[(comp)]; j < (b).start[(comp) + 1] && ((x) = (b).idx[j], 1); j++)
+
+/* The definitions of the symbols of component `comp`. */
+static void push_defs(checker *c, zvec *v, long comp)
+{
+    size_t j, k;
+    FOR_MEMBERS(c->syms, comp, j, k)
+        zv_push(v, c->p->sym_def[k]);
+}
+
+/* ---- Phase 1: relations ---------------------------------------------------------------------- */
+
+/*
+ * The dim that dim i's traced value is charged against, as torch does it: the
+ * first input (in input order) whose traced shape is the bare symbol that
+ * dim i's value uses owns that symbol; dim i is related to the owner when its
+ * value is that symbol but it is not the owner ("must always be equal"), or
+ * when its value is another expression of that one symbol ("must always be
+ * related"). Only owners with a named spec count (torch's strict constraints).
+ */
+static bool related_root(checker *c, size_t i, size_t *root)
+{
+    const sg_problem *p = c->p;
+    const sg_expr **syms = NULL;
+    size_t n = 0, j;
+    bool ok = false;
+    if (sg_expr_symbols(&syms, &n, p->pool, p->inputs[i].value, NULL) || n != 1) {
+        sg_free((void *)syms);
+        return false;
+    }
+    for (j = 0; j < p->ninputs; j++)
+        if (p->inputs[j].value == syms[0])
+            break;
+    if (j < p->ninputs && j != i && p->named[j]) {
+        *root = j;
+        ok = true;
+    }
+    sg_free((void *)syms);
+    return ok;
+}
+
+/* Does the spec already state D_i == value (same Dim, or the same derivation)? Checked by Z3:
+ * spec items of i and root imply the relation. */
+/* Cheap answers to spec_states for two plain Dims: the same name states equality;
+ * different names with a range of more than one value cannot (their X variables are
+ * independent). Z3_L_UNDEF: ask Z3. */
+static Z3_lbool spec_states_cheaply(const sg_problem *p, size_t i, size_t root, bool equal)
+{
+    const sg_input_dim *a = &p->inputs[i], *b = root < p->ninputs ? &p->inputs[root] : NULL;
+    if (!b || a->kind != SG_SPEC_DIM || b->kind != SG_SPEC_DIM)
+        return Z3_L_UNDEF;
+    if (strcmp(a->name, b->name) == 0)
+        return equal ? Z3_L_TRUE : Z3_L_UNDEF;
+    if (a->min.inf || a->max.inf || a->min.v < a->max.v)
+        return Z3_L_FALSE;
+    return Z3_L_UNDEF;
+}
+
+static int spec_states(checker *c, size_t i, Z3_ast rel, Z3_lbool *states)
+{
+    sg_problem *p = c->p;
+    long comp = p->input_comp[i];
+    zvec hard = {p->ctx, NULL, 0, 0, 0};
+    size_t j, k;
+    Z3_lbool res = Z3_L_UNDEF;
+    char reason[64] = "";
+    int rc;
+    *states = Z3_L_UNDEF;
+    push_defs(c, &hard, comp);
+    zv_push(&hard, K(Z3_mk_not(p->ctx, rel)));
+    FOR_MEMBERS(c->inputs, comp, j, k)
+        zv_push(&hard, p->spec[k]);
+    rc = hard.failed ? sg_error_set(c->err, SG_ENOMEM, "out of memory")
+                     : sg_problem_check(p, hard.a, hard.n, NULL, 0, &c->budget, &c->r->stats, &res, NULL, NULL, NULL,
+                                        reason, c->err);
+    zv_free(&hard);
+    if (!rc) /* FALSE: the spec states it; TRUE: it does not; UNDEF: cannot tell */
+        *states = res == Z3_L_FALSE ? Z3_L_TRUE : res == Z3_L_TRUE ? Z3_L_FALSE : Z3_L_UNDEF;
+    if (*states == Z3_L_UNDEF)
+        snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s", reason[0] ? reason : "unknown");
+    return rc;
+}
+
+/* The guards (without dim i's own binding) that force `rel`; into v's core. */
+static int explain_relation(checker *c, sg_violation *v, size_t i, Z3_ast rel)
+{
+    sg_problem *p = c->p;
+    Z3_context ctx = p->ctx;
+    zvec hard = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+    size_t *core = NULL, ncore = 0, j, k, *map = NULL, nmap = 0;
+    bool *keep = NULL;
+    int *order = NULL, rc = 0;
+    Z3_lbool res;
+    char reason[64];
+
+    push_defs(c, &hard, p->input_comp[i]);
+    zv_push(&hard, K(Z3_mk_not(ctx, rel)));
+    map = sg__malloc((p->ncons + 1) * sizeof *map);
+    if (!map) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
+        goto cleanup;
+    }
+    FOR_MEMBERS(c->cons, p->input_comp[i], j, k) {
+        const sg_constraint *cn = &p->cons[k];
+        if (cn->unbacked || (cn->kind == SG_CORE_INPUT && cn->index == i))
+            continue;
+        zv_push(&hard, implies(c, cn->lit, cn->holds));
+        zv_push(&lits, cn->lit);
+        map[nmap++] = k;
+    }
+    if (hard.failed || lits.failed) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
+        goto cleanup;
+    }
+    rc = sg_problem_check(p, hard.a, hard.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, NULL, &core, &ncore,
+                          reason, c->err);
+    if (rc)
+        goto cleanup;
+    if (res != Z3_L_FALSE) { /* only the traced shape of dim i itself states it */
+        FOR_MEMBERS(c->cons, p->input_comp[i], j, k)
+            if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i && !add_constraint_core(c, v, &p->cons[k]))
+                rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    keep = sg__calloc(lits.n + 1, sizeof *keep);
+    order = sg__calloc(lits.n + 1, sizeof *order);
+    if (!keep || !order) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
+        goto cleanup;
+    }
+    for (k = 0; k < ncore; k++)
+        keep[core[k]] = true;
+    for (k = 0; k < lits.n; k++) /* keep guards rather than the shapes and ranges they caused */
+        order[k] = p->cons[map[k]].kind == SG_CORE_GUARD ? 2 : p->cons[map[k]].kind == SG_CORE_RANGE ? 1 : 0;
+    if (c->opts->minimize_cores && (rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep)))
+        goto cleanup;
+    for (k = 0; k < lits.n; k++)
+        if (keep[k] && !add_constraint_core(c, v, &p->cons[map[k]])) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+cleanup:
+    sg_free(core);
+    sg_free(keep);
+    sg_free(order);
+    sg_free(map);
+    zv_free(&hard);
+    zv_free(&lits);
+    return rc;
+}
+
+static int phase_relations(checker *c)
+{
+    sg_problem *p = c->p;
+    Z3_context ctx = p->ctx;
+    size_t i;
+    int rc = 0;
+
+    for (i = 0; i < p->ninputs && !rc; i++) {
+        const sg_input_dim *d = &p->inputs[i];
+        Z3_ast rel = NULL, val = NULL;
+        size_t root = SIZE_MAX;
+        Z3_lbool states = Z3_L_UNDEF;
+        bool constant;
+        sg_violation *v;
+        char *txt;
+
+        if (!d->value || (!p->named[i] && d->kind != SG_SPEC_DYNAMIC))
+            continue;
+        constant = sg_expr_kind(d->value) == SG_INT;
+        if (d->kind == SG_SPEC_DYNAMIC && !constant)
+            continue; /* DYNAMIC only objects to a specialisation */
+        if (!constant && !related_root(c, i, &root))
+            continue;
+        /* the relation between the runtime sizes: D_i = value with the root's size for its
+         * symbol when the root's traced value is that bare symbol, else both traced shapes */
+        if ((rc = sg_smt_encode(p->smt, d->value, &val, NULL, c->err)))
+            break;
+        if (!constant && sg_expr_kind(p->inputs[root].value) == SG_SYM) {
+            Z3_ast from = sg_smt_symbol(p->smt, p->inputs[root].value), to = p->dvar[root];
+            val = K(Z3_substitute(ctx, val, 1, &from, &to));
+            rel = K(Z3_mk_eq(ctx, p->dvar[i], val));
+        } else if (!constant) {
+            Z3_ast rv = NULL;
+            if ((rc = sg_smt_encode(p->smt, p->inputs[root].value, &rv, NULL, c->err)))
+                break;
+            rel = sg_problem_and2(p, K(Z3_mk_eq(ctx, p->dvar[i], val)), K(Z3_mk_eq(ctx, p->dvar[root], rv)));
+        } else {
+            rel = K(Z3_mk_eq(ctx, p->dvar[i], val));
+        }
+        Z3_inc_ref(ctx, rel); /* also held by c->fixed[i] below */
+        states = constant ? Z3_L_UNDEF : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);
+        if (states == Z3_L_UNDEF)
+            rc = spec_states(c, i, rel, &states);
+        if (rc || states != Z3_L_FALSE) {
+            if (!rc && states == Z3_L_UNDEF) {
+                c->r->dims[i].status = SG_DIM_UNKNOWN;
+                c->decided[i] = true;
+            }
+            Z3_dec_ref(ctx, rel);
+            continue;
+        }
+        v = new_violation(c, i, constant ? SG_VIOL_SPECIALIZED : SG_VIOL_RELATED);
+        if (!v) {
+            Z3_dec_ref(ctx, rel);
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        }
+        v->relation = d->value;
+        v->root = root;
+        txt = print_py(c, d->value);
+        if (constant && d->kind == SG_SPEC_DYNAMIC && sg_expr_int_value(d->value) <= 1) {
+            /* torch 2.6 lets Dim.DYNAMIC 0/1-specialise silently; the spec's claim is false
+             * all the same (docs/torch-differences.md); torch 2.14's words */
+            char num[SG_INT_STRLEN];
+            sg_int_format(num, sg_expr_int_value(d->value));
+            v->message = sg__malloc(512);
+            if (v->message)
+                snprintf(v->message, 512,
+                         "Received user-specified dim hint Dim.DYNAMIC(min=None, max=None), but export 0/1 "
+                         "specialized due to hint of %s for dimension inputs%s.shape[%d].", num, d->path, d->dim);
+        } else if (constant) {
+            char num[SG_INT_STRLEN];
+            sg_int_format(num, sg_expr_int_value(d->value));
+            v->message = sg__malloc(512);
+            if (v->message)
+                snprintf(v->message, 512,
+                         "You marked %s as dynamic but your code specialized it to be a constant (%s). If you're "
+                         "using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using "
+                         "Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO.", v->dim, num);
+        } else {
+            const sg_input_dim *rd = &p->inputs[root];
+            bool equal = sg_expr_kind(d->value) == SG_SYM;
+            v->kind = equal ? SG_VIOL_EQUAL : SG_VIOL_RELATED;
+            v->message = sg__malloc(1024);
+            if (v->message && equal)
+                snprintf(v->message, 1024, "The values of %s = %s and %s = %s must always be equal.", v->dim, d->source,
+                         dim_name(rd), rd->source);
+            else if (v->message)
+                snprintf(v->message, 1024,
+                         "The values of %s = %s must always be related to the values of %s = %s by %s = %s.", v->dim,
+                         d->source, dim_name(rd), rd->source, v->dim, txt ? txt : "?");
+        }
+        sg_free(txt);
+        if (!v->message) {
+            Z3_dec_ref(ctx, rel);
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        }
+        rc = explain_relation(c, v, i, rel);
+        c->fixed[i] = rel; /* adopt the relation for phase 2 (keeps the reference) */
+        c->decided[i] = true;
+        c->r->dims[i].status = SG_DIM_REFUTED;
+    }
+    return rc;
+}
+
+/* ---- Phase 2: values ---------------------------------------------------------------------------- */
+
+/* The symbol box for the cheap pass: traced ranges, narrowed by DIM specs. */
+static sg_interval *make_box(checker *c, size_t *nbox)
+{
+    sg_problem *p = c->p;
+    size_t n = sg_pool_nsymbols(p->pool), k;
+    sg_interval *box = sg__calloc(n + 1, sizeof *box);
+    if (!box)
+        return NULL;
+    for (k = 0; k < n; k++)
+        box[k].lo_inf = box[k].hi_inf = true;
+    for (k = 0; k < p->nsyms; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        sg_interval *b = &box[sg_expr_symbol_index(si->sym)];
+        long i = p->sym_input[k];
+        if (!si->lo.inf) {
+            b->lo = si->lo.v;
+            b->lo_inf = false;
+        }
+        if (!si->hi.inf) {
+            b->hi = si->hi.v;
+            b->hi_inf = false;
+        }
+        if (i >= 0 && !c->fixed[i] && p->inputs[i].kind == SG_SPEC_DIM) {
+            const sg_input_dim *d = &p->inputs[i];
+            sg_int lo = d->min.inf || d->min.v < 2 ? 2 : d->min.v;
+            if (b->lo_inf || lo > b->lo) {
+                b->lo = lo;
+                b->lo_inf = false;
+            }
+            if (!d->max.inf && (b->hi_inf || d->max.v < b->hi)) {
+                b->hi = d->max.v;
+                b->hi_inf = false;
+            }
+        } else if (i >= 0 && p->inputs[i].kind != SG_SPEC_DIM) {
+            /* not a plain named dim: the spec may let it go beyond the traced range; be safe */
+            box[sg_expr_symbol_index(si->sym)].lo_inf = true;
+            box[sg_expr_symbol_index(si->sym)].hi_inf = true;
+        }
+    }
+    *nbox = n;
+    return box;
+}
+
+/* Turn a counterexample into a GUARD violation for each flagged dim (value literal kept in the core). */
+static int record_counterexample(checker *c, const sg_int *cex, const bool *flag, const zvec *lits,
+                                 const int *kind_of, const size_t *index_of, const bool *keep)
+{
+    sg_problem *p = c->p;
+    size_t i, k;
+    for (i = 0; i < p->ninputs; i++) {
+        sg_violation *v;
+        const sg_constraint *first = NULL;
+        char *g, range[160], lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
+        const sg_input_dim *d = &p->inputs[i];
+        if (!flag[i])
+            continue;
+        v = new_violation(c, i, SG_VIOL_GUARD);
+        if (!v)
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        v->has_counterexample = true;
+        v->counterexample = sg__malloc((p->ninputs + 1) * sizeof *v->counterexample);
+        if (!v->counterexample)
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        memcpy(v->counterexample, cex, p->ninputs * sizeof *cex);
+        for (k = 0; k < lits->n; k++) {
+            if (!keep[k])
+                continue;
+            if (kind_of[k] == 1) { /* spec item */
+                char *t = spec_text(&p->inputs[index_of[k]]);
+                if (!add_core(c, v, SG_CORE_SPEC, index_of[k], t, NULL))
+                    return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            } else if (kind_of[k] == 2) { /* constraint */
+                if (!first || (first->kind != SG_CORE_GUARD && p->cons[index_of[k]].kind == SG_CORE_GUARD))
+                    first = &p->cons[index_of[k]]; /* a guard if there is one */
+                if (!add_constraint_core(c, v, &p->cons[index_of[k]]))
+                    return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            }
+        }
+        /* the spec claim of this dim belongs to the conflict even if its value literal stood in for it */
+        {
+            bool have = false;
+            for (k = 0; k < v->ncore; k++)
+                have |= v->core[k].kind == SG_CORE_SPEC && v->core[k].index == i;
+            if (!have && !add_core(c, v, SG_CORE_SPEC, i, spec_text(d), NULL))
+                return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        }
+        range[0] = '\0';
+        if (d->kind == SG_SPEC_DIM) {
+            bool has_lo = !d->min.inf && d->min.v > 2, has_hi = !d->max.inf;
+            if (has_lo && has_hi)
+                snprintf(range, sizeof range, " %s <= %s <= %s", sg_int_format(lo, d->min.v), d->name, sg_int_format(hi, d->max.v));
+            else if (has_hi)
+                snprintf(range, sizeof range, " %s <= %s", d->name, sg_int_format(hi, d->max.v));
+            else if (has_lo)
+                snprintf(range, sizeof range, " %s <= %s", sg_int_format(lo, d->min.v), d->name);
+        }
+        g = first ? guard_text(c, first) : NULL;
+        v->message = sg__malloc(2048);
+        if (!v->message) {
+            sg_free(g);
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        }
+        /* torch ends a guard line with a period, the traced-range line without one */
+        snprintf(v->message, 2048, "Not all values of %s = %s in the specified range%s satisfy the generated guard %s%s",
+                 v->dim, d->source, range, g ? g : "(the traced shapes)",
+                 first && first->kind == SG_CORE_RANGE ? "" : ".");
+        sg_free(g);
+        c->decided[i] = true;
+        c->r->dims[i].status = SG_DIM_REFUTED;
+    }
+    return 0;
+}
+
+/* Pin dim i to its example size for the rest of the search (and in the box). */
+static void pin(checker *c, size_t i)
+{
+    sg_problem *p = c->p;
+    Z3_ast eq = K(Z3_mk_eq(p->ctx, p->dvar[i], sg_problem_num(p, p->inputs[i].size)));
+    size_t j, k;
+    if (!eq)
+        return;
+    Z3_inc_ref(p->ctx, eq); /* held by c->fixed[i] */
+    if (c->fixed[i])
+        Z3_dec_ref(p->ctx, c->fixed[i]);
+    c->fixed[i] = eq;
+    FOR_MEMBERS(c->syms, p->input_comp[i], j, k)
+        if (p->sym_input[k] == (long)i) {
+            sg_interval *b = &c->box[sg_expr_symbol_index(p->syms[k].sym)];
+            b->lo = b->hi = p->inputs[i].size;
+            b->lo_inf = b->hi_inf = false;
+        }
+}
+
+/*
+ * Phase 2 on one component: look for a shape of S' that fails a checked
+ * constraint, explain it, charge the dims whose values matter, pin them and
+ * look again; the open dims left when no shape fails are proved.
+ */
+static int values_in(checker *c, long comp)
+{
+    sg_problem *p = c->p;
+    Z3_context ctx = p->ctx;
+    size_t i, j, k, ndims = c->inputs.start[comp + 1] - c->inputs.start[comp];
+    int rc = 0, round;
+
+    for (round = 0; round <= (int)ndims && !rc; round++) {
+        zvec hard = {ctx, NULL, 0, 0, 0}, checked = {ctx, NULL, 0, 0, 0};
+        zvec hard2 = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+        int *kind_of = NULL;
+        size_t *index_of = NULL, *core = NULL, ncore = 0, nlits;
+        bool *keep = NULL, *flag = NULL, any_open = false, any;
+        sg_int *cex = NULL;
+        Z3_model model = NULL;
+        Z3_lbool res;
+        char reason[64];
+
+        FOR_MEMBERS(c->inputs, comp, j, i)
+            any_open |= p->named[i] && !c->decided[i];
+        if (!any_open)
+            break;
+        /* S' and the assumed constraints are hard; the checked ones are the question */
+        push_defs(c, &hard, comp);
+        FOR_MEMBERS(c->inputs, comp, j, i)
+            zv_push(&hard, spec_item(c, i));
+        FOR_MEMBERS(c->cons, comp, j, k) {
+            const sg_constraint *cn = &p->cons[k];
+            if (cn->unbacked)
+                continue;
+            if (!cn->checked) {
+                zv_push(&hard, cn->holds);
+                continue;
+            }
+            if (cn->kind == SG_CORE_GUARD && sg_interval_holds(p->pool, cn->expr, c->box, c->nbox) == SG_TRI_TRUE) {
+                c->r->stats.decided_cheaply++;
+                continue;
+            }
+            zv_push(&checked, cn->holds);
+        }
+        if (hard.failed || checked.failed) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto next;
+        }
+        if (checked.n == 0) {
+            res = Z3_L_FALSE;
+        } else {
+            Z3_ast all = K(Z3_mk_and(ctx, (unsigned)checked.n, checked.a));
+            zv_push(&hard, K(Z3_mk_not(ctx, all)));
+            rc = sg_problem_check(p, hard.a, hard.n, NULL, 0, &c->budget, &c->r->stats, &res, &model, NULL, NULL,
+                                  reason, c->err);
+            if (rc)
+                goto next;
+        }
+        if (res == Z3_L_FALSE) { /* no counterexample: every open dim is proved */
+            FOR_MEMBERS(c->inputs, comp, j, i)
+                if (p->named[i] && !c->decided[i])
+                    c->r->dims[i].status = SG_DIM_PROVED;
+            round = (int)ndims + 1;
+            goto next;
+        }
+        if (res == Z3_L_UNDEF) {
+            FOR_MEMBERS(c->inputs, comp, j, i)
+                if (p->named[i] && !c->decided[i]) {
+                    c->r->dims[i].status = SG_DIM_UNKNOWN;
+                    snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s", reason[0] ? reason : "unknown");
+                    c->decided[i] = true;
+                }
+            round = (int)ndims + 1;
+            goto next;
+        }
+        /* a counterexample: sizes of the component's dims; the others keep their example sizes */
+        nlits = (c->cons.start[comp + 1] - c->cons.start[comp]) + 2 * ndims + 1;
+        cex = sg__calloc(p->ninputs + 1, sizeof *cex);
+        flag = sg__calloc(p->ninputs + 1, sizeof *flag);
+        kind_of = sg__calloc(nlits, sizeof *kind_of);
+        index_of = sg__calloc(nlits, sizeof *index_of);
+        keep = sg__calloc(nlits, sizeof *keep);
+        if (!cex || !flag || !kind_of || !index_of || !keep) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto next;
+        }
+        for (i = 0; i < p->ninputs; i++)
+            cex[i] = p->inputs[i].size;
+        FOR_MEMBERS(c->inputs, comp, j, i)
+            if (!sg_problem_model_int(p, model, p->dvar[i], &cex[i]))
+                cex[i] = p->inputs[i].size;
+        /* explain it: value literals of open named dims, spec items, checked constraints */
+        push_defs(c, &hard2, comp);
+        FOR_MEMBERS(c->cons, comp, j, k) {
+            const sg_constraint *cn = &p->cons[k];
+            if (cn->unbacked)
+                continue;
+            if (!cn->checked) {
+                zv_push(&hard2, cn->holds);
+                continue;
+            }
+            zv_push(&hard2, implies(c, cn->lit, cn->holds));
+            kind_of[lits.n] = 2;
+            index_of[lits.n] = k;
+            zv_push(&lits, cn->lit);
+        }
+        FOR_MEMBERS(c->inputs, comp, j, i) {
+            char name[48];
+            Z3_ast item = spec_item(c, i), vl, eq;
+            if (!item)
+                continue;
+            if (c->fixed[i]) {
+                zv_push(&hard2, item);
+                continue;
+            }
+            zv_push(&hard2, implies(c, p->spec_lit[i], item));
+            kind_of[lits.n] = 1;
+            index_of[lits.n] = i;
+            zv_push(&lits, p->spec_lit[i]);
+            if (!p->named[i] || c->decided[i])
+                continue;
+            snprintf(name, sizeof name, "val!%zu", i);
+            vl = K(Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, name), Z3_mk_bool_sort(ctx)));
+            eq = K(Z3_mk_eq(ctx, p->dvar[i], sg_problem_num(p, cex[i])));
+            zv_push(&hard2, implies(c, vl, eq));
+            kind_of[lits.n] = 0;
+            index_of[lits.n] = i;
+            zv_push(&lits, vl);
+        }
+        if (hard2.failed || lits.failed) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto next;
+        }
+        rc = sg_problem_check(p, hard2.a, hard2.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, NULL, &core,
+                              &ncore, reason, c->err);
+        if (rc)
+            goto next;
+        if (res == Z3_L_FALSE) {
+            int *order = sg__calloc(lits.n + 1, sizeof *order);
+            if (!order) {
+                rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+                goto next;
+            }
+            for (k = 0; k < ncore; k++)
+                keep[core[k]] = true;
+            for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
+                order[k] = kind_of[k];
+            if (c->opts->minimize_cores)
+                rc = minimize_core(c, hard2.a, hard2.n, lits.a, lits.n, order, keep);
+            sg_free(order);
+            if (rc)
+                goto next;
+            for (k = 0; k < lits.n; k++)
+                if (keep[k] && kind_of[k] == 0)
+                    flag[index_of[k]] = true;
+        }
+        any = false;
+        for (k = 0; k < lits.n; k++)
+            any |= keep[k] && kind_of[k] == 0;
+        if (!any) /* the spec items alone conflict: charge the open named dims among them, else all */
+            for (k = 0; k < lits.n; k++)
+                if (keep[k] && kind_of[k] == 1 && p->named[index_of[k]] && !c->decided[index_of[k]])
+                    any = flag[index_of[k]] = true;
+        if (!any)
+            FOR_MEMBERS(c->inputs, comp, j, i)
+                flag[i] = p->named[i] && !c->decided[i];
+        rc = record_counterexample(c, cex, flag, &lits, kind_of, index_of, keep);
+        FOR_MEMBERS(c->inputs, comp, j, i) /* pin the refuted dims to their example sizes, look again */
+            if (flag[i] && !rc)
+                pin(c, i);
+    next:
+        if (model)
+            Z3_model_dec_ref(ctx, model);
+        zv_free(&hard);
+        zv_free(&checked);
+        zv_free(&hard2);
+        zv_free(&lits);
+        sg_free(kind_of);
+        sg_free(index_of);
+        sg_free(core);
+        sg_free(keep);
+        sg_free(flag);
+        sg_free(cex);
+    }
+    return rc;
+}
+
+static int phase_values(checker *c)
+{
+    sg_problem *p = c->p;
+    size_t i;
+    int rc = 0;
+    c->box = make_box(c, &c->nbox);
+    if (!c->box)
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    for (i = 0; i < p->ninputs && !rc; i++) /* each component once, at its first dim */
+        if (c->inputs.idx[c->inputs.start[p->input_comp[i]]] == i)
+            rc = values_in(c, p->input_comp[i]);
+    return rc;
+}
+
+/* ---- Entry points ------------------------------------------------------------------------------- */
+
+
+static void set_unknown(sg_dim_result *d, const char *why)
+{
+    d->status = SG_DIM_UNKNOWN;
+    snprintf(d->reason, sizeof d->reason, "%.*s", (int)sizeof d->reason - 1, why);
+}
+
+static void finish_verdict(sg_report *r)
+{
+    size_t i;
+    bool unknown = r->no_spec;
+    if (r->verdict == SG_VERDICT_INVALID_SPEC)
+        return;
+    if (r->nviolations) {
+        r->verdict = SG_VERDICT_VIOLATIONS;
+        return;
+    }
+    for (i = 0; i < r->ndims; i++)
+        unknown |= r->dims[i].status == SG_DIM_UNKNOWN;
+    r->verdict = unknown ? SG_VERDICT_UNKNOWN : SG_VERDICT_OK;
+}
+
+/* The options of version 1, as a binding compiled against that header lays them out. */
+typedef struct options_v1 {
+    unsigned version;
+    unsigned timeout_ms;
+    unsigned query_timeout_ms;
+    uint64_t query_rlimit;
+    bool infer;
+    bool minimize_cores;
+} options_v1;
+
+int sg_check_options_init(sg_check_options *o, unsigned version)
+{
+    sg_check_options d = SG_CHECK_OPTIONS_INIT;
+    if (!o || version < 1 || version > SG_CHECK_OPTIONS_VERSION)
+        return SG_EINVALID;
+    if (version == 1) {
+        options_v1 v1 = {1, d.timeout_ms, d.query_timeout_ms, d.query_rlimit, d.infer, d.minimize_cores};
+        memcpy(o, &v1, sizeof v1);
+        return 0;
+    }
+    *o = d;
+    return 0;
+}
+
+int sg_check__options(sg_check_options *out, const sg_check_options *in, sg_error *err)
+{
+    sg_check_options d = SG_CHECK_OPTIONS_INIT;
+    *out = d;
+    if (!in)
+        return 0;
+    if (in->version == 1) {
+        const options_v1 *v1 = (const options_v1 *)(const void *)in;
+        out->timeout_ms = v1->timeout_ms;
+        out->query_timeout_ms = v1->query_timeout_ms;
+        out->query_rlimit = v1->query_rlimit;
+        out->infer = v1->infer;
+        out->minimize_cores = v1->minimize_cores;
+        return 0;
+    }
+    if (in->version != SG_CHECK_OPTIONS_VERSION)
+        return sg_error_set(err, SG_EINVALID, "sg_check_options version %u is not supported (this library reads 1 to %d)",
+                            in->version, SG_CHECK_OPTIONS_VERSION);
+    *out = *in;
+    return 0;
+}
+
+int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, sg_error *err)
+{
+    return sg_check_rt(out, t, opts, NULL, err);
+}
+
+int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                sg_error *err)
+{
+    sg_check_options opts;
+    checker c;
+    sg_report *r = NULL;
+    sg_error why = SG_ERROR_INIT;
+    size_t n = 0, i;
+    const sg_input_dim *inputs = sg_trace_inputs(t, &n);
+    double start = sg_problem_now();
+    int rc = 0;
+
+    *out = NULL;
+    if (!t)
+        return sg_error_set(err, SG_EINVALID, "sg_check: no trace");
+    if ((rc = sg_check__options(&opts, opts_in, err)) != 0)
+        return rc;
+    memset(&c, 0, sizeof c);
+    c.opts = &opts;
+    c.err = err;
+    c.budget.query_timeout_ms = c.opts->query_timeout_ms;
+    c.budget.query_rlimit = c.opts->query_rlimit;
+    c.budget.deadline = c.opts->timeout_ms ? start + c.opts->timeout_ms / 1000.0 : 0;
+    c.budget.cancel = c.opts->cancel;
+    c.budget.rt = rt;
+    SG_COUNT(rt, checks, 1);
+    /* the check builds expressions (relations, forced values) in an overlay of the trace's
+     * frozen pool that the report keeps; the report holds a reference to the trace */
+    if ((rc = sg_report__new(&r, SG_REPORT_CHECK, t, true, err)) != 0)
+        return rc;
+    c.r = r;
+    r->dims = sg__calloc(n + 1, sizeof *r->dims);
+    c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
+    c.decided = sg__calloc(n + 1, sizeof *c.decided);
+    if (!r->dims || !c.fixed || !c.decided) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory creating a report");
+        goto cleanup;
+    }
+    r->ndims = n;
+    for (i = 0; i < n; i++) {
+        r->dims[i].input = i;
+        r->dims[i].status = inputs[i].kind == SG_SPEC_DIM || inputs[i].kind == SG_SPEC_DERIVED ||
+                                    inputs[i].kind == SG_SPEC_DYNAMIC
+                                ? SG_DIM_PROVED
+                                : SG_DIM_STATIC;
+    }
+    /* 0. the spec itself, as torch validates it before tracing */
+    if ((rc = spec_issues(r, t, err)))
+        goto cleanup;
+    if (r->nviolations) { /* torch stops here too: the other dims are not decided */
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status == SG_DIM_PROVED)
+                set_unknown(&r->dims[i], r->verdict == SG_VERDICT_INVALID_SPEC ? "invalid spec" : "not traced");
+        goto done;
+    }
+    if (!sg_trace_has_flat_spec(t)) {
+        r->verdict = SG_VERDICT_UNKNOWN;
+        r->no_spec = true;
+        for (i = 0; i < n; i++) /* no per-dim spec: nothing was decided */
+            if (r->dims[i].status == SG_DIM_PROVED)
+                set_unknown(&r->dims[i], "no per-dim spec");
+        goto done;
+    }
+    if (!sg_trace_has_shape_env(t)) {
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status != SG_DIM_STATIC)
+                set_unknown(&r->dims[i], "the trace has no ShapeEnv");
+        goto done;
+    }
+    if ((rc = sg_problem_build(&c.p, t, r->pool, rt, &why))) {
+        if (rc != SG_EUNSUPPORTED) {
+            if (err)
+                *err = why;
+            goto cleanup;
+        }
+        /* a guard (or value) with no finite Z3 encoding: nothing is decided, and the report says why */
+        rc = 0;
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status != SG_DIM_STATIC)
+                set_unknown(&r->dims[i], why.msg);
+        goto done;
+    }
+    c.nnodes = c.p->ninputs + c.p->nsyms + c.p->nx;
+    if (make_bucket(&c.inputs, c.p->input_comp, c.p->ninputs, c.nnodes) ||
+        make_bucket(&c.syms, c.p->sym_comp, c.p->nsyms, c.nnodes) ||
+        make_bucket(&c.cons, c.p->cons_comp, c.p->ncons, c.nnodes)) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory splitting the problem");
+        goto cleanup;
+    }
+    /* 1. relations the guards force, 2. values the guards reject */
+    if ((rc = phase_relations(&c)) || (rc = phase_values(&c)))
+        goto cleanup;
+    if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
+        goto cleanup;
+done:
+    finish_verdict(r);
+    r->stats.seconds = sg_problem_now() - start;
+    SG_COUNT(rt, decided_cheaply, r->stats.decided_cheaply);
+    *out = r;
+    r = NULL;
+cleanup:
+    if (c.p) {
+        for (i = 0; i < n; i++)
+            if (c.fixed[i])
+                Z3_dec_ref(c.p->ctx, c.fixed[i]);
+    }
+    sg_problem_free(c.p);
+    free_bucket(&c.inputs);
+    free_bucket(&c.syms);
+    free_bucket(&c.cons);
+    sg_free(c.box);
+    sg_free(c.fixed);
+    sg_free(c.decided);
+    sg_report_free(r);
+    return rc;
+}
+

@@ -1,0 +1,941 @@
+/*
+ * fixes.c - suggested fixes and generated specs (include/shapegate/fixes.h).
+ *
+ * One engine serves both: from a check report's inferred facts, every input
+ * dim whose traced value is affine in one symbol (a*s + b) joins the group of
+ * s; a group gets one root — the dim whose value is s itself, else one with
+ * a = 1, else a new root `_<name>` — its range is the widest valid range of s
+ * (avoiding holes: the hole-free piece that holds the example size), and a
+ * proved congruence s = r (mod m) becomes a new root `_<name>` with s =
+ * m*_<name> + r. The derivation is written as spec overrides
+ * (sg_trace_override_dims), applied to a copy of the trace and checked again;
+ * a new report that still refutes something gives another round. What is
+ * offered is the difference between the user's spec and the last spec, and
+ * only when that spec checked clean. docs/fixes.md.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "analysis/analysis.h"
+#include "report/report.h"
+#include "analysis/fixes.h"
+#include "torch/message.h"
+#include "solver/problem.h"
+#include "torch/fixlines.h"
+#include "trace/edit.h"
+#include "util/json.h"
+#include "util/util.h"
+
+#define MAX_ROUNDS 4
+#define MAX_CHAIN 8 /* relation hops followed through `equals` */
+
+typedef enum mode { MODE_FIX, MODE_SPEC } mode;
+
+/* One input dim in a group: its traced value is a*sym + b. */
+typedef struct member {
+    size_t input;
+    const sg_expr *sym;
+    sg_int a, b;
+} member;
+
+/* Growing list of owned strings. */
+typedef struct strs {
+    char **s;
+    size_t n, cap;
+    bool failed;
+} strs;
+
+static void strs_push(strs *v, char *s)
+{
+    if (!s || sg__grow((void **)&v->s, &v->cap, v->n + 1, sizeof *v->s)) {
+        sg_free(s);
+        v->failed = true;
+        return;
+    }
+    v->s[v->n++] = s;
+}
+
+static void strs_pushf(strs *v, const char *fmt, ...) SG_PRINTF(2, 3);
+static void strs_pushf(strs *v, const char *fmt, ...)
+{
+    va_list ap;
+    char tmp[1024];
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    strs_push(v, sg__strndup(tmp, strlen(tmp)));
+}
+
+static void strs_free(strs *v)
+{
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        sg_free(v->s[i]);
+    sg_free(v->s);
+    v->s = NULL;
+    v->n = v->cap = 0;
+}
+
+/* ceil / floor of p/q for q > 0 */
+static sg_int div_ceil(sg_int p, sg_int q)
+{
+    sg_int f;
+    sg__floordiv(p, q, &f);
+    return f * q == p ? f : f + 1;
+}
+
+static sg_int div_floor(sg_int p, sg_int q)
+{
+    sg_int f;
+    sg__floordiv(p, q, &f);
+    return f;
+}
+
+
+static void fmt_bound(char *buf, sg_bound v)
+{
+    if (v.inf)
+        buf[0] = '\0';
+    else
+        sg_int_format(buf, v.v);
+}
+
+/* Does the report say input dim i was specialised to a constant? */
+static bool specialized(const sg_report *r, size_t i)
+{
+    size_t k;
+    for (k = 0; k < r->nviolations; k++)
+        if (r->violations[k].input == i && r->violations[k].kind == SG_VIOL_SPECIALIZED)
+            return true;
+    return false;
+}
+
+/* ---- deriving one round of overrides ------------------------------------------------- */
+
+typedef struct deriver {
+    const sg_trace *t;
+    const sg_report *r;
+    mode m;
+    const sg_input_dim *in;
+    size_t nin;
+    sg_spec_edits edits; /* the spec edits of this round */
+    bool failed;         /* out of memory building them */
+    strs *notes;  /* shared across rounds */
+    char **names; /* per input: the Dim name used for it in SPEC mode (owned) */
+    /* by symbol index (sg_expr_symbol_index), `nsym` of them, built by derive(): */
+    const sg_inferred **facts; /* the report's facts about the symbol, or NULL */
+    bool *dim_value;           /* the symbol is the traced value of some input dim */
+    size_t nsym;
+} deriver;
+
+/* The edit "dim `input` = A*ROOT + B" (the Dim ROOT itself when a = 1, b = 0). */
+static void push_derived(deriver *d, size_t input, sg_int a, const char *root, sg_int b)
+{
+    if (sg_spec_edits__derived(&d->edits, input, a, root, b, NULL) != 0)
+        d->failed = true;
+}
+
+/* The edit "dim `input` is static, of size `size`". */
+static void push_static(deriver *d, size_t input, sg_int size)
+{
+    if (sg_spec_edits__static(&d->edits, input, true, size, NULL) != 0)
+        d->failed = true;
+}
+
+/* The edit "Dim `name` has range [lo, hi]" (an infinite lo: Dim's default, 0). */
+static void push_range(deriver *d, const char *name, sg_bound lo, sg_bound hi)
+{
+    if (lo.inf) {
+        lo.inf = 0;
+        lo.v = 0;
+    }
+    if (hi.inf) {
+        hi.inf = 1;
+        hi.v = 0;
+    }
+    if (sg_spec_edits__range(&d->edits, name, lo, hi, NULL) != 0)
+        d->failed = true;
+}
+
+/* May dim i be redefined? (A Dim.DYNAMIC the guards specialise may also become static: see derive().) */
+static bool eligible(const deriver *d, size_t i)
+{
+    sg_spec_kind k = d->in[i].kind;
+    if (d->m == MODE_SPEC)
+        return k == SG_SPEC_DIM || k == SG_SPEC_AUTO || k == SG_SPEC_DYNAMIC || k == SG_SPEC_DERIVED;
+    return k == SG_SPEC_DIM || k == SG_SPEC_DERIVED;
+}
+
+/* The Dim name a dim goes by (a DERIVED dim: none of its own). */
+static const char *dim_name(const deriver *d, size_t i)
+{
+    if (d->in[i].kind == SG_SPEC_DIM)
+        return d->in[i].name;
+    if (d->m == MODE_SPEC && d->names && d->names[i])
+        return d->names[i];
+    return NULL;
+}
+
+/* A fresh name for dim i: its path's identifier characters and its index ("x_0", "inputs_b_1_0"). */
+static char *made_name(const sg_input_dim *d)
+{
+    char buf[256];
+    size_t k = 0;
+    const char *p;
+    bool sep = false;
+    for (p = d->path; *p && k + 24 < sizeof buf; p++) {
+        char ch = *p;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_') {
+            if (sep && k)
+                buf[k++] = '_';
+            if (k == 0 && ch >= '0' && ch <= '9') {
+                buf[k++] = 'd';
+                buf[k++] = '_';
+            }
+            buf[k++] = ch;
+            sep = false;
+        } else {
+            sep = true;
+        }
+    }
+    if (k == 0)
+        buf[k++] = 'd';
+    snprintf(buf + k, sizeof buf - k, "_%d", d->dim);
+    return sg__strndup(buf, strlen(buf));
+}
+
+/* The report's facts about symbol `sym`, or NULL. */
+static const sg_inferred *inferred_of(const deriver *d, const sg_expr *sym)
+{
+    uint32_t k = sg_expr_symbol_index(sym);
+    return k < d->nsym ? d->facts[k] : NULL;
+}
+
+/* Is `sym` the traced value of some input dim? */
+static bool is_dim_value(const deriver *d, const sg_expr *sym)
+{
+    uint32_t k = sg_expr_symbol_index(sym);
+    return k < d->nsym && d->dim_value[k];
+}
+
+/*
+ * Resolve a*sym + b through proved relations sym = a'*sym' + b' to an earlier
+ * symbol that is some dim's own size (a relation through a symbol torch
+ * replaced would make a dim that is no input the root).
+ */
+static void follow_equals(const deriver *d, member *mb)
+{
+    int hops;
+    for (hops = 0; hops < MAX_CHAIN; hops++) {
+        const sg_inferred *inf = inferred_of(d, mb->sym);
+        const sg_expr *s2;
+        sg_int a2, b2, na, nb, t;
+        if (!inf || !inf->equals || !sg_expr_affine(inf->equals, &s2, &a2, &b2) || !s2 || a2 <= 0
+            || !is_dim_value(d, s2))
+            return;
+        if (!sg__mul(mb->a, a2, &na) || !sg__mul(mb->a, b2, &t) || !sg__add(t, mb->b, &nb))
+            return;
+        mb->sym = s2;
+        mb->a = na;
+        mb->b = nb;
+    }
+}
+
+/* The piece of [lo, hi] between holes that holds `at` (all in the same units). */
+static void avoid_holes(sg_bound *lo, sg_bound *hi, const sg_int *holes, size_t nholes, sg_int at, bool *cut)
+{
+    size_t k;
+    *cut = false;
+    for (k = 0; k < nholes; k++) {
+        if (holes[k] < at && (lo->inf || holes[k] >= lo->v)) {
+            lo->inf = 0;
+            lo->v = holes[k] + 1;
+            *cut = true;
+        } else if (holes[k] > at && (hi->inf || holes[k] <= hi->v)) {
+            hi->inf = 0;
+            hi->v = holes[k] - 1;
+            *cut = true;
+            break;
+        }
+    }
+}
+
+/* The widest piece of [lo, hi] between the holes (the first of equal ones; an unbounded one wins). */
+static void widest_piece(sg_bound lo, sg_bound hi, const sg_int *holes, size_t nholes, sg_bound *blo, sg_bound *bhi)
+{
+    sg_bound plo = lo, phi;
+    size_t k;
+    bool have = false;
+    sg_int best = -1;
+    for (k = 0; k <= nholes; k++) {
+        sg_int w;
+        if (k < nholes) {
+            phi.inf = 0;
+            phi.v = holes[k] - 1;
+        } else {
+            phi = hi;
+        }
+        if (plo.inf || phi.inf)
+            w = SG_INT_MAX;
+        else
+            w = phi.v - plo.v + 1;
+        if (w > best) {
+            best = w;
+            *blo = plo;
+            *bhi = phi;
+            have = true;
+        }
+        if (k < nholes) {
+            plo.inf = 0;
+            plo.v = holes[k] + 1;
+        }
+    }
+    if (!have) {
+        *blo = lo;
+        *bhi = hi;
+    }
+}
+
+/* Number of sizes = r (mod m) in [lo, hi]; SG_INT_MAX when unbounded. */
+static sg_int class_count(sg_int m, sg_int r, sg_bound lo, sg_bound hi)
+{
+    sg_int first, last;
+    if (lo.inf || hi.inf)
+        return SG_INT_MAX;
+    first = div_ceil(lo.v - r, m);
+    last = div_floor(hi.v - r, m);
+    return last >= first ? last - first + 1 : 0;
+}
+
+/*
+ * Holes cut the range: is there a congruence class, finer than the proved
+ * modulus m and holding the example size, that no known hole is in and that
+ * holds more sizes than the hole-free piece [plo, phi]? (A stride-2 conv keeps
+ * sizes = 0 or 3 (mod 4): the class 0 (mod 4) beats any interval.) The
+ * smallest such modulus, up to 64*m, goes to *m2, *r2.
+ */
+static bool class_beats_piece(const sg_inferred *inf, sg_int m, sg_int hint, sg_bound plo, sg_bound phi,
+                              sg_int *m2, sg_int *r2)
+{
+    sg_int piece = class_count(m, ((hint % m) + m) % m, plo, phi), k;
+    size_t h;
+    for (k = 2; k <= 64; k++) {
+        sg_int mm = m * k, rr = ((hint % mm) + mm) % mm;
+        bool clear = true;
+        for (h = 0; h < inf->nholes && clear; h++)
+            if ((((inf->holes[h] - rr) % mm) + mm) % mm == 0)
+                clear = false;
+        if (!clear)
+            continue;
+        if (piece != SG_INT_MAX && class_count(mm, rr, inf->lo, inf->hi) > piece) {
+            *m2 = mm;
+            *r2 = rr;
+            return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+/* The override items for one group of members over one symbol. */
+static void derive_group(deriver *d, const member *g, size_t ng)
+{
+    const sg_inferred *inf = inferred_of(d, g[0].sym);
+    const sg_symbol_info *si = sg_trace_symbol_info(d->t, g[0].sym);
+    char lo_s[SG_INT_STRLEN], hi_s[SG_INT_STRLEN];
+    sg_bound lo, hi;
+    sg_int m = 1, res = 0, hint;
+    size_t k, root = SIZE_MAX;
+    bool have_hint, cut = false;
+    const char *rname = NULL;
+    char newname[256];
+
+    if (!inf) {
+        strs_pushf(d->notes, "no inferred facts for %s: its dims are left as they are", sg_expr_symbol_name(g[0].sym));
+        return;
+    }
+    lo = inf->lo;
+    hi = inf->hi;
+    if (inf->modulus > 1) {
+        m = inf->modulus;
+        res = inf->residue;
+    }
+    have_hint = si && si->has_hint;
+    hint = have_hint ? si->hint : 0;
+    if (!have_hint) /* the example size of a member gives the symbol's value */
+        for (k = 0; k < ng && !have_hint; k++)
+            if (g[k].a == 1) {
+                hint = d->in[g[k].input].size - g[k].b;
+                have_hint = true;
+            }
+    if (have_hint && inf->nholes) {
+        sg_bound l0 = lo, h0 = hi;
+        sg_int m2 = 0, r2 = 0;
+        avoid_holes(&lo, &hi, inf->holes, inf->nholes, hint, &cut);
+        if (cut && class_beats_piece(inf, m, hint, lo, hi, &m2, &r2)) {
+            /* a finer congruence class avoids every hole and holds more sizes than the piece */
+            char ms[SG_INT_STRLEN], rs[SG_INT_STRLEN];
+            lo = l0;
+            hi = h0;
+            m = m2;
+            res = r2;
+            strs_pushf(d->notes,
+                       "%s: the guards leave holes in its range%s; chose the sizes = %s (mod %s), which avoid "
+                       "them, over the widest hole-free interval",
+                       d->in[g[0].input].source, inf->holes_complete ? "" : " (maybe more)",
+                       sg_int_format(rs, r2), sg_int_format(ms, m2));
+        } else if (cut) {
+            char l0s[SG_INT_STRLEN] = "-int_oo", h0s[SG_INT_STRLEN] = "int_oo", ls[SG_INT_STRLEN] = "",
+                 hs[SG_INT_STRLEN] = "", wl[SG_INT_STRLEN] = "", wh[SG_INT_STRLEN] = "", wide[160] = "";
+            sg_bound blo, bhi;
+            if (!l0.inf)
+                sg_int_format(l0s, l0.v);
+            if (!h0.inf)
+                sg_int_format(h0s, h0.v);
+            fmt_bound(ls, lo);
+            fmt_bound(hs, hi);
+            widest_piece(l0, h0, inf->holes, inf->nholes, &blo, &bhi);
+            if (blo.inf != lo.inf || blo.v != lo.v || bhi.inf != hi.inf || bhi.v != hi.v) {
+                fmt_bound(wl, blo);
+                fmt_bound(wh, bhi);
+                snprintf(wide, sizeof wide, "; the widest piece is [%s, %s], but torch needs the example inside "
+                         "the range", wl[0] ? wl : "-int_oo", wh[0] ? wh : "int_oo");
+            }
+            strs_pushf(d->notes,
+                       "%s: the guards leave holes in [%s, %s]%s; chose the piece [%s, %s] that holds the "
+                       "example size%s",
+                       d->in[g[0].input].source, l0s, h0s, inf->holes_complete ? "" : " (maybe more)",
+                       ls[0] ? ls : "-int_oo", hs[0] ? hs : "int_oo", wide);
+        }
+    }
+
+    /* the root: the dim whose value is the symbol itself, else one with a = 1 */
+    for (k = 0; k < ng && root == SIZE_MAX; k++)
+        if (g[k].a == 1 && g[k].b == 0 && eligible(d, g[k].input) && dim_name(d, g[k].input))
+            root = k;
+    for (k = 0; k < ng && root == SIZE_MAX; k++)
+        if (g[k].a == 1 && eligible(d, g[k].input) && dim_name(d, g[k].input))
+            root = k;
+
+    if (m > 1 || root == SIZE_MAX) {
+        /* a new root R with sym = m*R + res */
+        const char *base = NULL;
+        sg_bound rlo, rhi;
+        for (k = 0; k < ng && !base; k++)
+            if (eligible(d, g[k].input) && dim_name(d, g[k].input))
+                base = dim_name(d, g[k].input);
+        if (!base) {
+            strs_pushf(d->notes, "%s: no Dim name to derive from", d->in[g[0].input].source);
+            return;
+        }
+        snprintf(newname, sizeof newname, "_%s", base);
+        rname = newname;
+        rlo.inf = lo.inf;
+        rhi.inf = hi.inf;
+        rlo.v = lo.inf ? 0 : div_ceil(lo.v - res, m);
+        rhi.v = hi.inf ? 0 : div_floor(hi.v - res, m);
+        if (rlo.inf) { /* a root's size is never negative */
+            rlo.inf = 0;
+            rlo.v = div_ceil(-res, m);
+        }
+        push_range(d, rname, rlo, rhi);
+        for (k = 0; k < ng; k++) {
+            sg_int a, b, t;
+            if (!eligible(d, g[k].input))
+                continue;
+            if (!sg__mul(g[k].a, m, &a) || !sg__mul(g[k].a, res, &t) || !sg__add(t, g[k].b, &b)) {
+                strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+                continue;
+            }
+            push_derived(d, g[k].input, a, rname, b);
+        }
+        if (m > 1)
+            strs_pushf(d->notes, "%s: every valid size is %s (mod %s); new root %s",
+                       d->in[g[0].input].source, sg_int_format(lo_s, res), sg_int_format(hi_s, m), rname);
+        return;
+    }
+
+    /* root member: range of sym shifted by its b */
+    rname = dim_name(d, g[root].input);
+    {
+        sg_bound rlo = lo, rhi = hi;
+        if (!rlo.inf)
+            rlo.v += g[root].b;
+        if (!rhi.inf)
+            rhi.v += g[root].b;
+        push_range(d, rname, rlo, rhi);
+        if (!inf->range_exact)
+            strs_pushf(d->notes, "%s: range not proved optimal (budget): the fix may be narrower than needed",
+                       d->in[g[root].input].source);
+    }
+    for (k = 0; k < ng; k++) {
+        sg_int b, t;
+        if (!eligible(d, g[k].input))
+            continue;
+        /* value = a*sym + b = a*(R - b_root) + b */
+        if (!sg__mul(g[k].a, g[root].b, &t) || !sg__sub(g[k].b, t, &b)) {
+            strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+            continue;
+        }
+        push_derived(d, g[k].input, g[k].a, rname, b);
+    }
+}
+
+static int cmp_member(const void *x, const void *y)
+{
+    const member *a = x, *b = y;
+    uint32_t ia = sg_expr_id(a->sym), ib = sg_expr_id(b->sym);
+    if (ia != ib)
+        return ia < ib ? -1 : 1;
+    return a->input < b->input ? -1 : a->input > b->input;
+}
+
+/*
+ * One round: the override items that make every eligible dim of `d->t` what
+ * the report's facts say. In FIX mode only groups with a refuted dim change.
+ */
+static int derive(deriver *d, sg_error *err)
+{
+    member *mb = NULL;
+    size_t nmb = 0, i, k;
+    int rc = 0;
+
+    d->nsym = sg_pool_nsymbols(sg_trace_pool(d->t));
+    mb = sg__calloc(d->nin + 1, sizeof *mb);
+    d->facts = sg__calloc(d->nsym + 1, sizeof *d->facts);
+    d->dim_value = sg__calloc(d->nsym + 1, sizeof *d->dim_value);
+    if (!mb || !d->facts || !d->dim_value) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory deriving fixes");
+        goto cleanup;
+    }
+    for (i = 0; i < d->r->ninferred; i++) {
+        uint32_t s = sg_expr_symbol_index(d->r->inferred[i].sym);
+        if (s < d->nsym)
+            d->facts[s] = &d->r->inferred[i];
+    }
+    for (i = 0; i < d->nin; i++) {
+        uint32_t s = d->in[i].value ? sg_expr_symbol_index(d->in[i].value) : UINT32_MAX;
+        if (s < d->nsym)
+            d->dim_value[s] = true;
+    }
+    for (i = 0; i < d->nin; i++) {
+        const sg_input_dim *in = &d->in[i];
+        const sg_expr *sym;
+        sg_int a, b;
+        bool refuted = i < d->r->ndims && d->r->dims[i].status == SG_DIM_REFUTED;
+
+        if (d->m == MODE_FIX && in->kind == SG_SPEC_DYNAMIC && refuted && in->value
+            && sg_expr_kind(in->value) == SG_INT) {
+            /* Dim.DYNAMIC specialised: torch says use Dim.STATIC; the size it was traced at */
+            char num[SG_INT_STRLEN];
+            push_static(d, i, sg_expr_int_value(in->value));
+            sg_int_format(num, sg_expr_int_value(in->value));
+            strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards make it %s: static now (no Dim name, so no line)",
+                       in->source, num);
+            continue;
+        }
+        if (!eligible(d, i))
+            continue;
+        if (!in->value) {
+            /* never traced: torch made a 0/1 example size a constant before tracing */
+            if (specialized(d->r, i) && in->kind == SG_SPEC_DIM)
+                push_static(d, i, in->size);
+            continue;
+        }
+        if (d->m == MODE_FIX && !refuted && in->kind != SG_SPEC_DERIVED && in->kind != SG_SPEC_DIM)
+            continue;
+        if (!sg_expr_affine(in->value, &sym, &a, &b)) {
+            if (d->m == MODE_SPEC || refuted) {
+                char *txt = NULL;
+                sg_expr_print(&txt, in->value, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
+                strs_pushf(d->notes, "%s: traced as %s, which no Dim can express", in->source, txt ? txt : "?");
+                sg_free(txt);
+            }
+            continue;
+        }
+        if (!sym) { /* a constant */
+            if (in->kind == SG_SPEC_DERIVED)
+                continue; /* torch names its root instead */
+            if (in->kind == SG_SPEC_DIM && !in->min.inf && !in->max.inf && in->min.v == b && in->max.v == b)
+                continue; /* Dim(min=n, max=n) allows a constant */
+            if (d->m == MODE_FIX && !refuted)
+                continue;
+            push_static(d, i, b);
+            continue;
+        }
+        mb[nmb].input = i;
+        mb[nmb].sym = sym;
+        mb[nmb].a = a;
+        mb[nmb].b = b;
+        follow_equals(d, &mb[nmb]);
+        if (mb[nmb].a <= 0)
+            continue;
+        nmb++;
+    }
+    qsort(mb, nmb, sizeof *mb, cmp_member);
+    /* FIX mode: a group changes only when it holds a refuted dim */
+    for (i = 0; i < nmb; i = k) {
+        bool refuted = false;
+        for (k = i; k < nmb && mb[k].sym == mb[i].sym; k++)
+            if (mb[k].input < d->r->ndims && d->r->dims[mb[k].input].status == SG_DIM_REFUTED)
+                refuted = true;
+        if (d->m == MODE_SPEC || refuted)
+            derive_group(d, mb + i, k - i);
+    }
+    if (d->failed || d->notes->failed)
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory deriving fixes");
+cleanup:
+    sg_free(mb);
+    sg_free((void *)d->facts);
+    sg_free(d->dim_value);
+    d->facts = NULL;
+    d->dim_value = NULL;
+    d->nsym = 0;
+    return rc;
+}
+
+/* ---- applying and checking ---------------------------------------------------------- */
+
+
+/* ---- the lines: what changed between the user's spec and the fixed one --------------- */
+
+static bool same_name(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+/* Was `name` a Dim name of the user's spec? */
+static bool original_name(const sg_input_dim *in, size_t n, const char *name)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if ((in[i].kind == SG_SPEC_DIM && same_name(in[i].name, name))
+            || (in[i].kind == SG_SPEC_DERIVED && same_name(in[i].root_name, name)))
+            return true;
+    return false;
+}
+
+typedef struct fixvec {
+    sg_fix *f;
+    size_t n, cap;
+    bool failed;
+} fixvec;
+
+static sg_fix *add_fix(fixvec *v, sg_fix_kind kind, const char *name, const char *source)
+{
+    sg_fix *f;
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        if (strcmp(v->f[i].name, name) == 0 && (v->f[i].kind == SG_FIX_RANGE) == (kind == SG_FIX_RANGE))
+            return NULL; /* one line per name */
+    if (sg__grow((void **)&v->f, &v->cap, v->n + 1, sizeof *v->f)) {
+        v->failed = true;
+        return NULL;
+    }
+    f = &v->f[v->n++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->name = sg__strndup(name, strlen(name));
+    f->source = sg__strndup(source, strlen(source));
+    if (!f->name || !f->source)
+        v->failed = true;
+    return f;
+}
+
+/* torch's order: the Dim lines first, then the others, each group by name (strcmp: "d10" < "d2"). */
+static int cmp_fix(const void *x, const void *y)
+{
+    const sg_fix *a = x, *b = y;
+    int ga = a->kind == SG_FIX_RANGE ? 0 : 1, gb = b->kind == SG_FIX_RANGE ? 0 : 1;
+    if (ga != gb)
+        return ga - gb;
+    return strcmp(a->name, b->name);
+}
+
+
+/*
+ * The lines that turn the user's spec (`orig`) into the fixed one (`fixed`,
+ * same dims in the same order). In SPEC mode every root gets its Dim line.
+ */
+static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *fixed, size_t n, mode m,
+                      sg_error *err)
+{
+    size_t i;
+    for (i = 0; i < n && !v->failed; i++) {
+        const sg_input_dim *o = &orig[i], *f = &fixed[i];
+        const char *name = o->kind == SG_SPEC_DIM ? o->name : NULL;
+        sg_fix *x;
+        sg_int a, b;
+
+        if (m == MODE_SPEC && f->kind == SG_SPEC_DIM)
+            name = f->name;
+        if (f->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(f, &a, &b) && !original_name(orig, n, f->root_name)
+            && (m == MODE_SPEC || name)) {
+            if ((x = add_fix(v, SG_FIX_RANGE, f->root_name, o->source)) != NULL) {
+                x->new_root = true;
+                x->min = f->root_min;
+                x->max = f->root_max;
+                x->line = sg_torch_range_line(f->root_name, f->root_min, f->root_max, true);
+            }
+        }
+        if (!name)
+            continue;
+        if (f->kind == SG_SPEC_STATIC && f->has_static_size) {
+            if ((x = add_fix(v, SG_FIX_CONSTANT, name, o->source)) != NULL) {
+                x->value = f->static_size;
+                x->line = sg_torch_constant_line(name, f->static_size);
+            }
+        } else if (f->kind == SG_SPEC_DIM && same_name(f->name, name)) {
+            if ((m == MODE_SPEC || !sg_torch_same_range(o->min, o->max, f->min, f->max))
+                && (x = add_fix(v, SG_FIX_RANGE, name, o->source)) != NULL) {
+                x->min = f->min;
+                x->max = f->max;
+                x->new_root = o->kind != SG_SPEC_DIM;
+                x->line = sg_torch_range_line(name, f->min, f->max, false);
+            }
+        } else if (f->kind == SG_SPEC_DIM) {
+            if ((x = add_fix(v, SG_FIX_DERIVED, name, o->source)) != NULL) {
+                x->root = sg__strndup(f->name, strlen(f->name));
+                x->a = 1;
+                x->line = sg_torch_derived_line(name, 1, f->name, 0);
+            }
+        } else if (f->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(f, &a, &b)) {
+            if ((x = add_fix(v, SG_FIX_DERIVED, name, o->source)) != NULL) {
+                x->root = sg__strndup(f->root_name, strlen(f->root_name));
+                x->a = a;
+                x->b = b;
+                x->line = sg_torch_derived_line(name, a, f->root_name, b);
+            }
+        }
+    }
+    for (i = 0; i < v->n; i++)
+        if (!v->f[i].line || (v->f[i].kind == SG_FIX_DERIVED && !v->f[i].root))
+            v->failed = true;
+    if (v->failed)
+        return sg_error_set(err, SG_ENOMEM, "out of memory printing fixes");
+    if (v->n)
+        qsort(v->f, v->n, sizeof *v->f, cmp_fix);
+    return 0;
+}
+
+/* ---- the driver ---------------------------------------------------------------------- */
+
+
+/* Any refuted, unknown or invalid dim left in `r`? */
+static bool clean(const sg_report *r) { return r->verdict == SG_VERDICT_OK; }
+
+/*
+ * The whole derivation shares one wall-clock budget, opts->timeout_ms: each
+ * check gets what is left of it. False when nothing is left (then `o` is unchanged).
+ */
+static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
+{
+    double left;
+    if (total_ms == 0)
+        return true;
+    left = total_ms - (sg_problem_now() - start) * 1000.0;
+    if (left < 1)
+        return false;
+    o->timeout_ms = (unsigned)left;
+    return true;
+}
+
+static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
+               const sg_runtime *rt, sg_error *err)
+{
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    sg_fixes *res = NULL;
+    sg_trace *cur = NULL, *next = NULL;
+    sg_report *rep = NULL, *own0 = NULL;
+    const sg_report *r = r0;
+    strs notes = {0};
+    fixvec fv = {0};
+    deriver d;
+    char **names = NULL;
+    size_t nin = 0, i;
+    const sg_input_dim *orig = sg_trace_inputs(t, &nin);
+    unsigned round, total_ms;
+    double start;
+    int rc = 0;
+
+    *out = NULL;
+    if ((rc = sg_check__options(&o, opts, err)) != 0)
+        return rc;
+    o.infer = true;
+    total_ms = o.timeout_ms;
+    start = sg_problem_now();
+    res = sg__calloc(1, sizeof *res);
+    if (!res)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    res->recheck = SG_VERDICT_UNKNOWN;
+
+    if (m == MODE_SPEC) {
+        /* name every dynamic dim that has no Dim name yet */
+        names = sg__calloc(nin + 1, sizeof *names);
+        if (!names) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        for (i = 0; i < nin; i++)
+            if ((orig[i].kind == SG_SPEC_AUTO || orig[i].kind == SG_SPEC_DYNAMIC) && !(names[i] = made_name(&orig[i]))) {
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+    }
+    if (!r || r->ninferred == 0 || m == MODE_SPEC) {
+        if (!budget_left(&o, total_ms, start)) {
+            strs_pushf(&notes, "time budget spent before the first check");
+            goto cleanup;
+        }
+        if ((rc = sg_check_rt(&own0, t, &o, rt, err)) != 0)
+            goto cleanup;
+        r = own0;
+    }
+    if (m == MODE_FIX && clean(r)) {
+        res->verified = true;
+        res->recheck = SG_VERDICT_OK;
+        goto cleanup;
+    }
+    if (sg_trace_torch_error(t) && strstr(sg_trace_torch_error(t), "DataDependent")) {
+        /* tracing stopped at a data-dependent guard: what was recorded is not the whole model */
+        strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
+                   "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
+        goto cleanup;
+    }
+    if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
+        res->recheck = r->verdict;
+        strs_pushf(&notes, r->no_spec ? "the trace carries no per-dim spec: nothing to fix from"
+                                      : "the spec itself is invalid: fix it as the message says, then check again");
+        goto cleanup;
+    }
+    for (round = 1; round <= MAX_ROUNDS; round++) {
+        const sg_trace *base = cur ? cur : t; /* the trace `r` was made from */
+        size_t ncur = 0;
+        memset(&d, 0, sizeof d);
+        d.t = base;
+        d.r = r;
+        d.m = m;
+        d.in = sg_trace_inputs(base, &ncur);
+        d.nin = ncur;
+        d.notes = &notes;
+        d.names = round == 1 ? names : NULL;
+        if ((rc = derive(&d, err)) != 0) {
+            sg_spec_edits__dispose(&d.edits);
+            goto cleanup;
+        }
+        if (d.edits.n == 0) {
+            sg_spec_edits__dispose(&d.edits);
+            strs_pushf(&notes, "no fix derived for what is still refuted");
+            break;
+        }
+        /* the derived spec, applied to a structured copy of the trace `r` was made from */
+        rc = sg_trace_edit(&next, base, &d.edits, err);
+        sg_spec_edits__dispose(&d.edits);
+        if (rc) {
+            if (rc == SG_ENOMEM)
+                goto cleanup;
+            strs_pushf(&notes, "derived spec rejected: %s", err ? err->msg : "invalid");
+            rc = 0;
+            break;
+        }
+        sg_report_free(rep);
+        rep = NULL;
+        /* the re-check needs no inference unless another round must derive from it */
+        o.infer = false;
+        if (!budget_left(&o, total_ms, start)) {
+            strs_pushf(&notes, "time budget spent after %u round(s)", round - 1);
+            break;
+        }
+        if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0)
+            goto cleanup;
+        o.infer = true;
+        if (!clean(rep) && round < MAX_ROUNDS && budget_left(&o, total_ms, start)) {
+            sg_report_free(rep);
+            rep = NULL;
+            if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0)
+                goto cleanup;
+        }
+        sg_trace_free(cur);
+        cur = next;
+        next = NULL;
+        r = rep;
+        res->rounds = round;
+        res->recheck = rep->verdict;
+        if (clean(rep)) {
+            res->verified = true;
+            break;
+        }
+    }
+    if (res->verified) {
+        size_t nfixed = 0;
+        const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);
+        const char *js = sg_trace_dynamic_shapes_json(cur);
+        if (nfixed != nin) {
+            rc = sg_error_set(err, SG_ERROR, "fixed trace lost input dims");
+            goto cleanup;
+        }
+        if ((rc = diff_lines(&fv, orig, fixed, nin, m, err)) != 0)
+            goto cleanup;
+        if (js && !(res->spec_json = sg__strndup(js, strlen(js)))) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+    } else if (res->rounds) {
+        strs_pushf(&notes, "no verified fix: after %u round(s) the re-check still says %s", res->rounds,
+                   sg_verdict_name(res->recheck));
+    }
+cleanup:
+    if (notes.failed && !rc)
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+    if (!rc) {
+        res->fixes = fv.f;
+        res->nfixes = fv.n;
+        res->notes = notes.s;
+        res->nnotes = notes.n;
+        *out = res;
+    } else {
+        for (i = 0; i < fv.n; i++)
+            sg_fix__dispose(&fv.f[i]);
+        sg_free(fv.f);
+        strs_free(&notes);
+        sg_fixes_free(res);
+    }
+    if (names)
+        for (i = 0; i < nin; i++)
+            sg_free(names[i]);
+    sg_free(names);
+    sg_report_free(rep);
+    sg_report_free(own0);
+    sg_trace_free(cur);
+    sg_trace_free(next);
+    return rc;
+}
+
+int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
+                        const sg_runtime *rt, sg_error *err)
+{
+    if (!out || !t)
+        return sg_error_set(err, SG_EINVALID, "sg_fixes_suggest: NULL argument");
+    return run(out, t, r, opts, MODE_FIX, rt, err);
+}
+
+int sg_fixes_suggest(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
+                     sg_error *err)
+{
+    return sg_fixes_suggest_rt(out, t, r, opts, NULL, err);
+}
+
+int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
+                        sg_error *err)
+{
+    if (!out || !t)
+        return sg_error_set(err, SG_EINVALID, "sg_spec_generate: NULL argument");
+    return run(out, t, NULL, opts, MODE_SPEC, rt, err);
+}
+
+int sg_spec_generate(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, sg_error *err)
+{
+    return sg_spec_generate_rt(out, t, opts, NULL, err);
+}

@@ -1,0 +1,189 @@
+/**
+ * @file engine.h
+ * @brief The engine: one handle that any number of threads share to check
+ *        traces, generate specs and verify exported programs.
+ *
+ * An `sg_engine` owns what is worth keeping between calls: optionally warm Z3
+ * contexts (sg_engine_options.warm_contexts: faster, at the price of answers
+ * that depend on history), an optional cache of results for identical calls,
+ * and engine-wide counters. Everything a call needs beyond
+ * that is its own: its options (budgets, switches, a cancel token), the
+ * trace it reads (never modified, see trace.h) and the report it returns.
+ *
+ *     sg_engine *e = NULL;
+ *     sg_engine_new(&e, NULL, &err);                       // defaults
+ *     sg_check_options o = SG_CHECK_OPTIONS_INIT;
+ *     o.timeout_ms = 2000;
+ *     if (sg_engine_check(e, trace, &o, &report, &err) == 0) {
+ *         char *json = NULL;
+ *         sg_report_to_json(&json, report, 0, &err);
+ *         ...
+ *     }
+ *
+ * Threading: every sg_engine_* call may run on any thread at the same time
+ * as any other on the same engine, except sg_engine_free(), which must be
+ * the last. A trace may be checked by several threads at once. A cancel
+ * token may be shared by several calls and requested from any thread.
+ *
+ * Errors: a call returns 0 with a report whatever the verdict (proved,
+ * refuted, unknown are results, not errors); a negative status only when it
+ * could not run (SG_EINVALID for bad options, SG_ENOMEM, SG_ERROR from Z3),
+ * with a one-line message in `err`.
+ */
+#ifndef SHAPEGATE_ENGINE_H
+#define SHAPEGATE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shapegate/cancel.h"
+#include "shapegate/error.h"
+#include "shapegate/graph.h"
+#include "shapegate/report.h"
+#include "shapegate/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sg_engine sg_engine;
+
+/**
+ * The options of one call (sg_engine_check, sg_engine_spec, sg_engine_verify,
+ * and the analyses below them): budgets and switches. Fill with
+ * SG_CHECK_OPTIONS_INIT (or sg_check_options_init), then change fields; a
+ * call refuses a version it does not know (SG_EINVALID).
+ */
+typedef struct sg_check_options {
+    unsigned version;          /**< SG_CHECK_OPTIONS_VERSION */
+    unsigned timeout_ms;       /**< wall-clock limit for the whole call; 0: none */
+    unsigned query_timeout_ms; /**< Z3 time limit per query; 0: none */
+    uint64_t query_rlimit;     /**< Z3 resource limit per query (deterministic); 0: none */
+    bool infer;                /**< compute inferred ranges, relations, congruences, holes */
+    bool minimize_cores;       /**< shrink unsat cores until no member can be dropped */
+    bool fixes;                /**< check: derive and verify fixes after a refutation */
+    bool torch_fixes;          /**< re-check torch's own suggested fixes when the trace has them */
+    bool torch_message;        /**< build torch's own error text (with the verified fixes) */
+    sg_cancel *cancel;         /**< a token that stops the call from another thread (engine.h), or NULL */
+} sg_check_options;
+
+#define SG_CHECK_OPTIONS_VERSION 2
+#define SG_CHECK_OPTIONS_INIT {SG_CHECK_OPTIONS_VERSION, 60000, 10000, 50000000, true, true, true, true, true, NULL}
+
+/** Fill `o` with the defaults of options version `version`. Returns 0, or SG_EINVALID for a
+ *  version this library does not know. */
+SG_API int sg_check_options_init(sg_check_options *o, unsigned version);
+
+/** What an engine keeps. Fill with SG_ENGINE_OPTIONS_INIT (or sg_engine_options_init), then change fields. */
+typedef struct sg_engine_options {
+    unsigned version;        /**< SG_ENGINE_OPTIONS_VERSION */
+    /**
+     * Z3 contexts kept warm between calls (default 0). With 0 every call starts
+     * from new contexts (reused only within the call, in a fixed order), so a
+     * report depends only on the call's trace and options: the same call gives
+     * the same bytes on any thread, after any other call. With N > 0 up to N
+     * contexts serve calls one after another, saving a context's creation per
+     * call (about 7% on the corpus), but Z3's answers then depend on what a
+     * context answered before: which counterexample and which minimal set a
+     * report names may change, and under a tight resource limit whether a dim
+     * is decided. Verdicts stay sound either way.
+     */
+    unsigned warm_contexts;
+    unsigned cache_entries;  /**< reports kept for repeated identical calls (default 0: no cache) */
+} sg_engine_options;
+
+#define SG_ENGINE_OPTIONS_VERSION 1
+#define SG_ENGINE_OPTIONS_INIT {SG_ENGINE_OPTIONS_VERSION, 0, 0}
+
+/** Fill `o` with the defaults of options version `version`. Returns 0, or SG_EINVALID for a version
+ *  this library does not know. */
+SG_API int sg_engine_options_init(sg_engine_options *o, unsigned version);
+
+/**
+ * A new engine with options `opts` (NULL: the defaults). Returns 0 and the
+ * engine in `*out` (free with sg_engine_free()), SG_EINVALID (an options
+ * version this library does not know), or SG_ENOMEM.
+ */
+SG_API int sg_engine_new(sg_engine **out, const sg_engine_options *opts, sg_error *err);
+
+/** Free the engine, its warm contexts and its cache. No call may be running on it. NULL-safe. */
+SG_API void sg_engine_free(sg_engine *e);
+
+/**
+ * Check trace `t` against its spec (check.h): a verdict per dynamic dim;
+ * after a refutation, when `opts->fixes`, suggested fixes re-checked on a
+ * copy of the trace (docs/fixes.md); when `opts->torch_fixes` and the trace
+ * carries torch's own suggested fixes, those re-checked as torch's refine
+ * step reads them; when `opts->torch_message`, torch's own error text with
+ * the verified fixes (message.h). `opts` NULL: the defaults. Returns 0 and a
+ * report in `*out` (free with sg_report_free()), SG_EINVALID (bad options,
+ * or a trace that is not self-consistent), SG_ENOMEM, SG_ERROR (Z3).
+ * A budget spent or a cancel request gives "unknown" dims with the reason,
+ * not an error.
+ */
+SG_API int sg_engine_check(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
+                    sg_error *err);
+
+/**
+ * The widest valid spec for every dynamic dim of `t` (fixes.h,
+ * sg_spec_generate), verified, into a report whose fixes part holds it (and
+ * torch's text and the re-check of torch's lines as for sg_engine_check).
+ * Same returns as sg_engine_check().
+ */
+SG_API int sg_engine_spec(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
+                   sg_error *err);
+
+/** What sg_engine_verify() decides. Fill with SG_VERIFY_INPUT_INIT, then set `graph`. */
+typedef struct sg_verify_input {
+    unsigned version;        /**< SG_VERIFY_INPUT_VERSION */
+    const sg_graph *graph;   /**< the exported program (borrowed for the call) */
+    const char *name;        /**< what the report calls it (the archive path), or NULL */
+    const char *spec;        /**< a dynamic_shapes spec (the corpus's structured JSON) to decide instead of
+                                  the declared range_constraints, or NULL */
+    size_t spec_len;         /**< bytes of `spec` */
+    const char *spec_name;   /**< what messages call the spec (its file), or NULL */
+} sg_verify_input;
+
+#define SG_VERIFY_INPUT_VERSION 1
+#define SG_VERIFY_INPUT_INIT {SG_VERIFY_INPUT_VERSION, NULL, NULL, NULL, 0, NULL}
+
+/**
+ * Verify an exported program: do the shapes its declared range_constraints
+ * admit (or those `in->spec` admits) pass every runtime assert of the graph?
+ * The report (SG_REPORT_VERIFY) carries the verdicts and how many asserts
+ * were recovered. Same returns as sg_engine_check(); also SG_EINVALID /
+ * SG_ELIMIT for a program or spec that cannot be read into a trace.
+ */
+SG_API int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,
+                     sg_error *err);
+
+/* Release gating (does version N+1 accept every shape version N accepted) and batches of
+ * traces sit on the same call path (engine/engine.c, "jobs"); they are not part of this API yet. */
+
+/* ---- counters --------------------------------------------------------------------------------- */
+
+/** Engine-wide counters since sg_engine_new(), read by sg_engine_stats_get(). */
+typedef struct sg_engine_stats {
+    uint64_t requests;         /**< sg_engine_check / spec / verify calls */
+    uint64_t errors;           /**< calls that returned an error */
+    uint64_t checks;           /**< checks run (fixes and spec generation re-check, so more than requests) */
+    uint64_t solver_queries;   /**< Z3 queries */
+    uint64_t decided_cheaply;  /**< guards decided without Z3 */
+    uint64_t budget_stops;     /**< queries stopped by a budget (time, resource limit) */
+    uint64_t canceled;         /**< calls that saw a cancel request */
+    uint64_t cache_hits;       /**< calls answered from the cache */
+    uint64_t cache_misses;     /**< calls the cache could have answered but did not hold */
+    uint64_t contexts_created; /**< Z3 contexts made */
+    uint64_t contexts_reused;  /**< Z3 contexts taken warm */
+    uint64_t contexts_idle;    /**< Z3 contexts warm now */
+} sg_engine_stats;
+
+/** A snapshot of the counters (zeros for NULL). Safe while calls run. */
+SG_API void sg_engine_stats_get(const sg_engine *e, sg_engine_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * validate.c - the checks torch applies to a dynamic_shapes spec before tracing
+ * (docs/check.md, "Spec validation"), with torch's wording:
+ *   - one Dim name with two definitions;
+ *   - a Dim whose min exceeds its max;
+ *   - a derived Dim whose derived min is negative;
+ *   - example sizes that differ for one Dim name, or that do not have the
+ *     derived form, or that lie outside the Dim's range;
+ *   - a named Dim whose example size is 0 or 1: torch specialises it;
+ *   - a dict spec whose top-level keys are not the argument names.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "torch/validate.h"
+#include "util/util.h"
+
+enum { SPEC = 0, SPECIALIZED = 1 };
+
+static int add(sg_spec_issues *r, const sg_input_dim *d, size_t index, int kind, const char *msg)
+{
+    sg_spec_issue *v;
+    const char *name = d->kind == SG_SPEC_DIM || d->kind == SG_SPEC_DERIVED ? d->name : d->source;
+    if (sg__grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v))
+        return SG_ENOMEM;
+    v = &r->v[r->n];
+    memset(v, 0, sizeof *v);
+    v->input = index;
+    v->specialized = kind == SPECIALIZED;
+    v->dim = sg__strndup(name ? name : "?", strlen(name ? name : "?"));
+    v->message = sg__strndup(msg, strlen(msg));
+    if (!v->dim || !v->message) {
+        sg_free(v->dim);
+        sg_free(v->message);
+        return SG_ENOMEM;
+    }
+    r->n++;
+    r->invalid |= kind == SPEC;
+    return 0;
+}
+
+void sg_spec_issues_dispose(sg_spec_issues *r)
+{
+    size_t i;
+    for (i = 0; r && i < r->n; i++) {
+        sg_free(r->v[i].dim);
+        sg_free(r->v[i].message);
+    }
+    if (r) {
+        sg_free(r->v);
+        memset(r, 0, sizeof *r);
+    }
+}
+
+/* torch's repr of a Dim: Dim('d', min=0, max=10), min omitted when 2, max when int_oo. */
+static void dim_repr(char *buf, size_t cap, const char *name, sg_bound lo, sg_bound hi)
+{
+    char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    bool show_lo = !lo.inf && lo.v != 2, show_hi = !hi.inf;
+    if (show_lo && show_hi)
+        snprintf(buf, cap, "Dim('%s', min=%s, max=%s)", name, sg_int_format(a, lo.v), sg_int_format(b, hi.v));
+    else if (show_lo)
+        snprintf(buf, cap, "Dim('%s', min=%s)", name, sg_int_format(a, lo.v));
+    else if (show_hi)
+        snprintf(buf, cap, "Dim('%s', max=%s)", name, sg_int_format(b, hi.v));
+    else
+        snprintf(buf, cap, "Dim('%s')", name);
+}
+
+static bool same_bound(sg_bound a, sg_bound b) { return a.inf == b.inf && (a.inf || a.v == b.v); }
+
+/* Python's repr of a list of names: ['x', 'y']. */
+static void name_list(sg_buf *b, const cJSON *arr_or_obj, bool keys)
+{
+    const cJSON *it;
+    bool first = true;
+    sg_buf_putc(b, '[');
+    cJSON_ArrayForEach(it, arr_or_obj) {
+        const char *name = keys ? it->string : cJSON_GetStringValue(it);
+        if (!name)
+            continue;
+        sg_buf_printf(b, "%s'%s'", first ? "" : ", ", name);
+        first = false;
+    }
+    sg_buf_putc(b, ']');
+}
+
+/* A dict spec must be keyed by the argument names (torch's _check_dynamic_shapes). */
+static int check_top_level(const sg_trace *t, sg_spec_issues *r)
+{
+    const char *spec = sg_trace_dynamic_shapes_json(t), *inputs = sg_trace_inputs_json(t);
+    cJSON *sj = NULL, *ij = NULL;
+    const cJSON *names, *k;
+    sg_buf b;
+    int rc = 0;
+    bool bad = false;
+
+    if (!spec || !inputs)
+        return 0;
+    sj = cJSON_ParseWithLengthOpts(spec, strlen(spec), NULL, 0);
+    ij = cJSON_ParseWithLengthOpts(inputs, strlen(inputs), NULL, 0);
+    names = ij ? cJSON_GetObjectItemCaseSensitive(ij, "arg_names") : NULL;
+    if (!cJSON_IsObject(sj) || cJSON_GetObjectItemCaseSensitive(sj, "__tuple__") || !cJSON_IsArray(names))
+        goto cleanup;
+    cJSON_ArrayForEach(k, sj) {
+        const cJSON *n;
+        bool found = false;
+        cJSON_ArrayForEach(n, names)
+            found |= cJSON_IsString(n) && strcmp(n->valuestring, k->string) == 0;
+        bad |= !found;
+    }
+    if (!bad)
+        goto cleanup;
+    sg_buf_init(&b, 8192);
+    sg_buf_puts(&b, "When `dynamic_shapes` is specified as a dict, its top-level keys must be the arg names ");
+    name_list(&b, names, false);
+    sg_buf_puts(&b, " of `inputs`, but here they are ");
+    name_list(&b, sj, true);
+    sg_buf_puts(&b, ". Alternatively, you could also ignore arg names entirely and specify `dynamic_shapes` as a "
+                    "list/tuple matching `inputs`. For more information about this error, see: "
+                    "https://pytorch.org/docs/main/generated/exportdb/index.html#dynamic-shapes-validation");
+    if (b.failed) {
+        rc = SG_ENOMEM;
+    } else {
+        sg_input_dim whole;
+        memset(&whole, 0, sizeof whole);
+        whole.source = "dynamic_shapes";
+        rc = add(r, &whole, SIZE_MAX, SPEC, b.data);
+    }
+    sg_buf_dispose(&b);
+cleanup:
+    cJSON_Delete(sj);
+    cJSON_Delete(ij);
+    return rc;
+}
+
+int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
+{
+    size_t n = 0, i, j;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
+    int rc = check_top_level(t, r);
+
+    for (i = 0; i < n && !rc; i++) {
+        const sg_input_dim *d = &in[i];
+        if (d->kind == SG_SPEC_DIM && !d->min.inf && !d->max.inf && d->min.v > d->max.v) {
+            snprintf(msg, sizeof msg, "Cannot create Dim with inconsistent min=%s, max=%s", sg_int_format(a, d->min.v),
+                     sg_int_format(b, d->max.v));
+            rc = add(r, d, i, SPEC, msg);
+            continue;
+        }
+        if (d->kind == SG_SPEC_DIM) { /* the first earlier use of the name with other bounds */
+            for (j = 0; j < i; j++)
+                if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, d->name) == 0)
+                    break;
+            if (j < i && (!same_bound(in[j].min, d->min) || !same_bound(in[j].max, d->max))) {
+                dim_repr(r1, sizeof r1, d->name, in[j].min, in[j].max);
+                dim_repr(r2, sizeof r2, d->name, d->min, d->max);
+                snprintf(msg, sizeof msg, "Found different definitions %s and %s for the same symbolic dimension %s!", r1,
+                         r2, r2);
+                rc = add(r, d, i, SPEC, msg);
+                continue;
+            }
+            if (j < i && in[j].size != d->size) {
+                snprintf(msg, sizeof msg, "%s = %s is not equal to %s = %s", d->source, sg_int_format(a, d->size),
+                         in[j].source, sg_int_format(b, in[j].size));
+                rc = add(r, d, i, SPEC, msg);
+                continue;
+            }
+        }
+        if (d->kind == SG_SPEC_DERIVED && d->derived) {
+            /* derived min = f(root min) must be >= 0 */
+            const sg_expr *root = sg_expr_symbol(pool, d->root_name, strlen(d->root_name));
+            size_t ns = sg_pool_nsymbols(pool);
+            sg_int *vals = sg__calloc(ns + 1, sizeof *vals);
+            sg_value v;
+            sg_error e2 = SG_ERROR_INIT;
+            if (!vals || !root)
+                return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+            vals[sg_expr_symbol_index(root)] = d->root_min.inf ? 0 : d->root_min.v;
+            if (!d->root_min.inf && sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT &&
+                v.num < 0) {
+                snprintf(msg, sizeof msg,
+                         "Expected derived min value of %s to be >= 0. Please specify an appropriate min value for %s "
+                         "(currently %s).", d->name, d->root_name, sg_int_format(a, d->root_min.v));
+                sg_free(vals);
+                rc = add(r, d, i, SPEC, msg);
+                continue;
+            }
+            /* the example must have the derived form, given the root's example */
+            for (j = 0; j < n; j++)
+                if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, d->root_name) == 0)
+                    break;
+            if (j < n) {
+                vals[sg_expr_symbol_index(root)] = in[j].size;
+                if (sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT && v.num != d->size) {
+                    snprintf(msg, sizeof msg, "Expected input %s to be equal to %s, where %s = %s, but got %s", d->source,
+                             d->name, d->root_name, sg_int_format(a, in[j].size), sg_int_format(b, d->size));
+                    sg_free(vals);
+                    rc = add(r, d, i, SPEC, msg);
+                    continue;
+                }
+            }
+            sg_free(vals);
+        }
+        if (d->kind == SG_SPEC_DIM && ((!d->min.inf && d->size < d->min.v) || (!d->max.inf && d->size > d->max.v))) {
+            snprintf(msg, sizeof msg, "%s not in range [%s, %s]", sg_int_format(a, d->size),
+                     d->min.inf ? "-int_oo" : sg_int_format(b, d->min.v), d->max.inf ? "int_oo" : sg_int_format(c, d->max.v));
+            rc = add(r, d, i, SPEC, msg);
+            continue;
+        }
+    }
+    if (rc)
+        return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+    if (r->n)
+        return 0;
+    /* torch turns a named dim with example size 0 or 1 into a constant */
+    for (i = 0; i < n && !rc; i++) {
+        const sg_input_dim *d = &in[i];
+        if (d->kind == SG_SPEC_DIM && (d->size == 0 || d->size == 1) && !sg_trace_has_shape_env(t)) {
+            snprintf(msg, sizeof msg,
+                     "You marked %s as dynamic but your code specialized it to be a constant (%s). If you're using "
+                     "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it "
+                     "with either Dim.STATIC or Dim.AUTO.", d->name, sg_int_format(a, d->size));
+            rc = add(r, d, i, SPECIALIZED, msg);
+        }
+    }
+    return rc ? sg_error_set(err, SG_ENOMEM, "out of memory validating the spec") : 0;
+}

@@ -1,0 +1,800 @@
+/*
+ * capture.c - the capture-folder adapter: a folder holding guards.json (torch's
+ * ShapeEnv dumps) and case.json (inputs and the dynamic_shapes spec), as in
+ * tests/corpus/cases/NAME/, read into an sg_trace. docs/trace-format.md
+ * describes the mapping.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "trace/trace_impl.h"
+#include "util/json.h"
+
+/* ---- the capture-folder adapter ------------------------------------------------------ */
+
+/* The state of one folder load. */
+typedef struct dirload {
+    sg_trace__reader r; /* the trace, the error, the file and field being read */
+    char gwhat[128];    /* "NAME/guards.json" */
+    char cwhat[128];    /* "NAME/case.json" */
+    int se_index;       /* index of the main ShapeEnv */
+} dirload;
+
+/* A JSON member that must pass `is` (cJSON_IsObject, cJSON_IsArray), or be absent / null
+ * (`*out` NULL); `what` names the expected type in the error. */
+static int get_typed(dirload *L, const cJSON **out, const cJSON *parent, const char *key,
+                     cJSON_bool (*is)(const cJSON *), const char *what)
+{
+    const cJSON *j = sg__json_get(parent, key);
+    *out = NULL;
+    if (sg__json_is_none(j))
+        return 0;
+    if (!is(j))
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected %s", what);
+    *out = j;
+    return 0;
+}
+
+static int get_object(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
+{
+    return get_typed(L, out, parent, key, cJSON_IsObject, "an object");
+}
+
+static int get_array(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
+{
+    return get_typed(L, out, parent, key, cJSON_IsArray, "an array");
+}
+
+/* An optional string member copied into the arena (`*out` NULL when absent or null). */
+static int get_string(dirload *L, const char **out, const cJSON *parent, const char *key)
+{
+    const cJSON *j = sg__json_get(parent, key);
+    *out = NULL;
+    if (sg__json_is_none(j))
+        return 0;
+    if (!cJSON_IsString(j))
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a string");
+    if (!(*out = sg_trace__strdup(L->r.t, j->valuestring)))
+        return sg_trace__oom(&L->r);
+    return 0;
+}
+
+/* The symbol named by a JSON key or string, with its info record. */
+static int symbol_of(dirload *L, sg_symbol_info **si, const char *name)
+{
+    const sg_expr *sym;
+    int rc;
+
+    *si = NULL;
+    if (!name)
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a symbol name");
+    rc = sg_trace__symbol_named(&sym, L->r.t, name, L->r.what, L->r.field, L->r.err);
+    if (rc)
+        return rc;
+    if (!(*si = sg_trace__symbol(L->r.t, sym, NULL)))
+        return sg_trace__oom(&L->r);
+    return 0;
+}
+
+/* var_to_range: {symbol: [lo, hi]}. */
+static int load_ranges(dirload *L, const cJSON *se)
+{
+    const cJSON *tab, *it;
+    int rc;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].var_to_range", L->se_index);
+    if ((rc = get_object(L, &tab, se, "var_to_range")) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, tab) {
+        sg_symbol_info *si;
+        sg_bound lo, hi;
+        sg_trace__set_field(&L->r, "shape_envs[%d].var_to_range['%.40s']", L->se_index, it->string);
+        if ((rc = symbol_of(L, &si, it->string)) != 0)
+            return rc;
+        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected [lo, hi]");
+        if ((rc = sg_trace__read_bound(&L->r, &lo, cJSON_GetArrayItem(it, 0), NULL)) != 0
+            || (rc = sg_trace__read_bound(&L->r, &hi, cJSON_GetArrayItem(it, 1), NULL)) != 0)
+            return rc > 0 ? sg_trace__fail(&L->r, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"") : rc;
+        si->lo = lo;
+        si->hi = hi;
+    }
+    return 0;
+}
+
+/* var_to_sources: {symbol: [source, ...]}. */
+static int load_sources(dirload *L, const cJSON *se)
+{
+    const cJSON *tab, *it, *s;
+    int rc;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].var_to_sources", L->se_index);
+    if ((rc = get_object(L, &tab, se, "var_to_sources")) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, tab) {
+        sg_symbol_info *si;
+        const char **srcs;
+        size_t n = 0;
+        sg_trace__set_field(&L->r, "shape_envs[%d].var_to_sources['%.40s']", L->se_index, it->string);
+        if ((rc = symbol_of(L, &si, it->string)) != 0)
+            return rc;
+        if (!cJSON_IsArray(it))
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
+        srcs = sg_trace__alloc(L->r.t, ((size_t)cJSON_GetArraySize(it) + 1) * sizeof *srcs);
+        if (!srcs)
+            return sg_trace__oom(&L->r);
+        cJSON_ArrayForEach(s, it) {
+            if (!cJSON_IsString(s))
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
+            if (!(srcs[n++] = sg_trace__strdup(L->r.t, s->valuestring)))
+                return sg_trace__oom(&L->r);
+        }
+        si->sources = srcs;
+        si->nsources = n;
+    }
+    return 0;
+}
+
+/* A hint table {symbol: int}; `unbacked` marks its symbols data-dependent. */
+static int load_hints(dirload *L, const cJSON *se, const char *key, bool unbacked)
+{
+    const cJSON *tab, *it;
+    int rc;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].%s", L->se_index, key);
+    if ((rc = get_object(L, &tab, se, key)) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, tab) {
+        sg_symbol_info *si;
+        sg_int v;
+        sg_trace__set_field(&L->r, "shape_envs[%d].%s['%.40s']", L->se_index, key, it->string);
+        if ((rc = symbol_of(L, &si, it->string)) != 0)
+            return rc;
+        if (!sg__json_int(it, &v))
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer hint");
+        si->has_hint = true;
+        si->hint = v;
+        if (unbacked)
+            si->unbacked = true;
+    }
+    return 0;
+}
+
+/* replacements: {symbol: {"expr": text, "tree": ...}} (or {symbol: text}). */
+static int load_replacements(dirload *L, const cJSON *se)
+{
+    const cJSON *tab, *it;
+    int rc;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].replacements", L->se_index);
+    if ((rc = get_object(L, &tab, se, "replacements")) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, tab) {
+        sg_symbol_info *si;
+        const sg_expr *e, *sym;
+        const char *text = sg__json_str(cJSON_IsObject(it) ? sg__json_get(it, "expr") : it);
+        sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s']", L->se_index, it->string);
+        if ((rc = symbol_of(L, &si, it->string)) != 0)
+            return rc;
+        sym = si->sym;
+        if (!text)
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected {\"expr\": text}");
+        sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s'].expr", L->se_index, it->string);
+        if ((rc = sg_trace__parse(&e, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
+            return rc;
+        if (sg_expr_sort(e) == SG_SORT_BOOL)
+            return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not a number", text);
+        /* The records may have moved while parsing added symbols: look it up again. */
+        if (!(si = sg_trace__symbol(L->r.t, sym, NULL)))
+            return sg_trace__oom(&L->r);
+        si->replacement = e;
+    }
+    return 0;
+}
+
+/* A list of symbol names; sets the flag at `flag_off` in each record. */
+static int load_symbol_list(dirload *L, const cJSON *se, const char *key, size_t flag_off)
+{
+    const cJSON *arr, *it;
+    int rc, i = 0;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].%s", L->se_index, key);
+    if ((rc = get_array(L, &arr, se, key)) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, arr) {
+        sg_symbol_info *si;
+        sg_trace__set_field(&L->r, "shape_envs[%d].%s[%d]", L->se_index, key, i++);
+        if (!cJSON_IsString(it))
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected a symbol name");
+        if ((rc = symbol_of(L, &si, it->valuestring)) != 0)
+            return rc;
+        *(bool *)((char *)si + flag_off) = true;
+    }
+    return 0;
+}
+
+/* The boolean "expr" of guard object `it` (the current field names it), parsed and
+ * added to the trace with its origin. */
+static int add_guard(dirload *L, const cJSON *it, sg_guard_origin origin, sg_guard **out)
+{
+    const char *text;
+    const sg_expr *e;
+    int rc;
+    if ((rc = get_string(L, &text, it, "expr")) != 0)
+        return rc;
+    if (!text)
+        return sg_trace__fail(&L->r, SG_EINVALID, "missing");
+    if ((rc = sg_trace__parse(&e, L->r.t, text, true, L->r.what, L->r.field, L->r.err)) != 0)
+        return rc;
+    if (!(*out = sg_trace__add_guard(L->r.t)))
+        return sg_trace__oom(&L->r);
+    (*out)->expr = e;
+    (*out)->origin = origin;
+    (*out)->text = text;
+    return 0;
+}
+
+/* guards[]: {expr, user_loc, framework_loc, sloc, ...}. */
+static int load_guards(dirload *L, const cJSON *se)
+{
+    const cJSON *arr, *it;
+    int rc, i = 0;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].guards", L->se_index);
+    if ((rc = get_array(L, &arr, se, "guards")) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, arr) {
+        const char *uloc, *floc, *sloc;
+        sg_guard *g;
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d]", L->se_index, i);
+        if (!cJSON_IsObject(it))
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an object");
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].user_loc", L->se_index, i);
+        if ((rc = get_string(L, &uloc, it, "user_loc")) != 0)
+            return rc;
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].framework_loc", L->se_index, i);
+        if ((rc = get_string(L, &floc, it, "framework_loc")) != 0)
+            return rc;
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].sloc", L->se_index, i);
+        if ((rc = get_string(L, &sloc, it, "sloc")) != 0)
+            return rc;
+        sg_trace__set_field(&L->r, "shape_envs[%d].guards[%d].expr", L->se_index, i);
+        if ((rc = add_guard(L, it, SG_GUARD_SHAPE, &g)) != 0)
+            return rc;
+        g->user_loc = uloc;
+        g->framework_loc = floc;
+        g->sloc = sloc;
+        i++;
+    }
+    return 0;
+}
+
+/* deferred_runtime_asserts: {symbol or "null": [{expr, msg}, ...]}. */
+static int load_asserts(dirload *L, const cJSON *se)
+{
+    const cJSON *tab, *list, *it;
+    int rc;
+
+    sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts", L->se_index);
+    if ((rc = get_object(L, &tab, se, "deferred_runtime_asserts")) != 0)
+        return rc;
+    cJSON_ArrayForEach(list, tab) {
+        int i = 0;
+        sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s']", L->se_index, list->string);
+        if (!cJSON_IsArray(list))
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an array");
+        cJSON_ArrayForEach(it, list) {
+            const char *msg;
+            sg_guard *g;
+            sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d]", L->se_index,
+                      list->string, i);
+            if (!cJSON_IsObject(it))
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected an object");
+            sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].msg", L->se_index,
+                      list->string, i);
+            if ((rc = get_string(L, &msg, it, "msg")) != 0)
+                return rc;
+            sg_trace__set_field(&L->r, "shape_envs[%d].deferred_runtime_asserts['%.40s'][%d].expr", L->se_index,
+                      list->string, i);
+            if ((rc = add_guard(L, it, SG_GUARD_RUNTIME_ASSERT, &g)) != 0)
+                return rc;
+            g->msg = msg;
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* Everything of the main ShapeEnv except the input dims' values. */
+static int load_shape_env(dirload *L, const cJSON *se)
+{
+    const cJSON *fb;
+    const char *hint_table = "backed_var_to_val";
+    int rc;
+
+    if ((rc = load_ranges(L, se)) != 0 || (rc = load_sources(L, se)) != 0)
+        return rc;
+    /* torch 2.6 keeps the backed hints under the older name var_to_val and says
+     * so in attribute_fallbacks. */
+    sg_trace__set_field(&L->r, "shape_envs[%d].attribute_fallbacks", L->se_index);
+    if ((rc = get_object(L, &fb, se, "attribute_fallbacks")) != 0)
+        return rc;
+    if (sg__json_is_none(sg__json_get(se, hint_table))) {
+        const char *alt = sg__json_str(sg__json_get(fb, "backed_var_to_val"));
+        hint_table = alt ? alt : "var_to_val";
+    }
+    if ((rc = load_hints(L, se, hint_table, false)) != 0
+        || (rc = load_hints(L, se, "unbacked_var_to_val", true)) != 0
+        || (rc = load_symbol_list(L, se, "unbacked_symbols", offsetof(sg_symbol_info, unbacked))) != 0
+        || (rc = load_symbol_list(L, se, "size_like", offsetof(sg_symbol_info, size_like))) != 0
+        || (rc = load_replacements(L, se)) != 0 || (rc = load_guards(L, se)) != 0
+        || (rc = load_asserts(L, se)) != 0)
+        return rc;
+    return 0;
+}
+
+/* ---- inputs and spec ---------------------------------------------------------------- */
+
+/* One tracked fake tensor of the main ShapeEnv. */
+typedef struct fake {
+    const char *source;
+    const cJSON *shape; /* array of size expressions */
+} fake;
+
+/* The tracked fake tensors of `se` into a new array (sg_free). */
+static int load_fakes(dirload *L, const cJSON *se, fake **out, size_t *n)
+{
+    const cJSON *arr, *it;
+    size_t cap = 0;
+    int rc, i = 0;
+
+    *out = NULL;
+    *n = 0;
+    sg_trace__set_field(&L->r, "shape_envs[%d].tracked_fakes", L->se_index);
+    if ((rc = get_array(L, &arr, se, "tracked_fakes")) != 0)
+        return rc;
+    cJSON_ArrayForEach(it, arr) {
+        const char *src = sg__json_str(sg__json_get(it, "source"));
+        const cJSON *shape = sg__json_get(sg__json_get(it, "fake"), "tensor");
+        sg_trace__set_field(&L->r, "shape_envs[%d].tracked_fakes[%d]", L->se_index, i++);
+        if (!src)
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected {\"source\": name, \"fake\": ...}");
+        /* Non-tensor fakes (symbolic ints) have no "tensor" shape. */
+        if (!cJSON_IsArray(shape))
+            continue;
+        if (sg__grow((void **)out, &cap, *n + 1, sizeof **out))
+            return sg_trace__oom(&L->r);
+        (*out)[*n].source = src;
+        (*out)[*n].shape = shape;
+        (*n)++;
+    }
+    return 0;
+}
+
+static const fake *find_fake(const fake *fakes, size_t n, const char *source)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fakes[i].source, source) == 0)
+            return &fakes[i];
+    return NULL;
+}
+
+/* Split a pytree path "['name']rest" into the key and the rest; false if it does not start so. */
+static bool path_head(const char *path, const char **key, size_t *keylen, const char **rest)
+{
+    const char *end;
+    if (strncmp(path, "['", 2) != 0)
+        return false;
+    end = strstr(path + 2, "']");
+    if (!end)
+        return false;
+    *key = path + 2;
+    *keylen = (size_t)(end - (path + 2));
+    *rest = end + 2;
+    return true;
+}
+
+/* True when the signature text declares `*name` (varargs). */
+static bool is_varargs(const char *sig, const char *name, size_t len)
+{
+    const char *p = sig;
+    while (sig && (p = strchr(p, '*')) != NULL) {
+        bool before = p == sig || p[-1] == '(' || p[-1] == ' ' || p[-1] == ',';
+        bool after = strncmp(p + 1, name, len) == 0
+                     && (p[1 + len] == ',' || p[1 + len] == ')' || p[1 + len] == ':'
+                         || p[1 + len] == ' ' || p[1 + len] == '=');
+        if (before && after && (p == sig || p[-1] != '*'))
+            return true;
+        p++;
+    }
+    return false;
+}
+
+/*
+ * The source torch 2.6's non-strict export traces the leaf at `path` under:
+ * positional argument k as L['args'][0][k], a keyword argument as
+ * L['args'][1]['name'], the j-th element of varargs *name at position k as
+ * L['args'][0][k + j]. Empty buffer when the path does not fit.
+ */
+static int source_26(sg_buf *b, const cJSON *inputs, const char *path)
+{
+    const cJSON *names = sg__json_get(inputs, "arg_names"), *kwargs = sg__json_get(inputs, "kwargs");
+    const char *sig = sg__json_str(sg__json_get(inputs, "signature"));
+    const char *key, *rest, *s;
+    size_t keylen;
+    long k = -1, idx = 0;
+    const cJSON *it;
+
+    if (!path_head(path, &key, &keylen, &rest))
+        return 0;
+    cJSON_ArrayForEach(it, kwargs) {
+        if (it->string && strlen(it->string) == keylen && strncmp(it->string, key, keylen) == 0)
+            return sg_buf_printf(b, "L['args'][1]['%.*s']%s", (int)keylen, key, rest);
+    }
+    cJSON_ArrayForEach(it, names) {
+        s = sg__json_str(it);
+        if (s && strlen(s) == keylen && strncmp(s, key, keylen) == 0) {
+            k = idx;
+            break;
+        }
+        idx++;
+    }
+    if (k < 0)
+        return 0;
+    if (is_varargs(sig, key, keylen)) {
+        char *end;
+        long j;
+        if (rest[0] != '[')
+            return 0;
+        j = strtol(rest + 1, &end, 10);
+        if (end == rest + 1 || *end != ']' || j < 0)
+            return 0;
+        return sg_buf_printf(b, "L['args'][0][%ld]%s", k + j, end + 1);
+    }
+    return sg_buf_printf(b, "L['args'][0][%ld]%s", k, rest);
+}
+
+/*
+ * The tracked fake tensor of the leaf at `path` (leaf number `leaf` of
+ * inputs.flat, -1 when unknown): the one whose source is, in this order,
+ * "L" + path (torch 2.14 non-strict, 2.6 strict), "L['flat_args'][leaf]"
+ * (2.14 strict; `*flat_args` set), or torch 2.6's non-strict form
+ * (source_26). `*out` NULL when none is. Returns 0, or SG_ENOMEM / SG_ELIMIT
+ * (a path too long) recorded in `L`.
+ */
+static int find_traced(dirload *L, const fake **out, bool *flat_args, const char *path, long leaf,
+                       const fake *fakes, size_t nfakes, const cJSON *inputs)
+{
+    sg_buf cand;
+    int rc = 0;
+
+    *out = NULL;
+    *flat_args = false;
+    sg_buf_init(&cand, 4096);
+    if (sg_buf_printf(&cand, "L%s", path) == 0)
+        *out = find_fake(fakes, nfakes, cand.data);
+    if (!*out && leaf >= 0) {
+        sg_buf_dispose(&cand);
+        sg_buf_init(&cand, 4096);
+        if (sg_buf_printf(&cand, "L['flat_args'][%ld]", leaf) == 0)
+            *out = find_fake(fakes, nfakes, cand.data);
+        *flat_args = *out != NULL;
+    }
+    if (!*out && !cand.failed) {
+        sg_buf_dispose(&cand);
+        sg_buf_init(&cand, 4096);
+        if (source_26(&cand, inputs, path) == 0 && cand.len > 0)
+            *out = find_fake(fakes, nfakes, cand.data);
+    }
+    if (cand.failed)
+        rc = cand.failed == SG_ENOMEM ? sg_trace__oom(&L->r) : sg_trace__fail(&L->r, SG_ELIMIT, "path too long");
+    sg_buf_dispose(&cand);
+    return rc;
+}
+
+/*
+ * The traced value of input dim `d` (leaf number `leaf` of inputs.flat), from
+ * the tracked fake tensor find_traced() picks. Sets `value`, `traced_source`
+ * and the message source name `source` (docs/trace-format.md, section 2.3).
+ */
+static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, size_t nfakes,
+                   const cJSON *inputs)
+{
+    const fake *f;
+    const cJSON *v;
+    const char *text;
+    char buf[SG_INT_STRLEN];
+    bool flat_args;
+    sg_int n;
+    int rc;
+
+    sg_trace__set_field(&L->r, "tracked_fakes: %.120s", d->path);
+    if ((rc = find_traced(L, &f, &flat_args, d->path, leaf, fakes, nfakes, inputs)) != 0)
+        return rc;
+    /* torch rewrites strict mode's L['flat_args'][i] to the user's path in its messages */
+    if (f && !flat_args)
+        d->source = sg_trace__printf(L->r.t, "%s.size()[%d]", f->source, d->dim);
+    else
+        d->source = sg_trace__printf(L->r.t, "L%s.size()[%d]", d->path, d->dim);
+    if (!d->source)
+        return sg_trace__oom(&L->r);
+    if (!f || d->dim >= cJSON_GetArraySize(f->shape))
+        return 0;
+    sg_trace__set_field(&L->r, "shape_envs[%d].tracked_fakes['%.60s'].fake.tensor[%d]", L->se_index, f->source,
+              d->dim);
+    v = cJSON_GetArrayItem(f->shape, d->dim);
+    text = sg__json_str(v);
+    if (!text && sg__json_int(v, &n))
+        text = sg_int_format(buf, n);
+    if (!text)
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a size expression");
+    if ((rc = sg_trace__parse(&d->value, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
+        return rc;
+    if (sg_expr_sort(d->value) != SG_SORT_INT)
+        return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not an integer expression", text);
+    if (!(d->traced_source = sg_trace__printf(L->r.t, "%s.size()[%d]", f->source, d->dim)))
+        return sg_trace__oom(&L->r);
+    return 0;
+}
+
+/* A dim number of the spec: a non-negative int. */
+static int read_dim(dirload *L, int *out, const cJSON *j)
+{
+    sg_int v;
+    if (!sg__json_int(j, &v) || v < 0 || v > 65535)
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected a dim number (0 .. 65535)");
+    *out = (int)v;
+    return 0;
+}
+
+/* Index of the inputs.flat leaf with `path`, -1 when none. */
+static long leaf_of(const cJSON *flat, const char *path)
+{
+    const cJSON *it;
+    long i = 0;
+    cJSON_ArrayForEach(it, flat) {
+        const char *p = sg__json_str(sg__json_get(it, "path"));
+        if (p && strcmp(p, path) == 0)
+            return i;
+        i++;
+    }
+    return -1;
+}
+
+/* inputs, dynamic_shapes_flat and dynamic_shapes of case.json, and the traced dim values. */
+static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
+{
+    const cJSON *inputs, *flat = NULL, *dsf, *it;
+    fake *fakes = NULL;
+    size_t nfakes = 0, first;
+    int rc, i = 0;
+
+    L->r.what = L->cwhat;
+    sg_trace__set_field(&L->r, "inputs");
+    if ((rc = get_object(L, &inputs, cj, "inputs")) != 0)
+        return rc;
+    sg_trace__set_field(&L->r, "inputs.flat");
+    if ((rc = get_array(L, &flat, inputs, "flat")) != 0)
+        return rc;
+    sg_trace__set_field(&L->r, "dynamic_shapes_flat");
+    if ((rc = get_array(L, &dsf, cj, "dynamic_shapes_flat")) != 0)
+        return rc;
+    sg_trace__set_field(&L->r, "inputs");
+    if ((rc = sg_trace__keep_json(&L->r, &L->r.t->inputs_json, inputs)) != 0)
+        return rc;
+    sg_trace__set_field(&L->r, "dynamic_shapes");
+    if ((rc = sg_trace__keep_json(&L->r, &L->r.t->dynamic_shapes_json, sg__json_get(cj, "dynamic_shapes"))) != 0)
+        return rc;
+    L->r.t->has_flat_spec = dsf != NULL;
+    {
+        const cJSON *fx = sg__json_get(cj, "suggested_fixes");
+        sg_trace__set_field(&L->r, "suggested_fixes");
+        if (cJSON_IsArray(fx) && (rc = sg_trace__keep_json(&L->r, &L->r.t->torch_fixes_json, fx)) != 0)
+            return rc;
+        fx = sg__json_get(cj, "error_type");
+        if (sg__json_str(fx) && !(L->r.t->torch_error = sg_trace__strdup(L->r.t, sg__json_str(fx))))
+            return sg_error_set(L->r.err, SG_ENOMEM, "out of memory");
+    }
+
+    if (dsf) {
+        cJSON_ArrayForEach(it, dsf) {
+            sg_input_dim *d;
+            const char *path;
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d]", i);
+            if (!cJSON_IsObject(it))
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected {path, dim, size, spec}");
+            path = sg__json_str(sg__json_get(it, "path"));
+            if (!path)
+                return sg_trace__fail(&L->r, SG_EINVALID, "path: expected a string");
+            if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
+                return sg_trace__oom(&L->r);
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].dim", i);
+            if ((rc = read_dim(L, &d->dim, sg__json_get(it, "dim"))) != 0)
+                return rc;
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].size", i);
+            if (!sg__json_int(sg__json_get(it, "size"), &d->size))
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer");
+            sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].spec", i);
+            if ((rc = sg_trace__read_spec(&L->r, d, sg__json_get(it, "spec"))) != 0)
+                return rc;
+            i++;
+        }
+    } else {
+        cJSON_ArrayForEach(it, flat) {
+            const cJSON *shape = sg__json_get(it, "tensor"), *sz;
+            const char *path = sg__json_str(sg__json_get(it, "path"));
+            int dim = 0;
+            sg_trace__set_field(&L->r, "inputs.flat[%d]", i++);
+            if (!cJSON_IsObject(it) || !path)
+                return sg_trace__fail(&L->r, SG_EINVALID, "expected {path, tensor | int, ...}");
+            if (sg__json_is_none(shape))
+                continue;
+            if (!cJSON_IsArray(shape))
+                return sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected a shape array");
+            cJSON_ArrayForEach(sz, shape) {
+                sg_input_dim *d;
+                if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
+                    return sg_trace__oom(&L->r);
+                d->dim = dim++;
+                d->kind = SG_SPEC_UNSET;
+                if (!sg__json_int(sz, &d->size))
+                    return sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected integer sizes");
+            }
+        }
+    }
+
+    /* The traced values, from the main ShapeEnv's tracked fakes. */
+    L->r.what = L->gwhat;
+    if (se && (rc = load_fakes(L, se, &fakes, &nfakes)) != 0)
+        goto cleanup;
+    for (first = 0; first < L->r.t->ninputs; first++) {
+        sg_input_dim *d = &L->r.t->inputs[first];
+        if ((rc = map_dim(L, d, leaf_of(flat, d->path), fakes, nfakes, inputs)) != 0)
+            goto cleanup;
+    }
+cleanup:
+    sg_free(fakes);
+    return rc;
+}
+
+/* The last path component of `dir` (trailing slashes ignored), at most `cap` - 1 bytes. */
+static void base_name(char *out, size_t cap, const char *dir)
+{
+    size_t end = strlen(dir), start;
+    while (end > 1 && dir[end - 1] == '/')
+        end--;
+    start = end;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    snprintf(out, cap, "%.*s", (int)(end - start), dir + start);
+}
+
+/* `dir`/`file` into a new string (sg_free), or NULL. */
+static char *join(const char *dir, const char *file)
+{
+    size_t n = strlen(dir) + strlen(file) + 2;
+    char *p = sg__malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
+int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
+{
+    dirload L;
+    char name[64];
+    char *gpath = NULL, *cpath = NULL;
+    cJSON *gj = NULL, *cj = NULL;
+    const cJSON *envs, *idx, *se = NULL;
+    int rc;
+
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.r.err = err;
+    if (!dir)
+        return sg_error_set(err, SG_EINVALID, "no capture folder given");
+    base_name(name, sizeof name, dir);
+    snprintf(L.gwhat, sizeof L.gwhat, "%s/guards.json", name);
+    snprintf(L.cwhat, sizeof L.cwhat, "%s/case.json", name);
+    gpath = join(dir, "guards.json");
+    cpath = join(dir, "case.json");
+    if (!gpath || !cpath) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = sg__json_load_file(&cj, cpath, L.cwhat, err)) != 0
+        || (rc = sg__json_load_file(&gj, gpath, L.gwhat, err)) != 0)
+        goto cleanup;
+    if ((rc = sg_trace__new(&L.r.t, err)) != 0)
+        goto cleanup;
+
+    L.r.what = L.cwhat;
+    sg_trace__set_field(&L.r, "(top level)");
+    if (!cJSON_IsObject(cj)) {
+        rc = sg_trace__fail(&L.r, SG_EINVALID, "expected an object");
+        goto cleanup;
+    }
+    L.r.what = L.gwhat;
+    if (!cJSON_IsObject(gj)) {
+        rc = sg_trace__fail(&L.r, SG_EINVALID, "expected an object");
+        goto cleanup;
+    }
+
+    /* torch_version and strict from case.json (torch_version also in guards.json). */
+    {
+        const cJSON *tv = sg__json_get(cj, "torch_version"), *st = sg__json_get(cj, "strict");
+        L.r.what = L.cwhat;
+        sg_trace__set_field(&L.r, "torch_version");
+        if (sg__json_is_none(tv))
+            tv = sg__json_get(gj, "torch_version");
+        if (!sg__json_is_none(tv)) {
+            if (!cJSON_IsString(tv)) {
+                rc = sg_trace__fail(&L.r, SG_EINVALID, "expected a string");
+                goto cleanup;
+            }
+            if (!(L.r.t->torch_version = sg_trace__strdup(L.r.t, tv->valuestring))) {
+                rc = sg_trace__oom(&L.r);
+                goto cleanup;
+            }
+        }
+        sg_trace__set_field(&L.r, "strict");
+        if (!sg__json_is_none(st) && !cJSON_IsBool(st)) {
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "expected true or false");
+            goto cleanup;
+        }
+        L.r.t->strict = cJSON_IsTrue(st);
+    }
+
+    /* The main ShapeEnv: shape_envs[main_shape_env_index]; none when the index is null or
+     * torch never traced (only a "note"). */
+    L.r.what = L.gwhat;
+    sg_trace__set_field(&L.r, "shape_envs");
+    if ((rc = get_array(&L, &envs, gj, "shape_envs")) != 0)
+        goto cleanup;
+    idx = sg__json_get(gj, "main_shape_env_index");
+    if (envs && !sg__json_is_none(idx)) {
+        sg_int k;
+        sg_trace__set_field(&L.r, "main_shape_env_index");
+        if (!sg__json_int(idx, &k) || k < 0 || k >= cJSON_GetArraySize(envs)) {
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "not the index of a shape_envs entry");
+            goto cleanup;
+        }
+        L.se_index = (int)k;
+        se = cJSON_GetArrayItem(envs, L.se_index);
+        sg_trace__set_field(&L.r, "shape_envs[%d]", L.se_index);
+        if (!cJSON_IsObject(se)) {
+            rc = sg_trace__fail(&L.r, SG_EINVALID, "expected an object");
+            goto cleanup;
+        }
+    }
+    L.r.t->has_shape_env = se != NULL;
+    if (se && (rc = load_shape_env(&L, se)) != 0)
+        goto cleanup;
+    if ((rc = load_inputs(&L, cj, se)) != 0)
+        goto cleanup;
+    if (!(L.r.t->name = sg_trace__strdup(L.r.t, dir))) {
+        rc = sg_trace__oom(&L.r);
+        goto cleanup;
+    }
+    *out = L.r.t;
+    L.r.t = NULL;
+cleanup:
+    if (rc)
+        sg__error_one_line(err);
+    sg_trace_free(L.r.t);
+    cJSON_Delete(gj);
+    cJSON_Delete(cj);
+    sg_free(gpath);
+    sg_free(cpath);
+    return rc;
+}
+
+/* ---- spec overrides (sg_trace_override_dims, sg_trace_set_spec_json) ------------------- */
+

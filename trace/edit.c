@@ -1,0 +1,577 @@
+/*
+ * edit.c - structured copies of a trace and typed spec edits (trace.h):
+ * sg_trace_clone() copies the per-dim tables and shares everything immutable
+ * with the original (its arena, its frozen pool, through a reference);
+ * sg_trace_edit() applies a list of sg_spec_edits to such a copy, all or
+ * nothing, as one set: a range given for a Dim name redefines that Dim
+ * everywhere, derived bounds are recomputed as torch does, and the structured
+ * dynamic_shapes JSON is rebuilt from the per-dim specs. The text form of
+ * `--dim` (dims.c) and the suggested fixes (analysis/fixes.c) both end here,
+ * so no spec ever travels through text between library modules.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/trace_impl.h"
+
+/* ---- the copy ------------------------------------------------------------------------ */
+
+/* `n` elements of `elem` bytes copied into a new array (NULL when n is 0); false when out of memory. */
+static bool copy_array(void **out, const void *src, size_t n, size_t elem)
+{
+    *out = NULL;
+    if (n == 0)
+        return true;
+    if (!(*out = sg__malloc(n * elem)))
+        return false;
+    memcpy(*out, src, n * elem);
+    return true;
+}
+
+int sg_trace__clone(sg_trace **out, const sg_trace *t, sg_error *err)
+{
+    sg_trace *c;
+    int rc;
+
+    *out = NULL;
+    if (!t)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_clone: no trace");
+    if (!(c = sg__calloc(1, sizeof *c)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory copying a trace");
+    atomic_init(&c->refs, 1);
+    /* what the copy adds (names, derived expressions) goes into an overlay of the frozen pool */
+    if ((rc = sg_pool_overlay_new(&c->pool, t->pool, err)) != 0) {
+        sg_free(c);
+        return rc;
+    }
+    c->origin = sg_trace__ref(t);
+    c->name = t->name;
+    c->torch_version = t->torch_version;
+    c->strict = t->strict;
+    c->has_shape_env = t->has_shape_env;
+    c->has_flat_spec = t->has_flat_spec;
+    c->spec_overridden = t->spec_overridden;
+    c->dynamic_shapes_json = t->dynamic_shapes_json;
+    c->inputs_json = t->inputs_json;
+    c->torch_fixes_json = t->torch_fixes_json;
+    c->torch_error = t->torch_error;
+    if (!copy_array((void **)&c->symbols, t->symbols, t->nsymbols, sizeof *t->symbols)
+        || !copy_array((void **)&c->guards, t->guards, t->nguards, sizeof *t->guards)
+        || !copy_array((void **)&c->inputs, t->inputs, t->ninputs, sizeof *t->inputs)
+        || !copy_array((void **)&c->sym_map, t->sym_map, t->nsym_map, sizeof *t->sym_map)) {
+        sg_trace_free(c);
+        return sg_error_set(err, SG_ENOMEM, "out of memory copying a trace");
+    }
+    c->nsymbols = c->csymbols = t->nsymbols;
+    c->nguards = c->cguards = t->nguards;
+    c->ninputs = c->cinputs = t->ninputs;
+    c->nsym_map = t->nsym_map;
+    *out = c;
+    return 0;
+}
+
+int sg_trace_clone(sg_trace **out, const sg_trace *t, sg_error *err)
+{
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_clone: no output");
+    return sg_trace__clone(out, t, err);
+}
+
+/* ---- building a list of edits ----------------------------------------------------------- */
+
+int sg_spec_edits_new(sg_spec_edits **out, sg_error *err)
+{
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_spec_edits_new: no output");
+    if (!(*out = sg__calloc(1, sizeof **out)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    return 0;
+}
+
+void sg_spec_edits__dispose(sg_spec_edits *e)
+{
+    size_t i;
+    if (!e)
+        return;
+    for (i = 0; i < e->n; i++) {
+        sg_free(e->v[i].text);
+        sg_free(e->v[i].name);
+        sg_free(e->v[i].root);
+    }
+    sg_free(e->v);
+    memset(e, 0, sizeof *e);
+}
+
+void sg_spec_edits_free(sg_spec_edits *e)
+{
+    sg_spec_edits__dispose(e);
+    sg_free(e);
+}
+
+size_t sg_spec_edits_count(const sg_spec_edits *e) { return e ? e->n : 0; }
+
+sg_spec_edit *sg_spec_edits__push(sg_spec_edits *e, size_t input, sg_spec_kind kind)
+{
+    sg_spec_edit *x;
+    if (!e || sg__grow((void **)&e->v, &e->cap, e->n + 1, sizeof *e->v))
+        return NULL;
+    x = &e->v[e->n++];
+    memset(x, 0, sizeof *x);
+    x->input = input;
+    x->kind = kind;
+    x->max.inf = 1;
+    return x;
+}
+
+/* Drop the last edit (its construction failed). */
+static int pop_oom(sg_spec_edits *e, sg_error *err)
+{
+    sg_spec_edit *x = &e->v[--e->n];
+    sg_free(x->text);
+    sg_free(x->name);
+    sg_free(x->root);
+    return sg_error_set(err, SG_ENOMEM, "out of memory");
+}
+
+static char *dup_or_null(const char *s) { return s ? sg__strndup(s, strlen(s)) : NULL; }
+
+int sg_spec_edits__dim(sg_spec_edits *e, size_t input, const char *name, bool has_range, sg_bound min,
+                       sg_bound max, sg_error *err)
+{
+    sg_spec_edit *x = sg_spec_edits__push(e, input, SG_SPEC_DIM);
+    if (!x)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    x->has_range = has_range;
+    x->min = min;
+    x->max = max;
+    if (!name || !(x->name = dup_or_null(name)))
+        return name ? pop_oom(e, err) : (e->n--, sg_error_set(err, SG_EINVALID, "a Dim edit needs a name"));
+    return 0;
+}
+
+int sg_spec_edits__range(sg_spec_edits *e, const char *name, sg_bound min, sg_bound max, sg_error *err)
+{
+    return sg_spec_edits__dim(e, SIZE_MAX, name, true, min, max, err);
+}
+
+int sg_spec_edits__derived(sg_spec_edits *e, size_t input, sg_int a, const char *root, sg_int b, sg_error *err)
+{
+    sg_spec_edit *x = sg_spec_edits__push(e, input, SG_SPEC_DERIVED);
+    if (!x)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    x->a = a;
+    x->b = b;
+    if (!root || !(x->root = dup_or_null(root)))
+        return root ? pop_oom(e, err) : (e->n--, sg_error_set(err, SG_EINVALID, "a derived edit needs a root"));
+    return 0;
+}
+
+int sg_spec_edits__static(sg_spec_edits *e, size_t input, bool has_size, sg_int size, sg_error *err)
+{
+    sg_spec_edit *x = sg_spec_edits__push(e, input, SG_SPEC_STATIC);
+    if (!x)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    x->has_size = has_size;
+    x->size = size;
+    return 0;
+}
+
+int sg_spec_edits__hint(sg_spec_edits *e, size_t input, sg_spec_kind kind, bool has_range, sg_bound min,
+                        sg_bound max, sg_error *err)
+{
+    sg_spec_edit *x;
+    if (kind != SG_SPEC_AUTO && kind != SG_SPEC_DYNAMIC)
+        return sg_error_set(err, SG_EINVALID, "a hint edit is Dim.AUTO or Dim.DYNAMIC");
+    if (!(x = sg_spec_edits__push(e, input, kind)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    x->has_range = has_range;
+    x->min = min;
+    x->max = max;
+    return 0;
+}
+
+/* ---- the public, plain-typed builders ------------------------------------------------------ */
+
+/* An int64 bound of the public API: SG_SPEC_UNBOUNDED is int_oo (as a max). */
+static sg_bound bound64(int64_t v)
+{
+    sg_bound b = {0, 0};
+    if (v == SG_SPEC_UNBOUNDED)
+        b.inf = 1;
+    else
+        b.v = v;
+    return b;
+}
+
+int sg_spec_edits_set_dim(sg_spec_edits *e, size_t input, const char *name, sg_error *err)
+{
+    sg_bound lo = {0, 0}, hi = {0, 1};
+    return sg_spec_edits__dim(e, input, name, false, lo, hi, err);
+}
+
+int sg_spec_edits_set_dim_range(sg_spec_edits *e, size_t input, const char *name, int64_t min, int64_t max,
+                                sg_error *err)
+{
+    return sg_spec_edits__dim(e, input, name, true, bound64(min), bound64(max), err);
+}
+
+int sg_spec_edits_set_derived(sg_spec_edits *e, size_t input, int64_t a, const char *root, int64_t b,
+                              sg_error *err)
+{
+    return sg_spec_edits__derived(e, input, a, root, b, err);
+}
+
+int sg_spec_edits_set_static(sg_spec_edits *e, size_t input, bool has_size, int64_t size, sg_error *err)
+{
+    return sg_spec_edits__static(e, input, has_size, size, err);
+}
+
+int sg_spec_edits_set_hint(sg_spec_edits *e, size_t input, sg_spec_kind kind, sg_error *err)
+{
+    sg_bound lo = {0, -1}, hi = {0, 1};
+    return sg_spec_edits__hint(e, input, kind, false, lo, hi, err);
+}
+
+int sg_spec_edits_set_range(sg_spec_edits *e, const char *name, int64_t min, int64_t max, sg_error *err)
+{
+    return sg_spec_edits__range(e, name, bound64(min), bound64(max), err);
+}
+
+/* ---- checking one edit ------------------------------------------------------------------ */
+
+/* "16", "" (an infinite bound, as the --dim text leaves it out) */
+static const char *bound_text(char buf[SG_INT_STRLEN], sg_bound b)
+{
+    if (b.inf)
+        buf[0] = '\0';
+    else
+        sg_int_format(buf, b.v);
+    return buf;
+}
+
+/* The edit in the text form of --dim (for messages about an edit that came without text). */
+static void edit_text(char *buf, size_t cap, const sg_trace *t, const sg_spec_edit *x)
+{
+    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN], a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    const char *src = x->input < t->ninputs ? t->inputs[x->input].source : "?";
+
+    if (x->text) {
+        snprintf(buf, cap, "%s", x->text);
+        return;
+    }
+    if (x->input == SIZE_MAX) {
+        snprintf(buf, cap, "%s:%s..%s", x->name, bound_text(lo, x->min), bound_text(hi, x->max));
+        return;
+    }
+    switch (x->kind) {
+    case SG_SPEC_DIM:
+        if (x->has_range)
+            snprintf(buf, cap, "%s=%s:%s..%s", src, x->name, bound_text(lo, x->min), bound_text(hi, x->max));
+        else
+            snprintf(buf, cap, "%s=%s", src, x->name);
+        break;
+    case SG_SPEC_DERIVED:
+        sg_int_format(a, x->a);
+        sg_int_format(b, x->b < 0 ? -x->b : x->b);
+        if (x->a == 1 && x->b == 0)
+            snprintf(buf, cap, "%s=%s", src, x->root);
+        else
+            snprintf(buf, cap, "%s=%s*%s%s%s", src, a, x->root, x->b < 0 ? "-" : "+", b);
+        break;
+    case SG_SPEC_STATIC:
+        if (x->has_size)
+            snprintf(buf, cap, "%s=%s", src, sg_int_format(a, x->size));
+        else
+            snprintf(buf, cap, "%s=STATIC", src);
+        break;
+    default:
+        if (x->has_range)
+            snprintf(buf, cap, "%s=%s:%s..%s", src, x->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC",
+                     bound_text(lo, x->min), bound_text(hi, x->max));
+        else
+            snprintf(buf, cap, "%s=%s", src, x->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC");
+        break;
+    }
+}
+
+int sg_trace__edit_fail(sg_error *err, int code, const char *text, const char *fmt, ...)
+{
+    char msg[SG_ERROR_MSG_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sg_error_set(err, code, "dim override '%.80s%s': %s", text, strlen(text) > 80 ? "..." : "", msg);
+    sg__error_one_line(err);
+    return code;
+}
+
+int sg_trace__check_dim_name(sg_pool *pool, const char *text, const char *name, size_t len, sg_error *err)
+{
+    sg_error perr = SG_ERROR_INIT;
+    const sg_expr *e = NULL;
+    int rc;
+
+    if (!sg_trace__is_ident(name, len))
+        return sg_trace__edit_fail(err, SG_EINVALID, text, "'%.*s' is not a name", (int)(len > 60 ? 60 : len), name);
+    rc = sg_expr_parse(&e, pool, name, len, &perr);
+    if (rc == SG_ENOMEM)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    if (rc || sg_expr_kind(e) != SG_SYM)
+        return sg_trace__edit_fail(err, SG_EINVALID, text, "'%.*s' cannot be a Dim name (it reads as %s)",
+                                   (int)(len > 60 ? 60 : len), name, rc ? "something else" : "a constant or function");
+    return 0;
+}
+
+/* The rules the --dim text grammar enforces, for an edit built without text (the text reader
+ * checked them already, with its own messages). */
+static int check_typed(sg_trace *c, const sg_spec_edit *x, const char *text, sg_error *err)
+{
+    int rc;
+    bool range = x->kind == SG_SPEC_DIM || x->kind == SG_SPEC_AUTO || x->kind == SG_SPEC_DYNAMIC;
+
+    if (x->input != SIZE_MAX && x->input >= c->ninputs)
+        return sg_trace__edit_fail(err, SG_EINVALID, text, "no input dim %zu (the trace has %zu)", x->input,
+                                   c->ninputs);
+    if (x->kind == SG_SPEC_DIM && (rc = sg_trace__check_dim_name(c->pool, text, x->name, strlen(x->name), err)))
+        return rc;
+    if (x->kind == SG_SPEC_DERIVED) {
+        if ((rc = sg_trace__check_dim_name(c->pool, text, x->root, strlen(x->root), err)))
+            return rc;
+        if (x->a < 1)
+            return sg_trace__edit_fail(err, SG_EINVALID, text,
+                                       "a derived dim must be A*NAME + B with integers A >= 1 and B, over one name");
+    }
+    if (x->kind == SG_SPEC_STATIC && x->has_size && x->size < 0)
+        return sg_trace__edit_fail(err, SG_EINVALID, text, "a size cannot be negative");
+    if (range && x->has_range && ((!x->min.inf && x->min.v < 0) || (!x->max.inf && x->max.v < 0)
+                                  || x->max.inf < 0 || x->min.inf > 0 || (x->kind == SG_SPEC_DIM && x->min.inf)))
+        return sg_trace__edit_fail(err, SG_EINVALID, text,
+                                   x->kind == SG_SPEC_DIM ? "expected NAME:MIN..MAX (MIN, MAX optional)"
+                                                          : "expected %s:MIN..MAX",
+                                   x->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC");
+    return 0;
+}
+
+static bool same_bounds(sg_bound a, sg_bound b) { return a.inf == b.inf && (a.inf || a.v == b.v); }
+
+/* "2..100", "16..int_oo" */
+static const char *range_text(char *buf, size_t cap, sg_bound lo, sg_bound hi)
+{
+    char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    snprintf(buf, cap, "%s..%s", lo.inf ? "-int_oo" : sg_int_format(a, lo.v), hi.inf ? "int_oo" : sg_int_format(b, hi.v));
+    return buf;
+}
+
+int sg_trace__edit_conflict(const sg_trace *t, const sg_spec_edits *e, size_t i, sg_error *err)
+{
+    const sg_spec_edit *x = &e->v[i];
+    char ti[512], tj[512], r1[96], r2[96];
+    size_t j;
+
+    for (j = 0; j < i; j++) {
+        const sg_spec_edit *y = &e->v[j];
+        bool xr = x->kind == SG_SPEC_DIM && x->has_range, yr = y->kind == SG_SPEC_DIM && y->has_range;
+        if (y->input == x->input && x->input != SIZE_MAX) {
+            edit_text(ti, sizeof ti, t, x);
+            edit_text(tj, sizeof tj, t, y);
+            return sg_trace__edit_fail(err, SG_EINVALID, ti, "that dim is also set by '%.60s'", tj);
+        }
+        if (xr && yr && strcmp(x->name, y->name) == 0 && (!same_bounds(x->min, y->min) || !same_bounds(x->max, y->max))) {
+            edit_text(ti, sizeof ti, t, x);
+            return sg_trace__edit_fail(err, SG_EINVALID, ti, "Dim '%.40s' is given two ranges, %s and %s", x->name,
+                                       range_text(r1, sizeof r1, y->min, y->max), range_text(r2, sizeof r2, x->min, x->max));
+        }
+    }
+    return 0;
+}
+
+/* ---- applying -------------------------------------------------------------------------- */
+
+/* The bounds of the Dim called `name`: an edit's range, else the trace's (original)
+ * definition as a Dim or as a derived dim's root, else the defaults 0 .. int_oo. */
+static void resolve_dim(const sg_trace *t, const sg_spec_edits *e, const char *name, sg_bound *lo, sg_bound *hi)
+{
+    size_t i;
+    for (i = 0; i < e->n; i++)
+        if (e->v[i].kind == SG_SPEC_DIM && e->v[i].has_range && strcmp(e->v[i].name, name) == 0) {
+            *lo = e->v[i].min;
+            *hi = e->v[i].max;
+            return;
+        }
+    for (i = 0; i < t->ninputs; i++)
+        if (t->inputs[i].kind == SG_SPEC_DIM && t->inputs[i].name && strcmp(t->inputs[i].name, name) == 0) {
+            *lo = t->inputs[i].min;
+            *hi = t->inputs[i].max;
+            return;
+        }
+    for (i = 0; i < t->ninputs; i++)
+        if (t->inputs[i].kind == SG_SPEC_DERIVED && t->inputs[i].root_name
+            && strcmp(t->inputs[i].root_name, name) == 0) {
+            *lo = t->inputs[i].root_min;
+            *hi = t->inputs[i].root_max;
+            return;
+        }
+    memset(lo, 0, sizeof *lo);
+    memset(hi, 0, sizeof *hi);
+    hi->inf = 1;
+}
+
+/* The new spec fields of edit `x` in `c` (strings in c's arena, expressions in its pool). */
+static int edit_spec(sg_trace *c, const sg_spec_edits *e, const sg_spec_edit *x, sg_input_dim *s, sg_error *err)
+{
+    const sg_expr *root, *ex;
+    char *name = NULL;
+    int rc;
+
+    memset(s, 0, sizeof *s);
+    sg_trace__clear_spec(s);
+    s->kind = x->kind;
+    switch (x->kind) {
+    case SG_SPEC_DIM:
+        s->has_bounds = true;
+        if (!(s->name = sg_trace__strdup(c, x->name)))
+            return sg_error_set(err, SG_ENOMEM, "out of memory");
+        if (x->has_range) {
+            s->min = x->min;
+            s->max = x->max;
+        } else {
+            resolve_dim(c, e, x->name, &s->min, &s->max);
+        }
+        return 0;
+    case SG_SPEC_DERIVED:
+        if (x->a == 1 && x->b == 0) { /* just the name */
+            s->kind = SG_SPEC_DIM;
+            s->has_bounds = true;
+            if (!(s->name = sg_trace__strdup(c, x->root)))
+                return sg_error_set(err, SG_ENOMEM, "out of memory");
+            resolve_dim(c, e, x->root, &s->min, &s->max);
+            return 0;
+        }
+        root = sg_expr_symbol(c->pool, x->root, strlen(x->root));
+        ex = sg_expr_2(c->pool, SG_ADD, sg_expr_2(c->pool, SG_MUL, sg_expr_int(c->pool, x->a), root),
+                       sg_expr_int(c->pool, x->b));
+        if (!ex) {
+            const sg_error *pe = sg_pool_error(c->pool);
+            rc = pe ? pe->code : SG_ENOMEM;
+            return sg_error_set(err, rc, "derived dim %.60s: %s", x->root, pe ? pe->msg : "out of memory");
+        }
+        if ((rc = sg_expr_print(&name, ex, SG_SYNTAX_SYMPY, NULL, NULL, err)) != 0)
+            return rc;
+        s->derived = ex;
+        s->has_bounds = true;
+        s->name = sg_trace__strdup(c, name);
+        s->root_name = sg_trace__strdup(c, x->root);
+        sg_free(name);
+        if (!s->name || !s->root_name)
+            return sg_error_set(err, SG_ENOMEM, "out of memory");
+        resolve_dim(c, e, x->root, &s->root_min, &s->root_max);
+        return 0;
+    case SG_SPEC_STATIC:
+        s->has_static_size = x->has_size;
+        s->static_size = x->size;
+        return 0;
+    default: /* AUTO, DYNAMIC */
+        s->has_bounds = x->has_range;
+        if (x->has_range) {
+            s->min = x->min;
+            s->max = x->max;
+        }
+        return 0;
+    }
+}
+
+/* Apply the edits to `c`, a fresh copy no one else sees yet. */
+static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
+{
+    sg_input_dim *in = NULL;
+    unsigned char *mark = NULL; /* per input: 1 set by an edit, 2 its root or name redefined */
+    const char *js = NULL;
+    char text[512];
+    size_t i, j;
+    int rc = 0;
+
+    for (i = 0; i < e->n; i++) {
+        edit_text(text, sizeof text, c, &e->v[i]);
+        if (!e->v[i].checked && (rc = check_typed(c, &e->v[i], text, err)) != 0)
+            return rc;
+        if ((rc = sg_trace__edit_conflict(c, e, i, err)) != 0)
+            return rc;
+    }
+    in = sg__malloc((c->ninputs + 1) * sizeof *in);
+    mark = sg__calloc(c->ninputs + 1, 1);
+    if (!in || !mark) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (c->ninputs)
+        memcpy(in, c->inputs, c->ninputs * sizeof *in);
+    for (i = 0; i < e->n; i++) {
+        const sg_spec_edit *x = &e->v[i];
+        sg_input_dim s;
+        if (x->input == SIZE_MAX)
+            continue; /* a range only */
+        if ((rc = edit_spec(c, e, x, &s, err)) != 0)
+            goto cleanup;
+        sg_trace__copy_spec(&in[x->input], &s);
+        mark[x->input] = 1;
+    }
+    /* a range given for a name redefines that Dim everywhere */
+    for (i = 0; i < e->n; i++) {
+        const sg_spec_edit *x = &e->v[i];
+        if (x->kind != SG_SPEC_DIM || !x->has_range)
+            continue;
+        for (j = 0; j < c->ninputs; j++) {
+            sg_input_dim *d = &in[j];
+            if (mark[j] == 1)
+                continue;
+            if (d->kind == SG_SPEC_DIM && d->name && strcmp(d->name, x->name) == 0) {
+                d->min = x->min;
+                d->max = x->max;
+                d->min_unavailable = d->max_unavailable = NULL;
+                mark[j] = 2;
+            } else if (d->kind == SG_SPEC_DERIVED && d->root_name && strcmp(d->root_name, x->name) == 0) {
+                d->root_min = x->min;
+                d->root_max = x->max;
+                mark[j] = 2;
+            }
+        }
+    }
+    for (j = 0; j < c->ninputs; j++)
+        if (mark[j] && in[j].kind == SG_SPEC_DERIVED && (rc = sg_trace__derive_bounds(c, &in[j], err)) != 0)
+            goto cleanup;
+    if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) != 0)
+        goto cleanup;
+    if (c->ninputs)
+        memcpy(c->inputs, in, c->ninputs * sizeof *in);
+    c->has_flat_spec = true;
+    c->spec_overridden = true;
+    c->dynamic_shapes_json = js;
+cleanup:
+    sg_free(in);
+    sg_free(mark);
+    return rc;
+}
+
+int sg_trace_edit(sg_trace **out, const sg_trace *t, const sg_spec_edits *e, sg_error *err)
+{
+    sg_trace *c = NULL;
+    int rc;
+
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_edit: no output");
+    *out = NULL;
+    if (!t || !e)
+        return sg_error_set(err, SG_EINVALID, "sg_trace_edit: no trace or no edits");
+    if ((rc = sg_trace__clone(&c, t, err)) != 0)
+        return rc;
+    if (e->n && (rc = apply(c, e, err)) != 0) {
+        sg_trace_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}

@@ -1,0 +1,513 @@
+/*
+ * trace.c - sg_trace (include/shapegate/trace.h): the in-memory trace, its
+ * arena and builders (trace/trace_impl.h), the accessors, sg_trace_load(),
+ * and the pieces every reader shares (errors naming file and field, bounds,
+ * kept JSON). The adapters are in trace/adapters/, the spec side in spec.c,
+ * paths.c and dims.c.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "trace/trace_impl.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/json.h"
+
+/* ---- the arena ------------------------------------------------------------------ */
+
+#define ARENA_ALIGN (_Alignof(max_align_t))
+#define ARENA_BLOCK 8192
+
+struct sg_trace_block {
+    sg_trace_block *next;
+    size_t used, cap; /* bytes of data */
+    max_align_t data[];
+};
+
+void *sg_trace__alloc(sg_trace *t, size_t n)
+{
+    sg_trace_block *b = t->mem;
+    void *p;
+
+    n = (n + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    if (n == 0)
+        n = ARENA_ALIGN;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        if (cap > SIZE_MAX - sizeof *b)
+            return NULL;
+        b = sg__malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->used = 0;
+        b->cap = cap;
+        /* A block made for one big request goes behind the current one, which
+         * may still have room for small requests. */
+        if (t->mem && n > ARENA_BLOCK) {
+            b->next = t->mem->next;
+            t->mem->next = b;
+        } else {
+            b->next = t->mem;
+            t->mem = b;
+        }
+    }
+    p = (unsigned char *)b->data + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *sg_trace__strndup(sg_trace *t, const char *s, size_t n)
+{
+    char *r;
+    if (n == SIZE_MAX)
+        return NULL;
+    r = sg_trace__alloc(t, n + 1);
+    if (!r)
+        return NULL;
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+char *sg_trace__strdup(sg_trace *t, const char *s)
+{
+    return s ? sg_trace__strndup(t, s, strlen(s)) : NULL;
+}
+
+/* ---- building ------------------------------------------------------------------- */
+
+int sg_trace__new(sg_trace **out, sg_error *err)
+{
+    sg_trace *t;
+    int rc;
+
+    *out = NULL;
+    t = sg__calloc(1, sizeof *t);
+    if (!t)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    rc = sg_pool_new(&t->pool, err);
+    if (rc) {
+        sg_free(t);
+        return rc;
+    }
+    t->torch_version = "";
+    atomic_init(&t->refs, 1);
+    *out = t;
+    return 0;
+}
+
+sg_trace *sg_trace__ref(const sg_trace *t)
+{
+    sg_trace *m = (sg_trace *)t; /* the count is the one mutable field */
+    if (m)
+        atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+    return m;
+}
+
+void sg_trace_free(sg_trace *t)
+{
+    sg_trace_block *b, *next;
+
+    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (b = t->mem; b; b = next) {
+        next = b->next;
+        sg_free(b);
+    }
+    sg_free(t->symbols);
+    sg_free(t->guards);
+    sg_free(t->inputs);
+    sg_free(t->sym_map);
+    sg_pool_free(t->pool);
+    sg_trace_free(t->origin);
+    sg_free(t);
+}
+
+sg_symbol_info *sg_trace__symbol(sg_trace *t, const sg_expr *sym, bool *added)
+{
+    uint32_t idx = sg_expr_symbol_index(sym);
+    sg_symbol_info *si;
+
+    if (added)
+        *added = false;
+    if (idx == UINT32_MAX)
+        return NULL;
+    if (idx < t->nsym_map && t->sym_map[idx])
+        return &t->symbols[t->sym_map[idx] - 1];
+    if (idx >= t->nsym_map) {
+        size_t old = t->nsym_map, cap = t->nsym_map;
+        if (sg__grow((void **)&t->sym_map, &cap, (size_t)idx + 1, sizeof *t->sym_map))
+            return NULL;
+        memset(t->sym_map + old, 0, (cap - old) * sizeof *t->sym_map);
+        t->nsym_map = cap;
+    }
+    if (t->nsymbols >= UINT32_MAX - 1
+        || sg__grow((void **)&t->symbols, &t->csymbols, t->nsymbols + 1, sizeof *t->symbols))
+        return NULL;
+    si = &t->symbols[t->nsymbols++];
+    memset(si, 0, sizeof *si);
+    si->sym = sym;
+    si->lo.inf = -1;
+    si->hi.inf = 1;
+    t->sym_map[idx] = (uint32_t)t->nsymbols;
+    if (added)
+        *added = true;
+    return si;
+}
+
+sg_guard *sg_trace__add_guard(sg_trace *t)
+{
+    sg_guard *g;
+    if (sg__grow((void **)&t->guards, &t->cguards, t->nguards + 1, sizeof *t->guards))
+        return NULL;
+    g = &t->guards[t->nguards++];
+    memset(g, 0, sizeof *g);
+    return g;
+}
+
+sg_input_dim *sg_trace__add_input(sg_trace *t)
+{
+    sg_input_dim *d;
+    if (sg__grow((void **)&t->inputs, &t->cinputs, t->ninputs + 1, sizeof *t->inputs))
+        return NULL;
+    d = &t->inputs[t->ninputs++];
+    memset(d, 0, sizeof *d);
+    return d;
+}
+
+int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool want_bool,
+                    const char *what, const char *field, sg_error *err)
+{
+    sg_error perr = SG_ERROR_INIT;
+    int rc;
+
+    *out = NULL;
+    rc = sg_expr_parse(out, t->pool, text, strlen(text), &perr);
+    if (rc) {
+        if (rc == SG_ENOMEM)
+            return sg_error_set(err, rc, "%s: %s: out of memory", what, field);
+        rc = sg__input_code(rc);
+        if (perr.col > 0)
+            return sg_error_set(err, rc, "%s: %s: column %d: %s", what, field, perr.col, perr.msg);
+        return sg_error_set(err, rc, "%s: %s: %s", what, field, perr.msg);
+    }
+    if (want_bool && sg_expr_sort(*out) != SG_SORT_BOOL) {
+        *out = NULL;
+        return sg_error_set(err, SG_EINVALID, "%s: %s: '%.60s' is not a boolean expression", what,
+                            field, text);
+    }
+    return 0;
+}
+
+int sg_trace__symbol_named(const sg_expr **out, sg_trace *t, const char *name, const char *what,
+                           const char *field, sg_error *err)
+{
+    sg_error perr = SG_ERROR_INIT;
+    const sg_expr *e = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = sg_expr_parse(&e, t->pool, name, strlen(name), &perr);
+    if (rc == SG_ENOMEM)
+        return sg_error_set(err, rc, "%s: %s: out of memory", what, field);
+    if (rc || sg_expr_kind(e) != SG_SYM || strcmp(sg_expr_symbol_name(e), name) != 0)
+        return sg_error_set(err, SG_EINVALID, "%s: %s: '%.60s' is not a symbol name", what, field,
+                            name);
+    *out = e;
+    return 0;
+}
+
+/* ---- accessors ------------------------------------------------------------------- */
+
+const sg_pool *sg_trace_pool(const sg_trace *t) { return t ? t->pool : NULL; }
+
+const char *sg_trace_name(const sg_trace *t) { return t ? t->name : NULL; }
+
+const char *sg_trace_torch_version(const sg_trace *t) { return t ? t->torch_version : ""; }
+
+const char *sg_trace_torch_fixes_json(const sg_trace *t) { return t ? t->torch_fixes_json : NULL; }
+
+const char *sg_trace_torch_error(const sg_trace *t) { return t ? t->torch_error : NULL; }
+
+bool sg_trace_strict(const sg_trace *t) { return t && t->strict; }
+
+bool sg_trace_has_shape_env(const sg_trace *t) { return t && t->has_shape_env; }
+
+bool sg_trace_has_flat_spec(const sg_trace *t) { return t && t->has_flat_spec; }
+
+bool sg_trace_spec_overridden(const sg_trace *t) { return t && t->spec_overridden; }
+
+const char *sg_trace_dynamic_shapes_json(const sg_trace *t) { return t ? t->dynamic_shapes_json : NULL; }
+
+const char *sg_trace_inputs_json(const sg_trace *t) { return t ? t->inputs_json : NULL; }
+
+const sg_input_dim *sg_trace_inputs(const sg_trace *t, size_t *n)
+{
+    if (n)
+        *n = t ? t->ninputs : 0;
+    return t ? t->inputs : NULL;
+}
+
+const sg_symbol_info *sg_trace_symbols(const sg_trace *t, size_t *n)
+{
+    if (n)
+        *n = t ? t->nsymbols : 0;
+    return t ? t->symbols : NULL;
+}
+
+const sg_guard *sg_trace_guards(const sg_trace *t, size_t *n)
+{
+    if (n)
+        *n = t ? t->nguards : 0;
+    return t ? t->guards : NULL;
+}
+
+const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym)
+{
+    uint32_t idx;
+    if (!t || !sym)
+        return NULL;
+    idx = sg_expr_symbol_index(sym);
+    if (idx >= t->nsym_map || !t->sym_map[idx])
+        return NULL;
+    /* Guard against a symbol of another pool with the same index. */
+    if (t->symbols[t->sym_map[idx] - 1].sym != sym)
+        return NULL;
+    return &t->symbols[t->sym_map[idx] - 1];
+}
+
+/* ---- loading from a path ------------------------------------------------------------ */
+
+int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
+{
+    struct stat st;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    *out = NULL;
+    if (!path)
+        return sg_error_set(err, SG_EINVALID, "no trace path given");
+    if (stat(path, &st) < 0) {
+        sg_error_set(err, SG_EIO, "%s: %s", path, strerror(errno));
+        sg__error_one_line(err);
+        return SG_EIO;
+    }
+    if (S_ISDIR(st.st_mode))
+        return sg_trace_load_dir(out, path, err);
+    rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
+    if (rc == 0)
+        rc = sg_trace__load_json_named(out, text, len, path, err);
+    if (rc == 0 && !((*out)->name = sg_trace__strdup(*out, path))) {
+        sg_trace_free(*out);
+        *out = NULL;
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+    }
+    sg_free(text);
+    if (rc)
+        sg__error_one_line(err);
+    return rc;
+}
+
+/* ---- readers' shared pieces (trace_impl.h) ------------------------------------------- */
+
+int sg_trace__fail(sg_trace__reader *R, int code, const char *fmt, ...)
+{
+    char msg[SG_ERROR_MSG_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sg_error_set(R->err, code, "%s: %s: %s", R->what, R->field, msg);
+}
+
+int sg_trace__oom(sg_trace__reader *R) { return sg_trace__fail(R, SG_ENOMEM, "out of memory"); }
+
+void sg_trace__set_field(sg_trace__reader *R, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->field, sizeof R->field, fmt, ap);
+    va_end(ap);
+}
+
+/* A range bound of var_to_range or of the spec: an integer, "oo" / "-oo" (also
+ * "int_oo" / "-int_oo"). Returns 1 for any other string (left to the caller). */
+int sg_trace__read_bound(sg_trace__reader *R, sg_bound *b, const cJSON *j, const char *key)
+{
+    const char *s = sg__json_str(j);
+
+    b->v = 0;
+    b->inf = 0;
+    if (s && (strcmp(s, "oo") == 0 || strcmp(s, "int_oo") == 0)) {
+        b->inf = 1;
+        return 0;
+    }
+    if (s && (strcmp(s, "-oo") == 0 || strcmp(s, "-int_oo") == 0)) {
+        b->inf = -1;
+        return 0;
+    }
+    if (sg__json_int(j, &b->v))
+        return 0;
+    if (s)
+        return 1;
+    if (key)
+        return sg_trace__fail(R, SG_EINVALID, "%s: expected an integer, \"oo\" or \"-oo\"", key);
+    return sg_trace__fail(R, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"");
+}
+
+/* Serialize `j` into a compact JSON string in the arena (NULL for absent / null). */
+int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j)
+{
+    sg_buf b;
+    *out = NULL;
+    if (sg__json_is_none(j))
+        return 0;
+    sg_buf_init(&b, SG_TRACE_MAX_FILE);
+    sg__json_put_value(&b, j);
+    if (!b.failed)
+        *out = sg_trace__strndup(R->t, b.data, b.len);
+    sg_buf_dispose(&b);
+    if (b.failed == SG_ELIMIT)
+        return sg_trace__fail(R, SG_ELIMIT, "too large or too deep");
+    if (!*out)
+        return sg_trace__oom(R);
+    return 0;
+}
+
+/* `fmt` formatted into a new string in the arena; NULL when out of memory. */
+const char *sg_trace__printf(sg_trace *t, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    if ((size_t)n < sizeof small)
+        return sg_trace__strndup(t, small, (size_t)n);
+    {
+        char *big = sg_trace__alloc(t, (size_t)n + 1);
+        if (!big)
+            return NULL;
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        return big;
+    }
+}
+
+/* ---- the plain-typed accessors (trace.h) --------------------------------------------------- */
+
+static const sg_input_dim *input_at(const sg_trace *t, size_t i) { return t && i < t->ninputs ? &t->inputs[i] : NULL; }
+
+size_t sg_trace_input_count(const sg_trace *t) { return t ? t->ninputs : 0; }
+
+const char *sg_trace_input_path(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->path : NULL;
+}
+
+int sg_trace_input_dim(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->dim : 0;
+}
+
+const char *sg_trace_input_source(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->source : NULL;
+}
+
+bool sg_trace_input_size(const sg_trace *t, size_t i, sg_num *out)
+{
+    const sg_input_dim *d = input_at(t, i);
+    if (!d)
+        return false;
+    if (out)
+        *out = sg__num(d->size);
+    return true;
+}
+
+sg_spec_kind sg_trace_input_spec(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->kind : SG_SPEC_UNSET;
+}
+
+const char *sg_trace_input_spec_name(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->name : NULL;
+}
+
+bool sg_trace_input_spec_range(const sg_trace *t, size_t i, sg_num *min, sg_num *max)
+{
+    const sg_input_dim *d = input_at(t, i);
+    if (!d || !d->has_bounds)
+        return false;
+    if (min)
+        *min = sg__num_bound(d->min);
+    if (max)
+        *max = sg__num_bound(d->max);
+    return true;
+}
+
+const sg_expr *sg_trace_input_value(const sg_trace *t, size_t i)
+{
+    const sg_input_dim *d = input_at(t, i);
+    return d ? d->value : NULL;
+}
+
+size_t sg_trace_symbol_count(const sg_trace *t) { return t ? t->nsymbols : 0; }
+
+const sg_expr *sg_trace_symbol_at(const sg_trace *t, size_t i)
+{
+    return t && i < t->nsymbols ? t->symbols[i].sym : NULL;
+}
+
+bool sg_trace_symbol_range(const sg_trace *t, size_t i, sg_num *lo, sg_num *hi)
+{
+    if (!t || i >= t->nsymbols)
+        return false;
+    if (lo)
+        *lo = sg__num_bound(t->symbols[i].lo);
+    if (hi)
+        *hi = sg__num_bound(t->symbols[i].hi);
+    return true;
+}
+
+size_t sg_trace_guard_count(const sg_trace *t) { return t ? t->nguards : 0; }
+
+const sg_expr *sg_trace_guard_expr(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards ? t->guards[i].expr : NULL;
+}
+
+const char *sg_trace_guard_text(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards ? t->guards[i].text : NULL;
+}
+
+const char *sg_trace_guard_user_loc(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards ? t->guards[i].user_loc : NULL;
+}
+
+bool sg_trace_guard_is_runtime_assert(const sg_trace *t, size_t i)
+{
+    return t && i < t->nguards && t->guards[i].origin == SG_GUARD_RUNTIME_ASSERT;
+}
