@@ -25,7 +25,7 @@
 
 #include <z3.h>
 
-#include "analysis/check.h"
+#include "report/report.h"
 #include "solver/smt.h"
 #include "solver/ctxpool.h"
 
