@@ -95,19 +95,28 @@ static bool quoted(rd *r, const char **s, size_t *n)
     return true;
 }
 
-/* The symbol named [q, q+qn), or NULL when that name would not read back as
- * this symbol in the expression language (not an identifier, or a constant
- * such as `oo` or `True`, or a keyword): traces are written in that language. */
-static const sg_expr *symbol_named(sg_pool *pool, const char *q, size_t qn)
+/* The symbol named [q, q+qn), or NULL with r->fail set when that name would not
+ * read back as this symbol in the expression language (not an identifier, or a
+ * constant such as `oo` or `True`, or a keyword): traces are written in that
+ * language. */
+static const sg_expr *symbol_named(rd *r, const char *q, size_t qn)
 {
     sg_error perr = SG_ERROR_INIT;
     const sg_expr *e = NULL;
     const char *name;
+    int rc = sg_expr_parse(&e, r->pool, q, qn, &perr);
 
-    if (sg_expr_parse(&e, pool, q, qn, &perr) != 0 || sg_expr_kind(e) != SG_SYM)
+    if (rc == SG_ENOMEM) {
+        r->fail = "out of memory";
         return NULL;
-    name = sg_expr_symbol_name(e);
-    return strlen(name) == qn && memcmp(name, q, qn) == 0 ? e : NULL;
+    }
+    if (rc == 0 && sg_expr_kind(e) == SG_SYM) {
+        name = sg_expr_symbol_name(e);
+        if (strlen(name) == qn && memcmp(name, q, qn) == 0)
+            return e;
+    }
+    r->fail = "a Symbol name that is not an identifier";
+    return NULL;
 }
 
 /* True when [s, s+n) equals the C string `w`. */
@@ -236,8 +245,8 @@ static const sg_expr *read_expr(rd *r)
             if (!ident(r, &ks, &kn) || !eat(r, '=') || !skip_kwvalue(r))
                 goto done;
         }
-        if (eat(r, ')') && !(res = symbol_named(r->pool, q, qn)))
-            r->fail = "a Symbol name that is not an identifier";
+        if (eat(r, ')'))
+            res = symbol_named(r, q, qn);
     } else if (is(s, n, "Integer")) {
         if (integer(r, &v) && eat(r, ')'))
             res = sg_expr_int(r->pool, v);
