@@ -762,36 +762,53 @@ static const sg_expr *mk_intdiv(sg_pool *p, sg_kind kind, const sg_expr *a, cons
 
 /* ---- Max and Min ------------------------------------------------------------------------------- */
 
+/* The arguments of a flattening kind: `args`, each argument of that same kind replaced by its
+ * own arguments, into a new array (`*total` entries; sg_free); NULL when out of memory. */
+static const sg_expr **flatten(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n, size_t *total)
+{
+    const sg_expr **out;
+    size_t i, j;
+
+    for (*total = 0, i = 0; i < n; i++)
+        *total += args[i]->kind == kind ? args[i]->nargs : 1;
+    if (!(out = sg__malloc((*total + 1) * sizeof *out))) {
+        fail(p, SG_ENOMEM, "out of memory building an expression");
+        return NULL;
+    }
+    for (*total = 0, i = 0; i < n; i++) {
+        if (args[i]->kind != kind)
+            out[(*total)++] = args[i];
+        else
+            for (j = 0; j < args[i]->nargs; j++)
+                out[(*total)++] = args[i]->args[j];
+    }
+    return out;
+}
+
 static const sg_expr *mk_minmax(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n)
 {
-    const sg_expr **out = NULL, *best = NULL, *res = NULL;
-    size_t no = 0, i, k, total = 0;
+    const sg_expr **out, *best = NULL, *res = NULL;
+    size_t no = 0, i, k, total;
     int want = kind == SG_MAX ? 1 : -1;
     sg_sort sort = num_sort(args, n);
 
-    for (i = 0; i < n; i++)
-        total += args[i]->kind == kind ? args[i]->nargs : 1;
-    out = sg__malloc((total + 1) * sizeof *out);
-    if (!out)
-        return fail(p, SG_ENOMEM, "out of memory building an expression");
-    for (i = 0; i < n; i++) {
-        size_t m = args[i]->kind == kind ? args[i]->nargs : 1, j;
-        for (j = 0; j < m; j++) {
-            const sg_expr *x = args[i]->kind == kind ? args[i]->args[j] : args[i];
-            if (x->kind == SG_INF) {
-                if (x->u.inf.sign == want) { /* Max(.., int_oo) = int_oo */
-                    res = x;
-                    goto cleanup;
-                }
-                continue; /* Max(.., -int_oo): the identity */
+    if (!(out = flatten(p, kind, args, n, &total)))
+        return NULL;
+    for (i = 0; i < total; i++) {
+        const sg_expr *x = out[i];
+        if (x->kind == SG_INF) {
+            if (x->u.inf.sign == want) { /* Max(.., int_oo) = int_oo */
+                res = x;
+                goto cleanup;
             }
-            if (is_lit(x)) {
-                if (!best || sg_rat_cmp(lit_value(x), lit_value(best)) * want > 0)
-                    best = x;
-                continue;
-            }
-            out[no++] = x;
+            continue; /* Max(.., -int_oo): the identity */
         }
+        if (is_lit(x)) {
+            if (!best || sg_rat_cmp(lit_value(x), lit_value(best)) * want > 0)
+                best = x;
+            continue;
+        }
+        out[no++] = x;
     }
     if (best)
         out[no++] = best;
@@ -805,7 +822,7 @@ static const sg_expr *mk_minmax(sg_pool *p, sg_kind kind, const sg_expr *const *
             out[k++] = out[i];
     res = k == 1 ? out[0] : node(p, kind, num_sort(out, k), out, k);
 cleanup:
-    sg_free(out);
+    sg_free((void *)out);
     return res;
 }
 
@@ -918,25 +935,18 @@ static size_t dedupe_keep_order(const sg_expr **v, size_t n)
 static const sg_expr *mk_andor(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n)
 {
     sg_kind absorb = kind == SG_AND ? SG_FALSE : SG_TRUE;
-    const sg_expr **out = NULL, *res = NULL;
-    size_t no = 0, i, k, total = 0;
+    const sg_expr **out, *res = NULL;
+    size_t no = 0, i, k, total;
 
-    for (i = 0; i < n; i++)
-        total += args[i]->kind == kind ? args[i]->nargs : 1;
-    out = sg__malloc((total + 1) * sizeof *out);
-    if (!out)
-        return fail(p, SG_ENOMEM, "out of memory building an expression");
-    for (i = 0; i < n; i++) {
-        size_t m = args[i]->kind == kind ? args[i]->nargs : 1, j;
-        for (j = 0; j < m; j++) {
-            const sg_expr *x = args[i]->kind == kind ? args[i]->args[j] : args[i];
-            if (x->kind == absorb) {
-                res = x;
-                goto cleanup;
-            }
-            if (x->kind != SG_TRUE && x->kind != SG_FALSE)
-                out[no++] = x;
+    if (!(out = flatten(p, kind, args, n, &total)))
+        return NULL;
+    for (i = 0; i < total; i++) {
+        if (out[i]->kind == absorb) {
+            res = out[i];
+            goto cleanup;
         }
+        if (out[i]->kind != SG_TRUE && out[i]->kind != SG_FALSE)
+            out[no++] = out[i];
     }
     /* keep the order the guard was written in (torch prints it so); drop repeats */
     k = dedupe_keep_order(out, no);
@@ -949,7 +959,7 @@ static const sg_expr *mk_andor(sg_pool *p, sg_kind kind, const sg_expr *const *a
     else
         res = k == 1 ? out[0] : node(p, kind, SG_SORT_BOOL, out, k);
 cleanup:
-    sg_free(out);
+    sg_free((void *)out);
     return res;
 }
 

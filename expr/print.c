@@ -299,59 +299,39 @@ static void emit_rel_operand(printer *pr, const sg_expr *x, sg_kind rel)
     emit_in(pr, x, P_CMP + 1);
 }
 
+/* `open` a `op` b `close`, the operands printed at precedences `pa` and `pb`. */
+static void emit_bin(printer *pr, const char *open, const sg_expr *a, int pa, const char *op, const sg_expr *b, int pb,
+                     const char *close)
+{
+    put(pr, open);
+    emit_in(pr, a, pa);
+    put(pr, op);
+    emit_in(pr, b, pb);
+    put(pr, close);
+}
+
 static void emit_python(printer *pr, const sg_expr *e)
 {
+    const sg_expr *const *a = e->args;
     switch (e->kind) {
-    case SG_FLOORDIV: case SG_CLEANDIV:
-        emit_in(pr, e->args[0], P_MUL);
-        put(pr, " // ");
-        emit_in(pr, e->args[1], P_MUL + 1);
-        break;
-    case SG_MOD: case SG_PYMOD:
-        emit_in(pr, e->args[0], P_MUL);
-        put(pr, " % ");
-        emit_in(pr, e->args[1], P_MUL + 1);
-        break;
-    case SG_CEILDIV: /* -(-a // b) */
-        put(pr, "-(-");
-        emit_in(pr, e->args[0], P_UNARY);
-        put(pr, " // ");
-        emit_in(pr, e->args[1], P_MUL + 1);
+    case SG_FLOORDIV: case SG_CLEANDIV: emit_bin(pr, "", a[0], P_MUL, " // ", a[1], P_MUL + 1, ""); break;
+    case SG_MOD: case SG_PYMOD: emit_bin(pr, "", a[0], P_MUL, " % ", a[1], P_MUL + 1, ""); break;
+    case SG_CEILDIV: emit_bin(pr, "-(-", a[0], P_UNARY, " // ", a[1], P_MUL + 1, ")"); break; /* -(-a // b) */
+    case SG_MODIDX: /* ((a // b) % c) */
+        emit_bin(pr, "((", a[0], P_MUL, " // ", a[1], P_MUL + 1, ") % ");
+        emit_in(pr, a[2], P_MUL + 1);
         put(pr, ")");
         break;
-    case SG_MODIDX:
-        put(pr, "((");
-        emit_in(pr, e->args[0], P_MUL);
-        put(pr, " // ");
-        emit_in(pr, e->args[1], P_MUL + 1);
-        put(pr, ") % ");
-        emit_in(pr, e->args[2], P_MUL + 1);
-        put(pr, ")");
-        break;
-    case SG_TRUEDIV:
-        put(pr, "(");
-        emit_in(pr, e->args[0], P_MUL);
-        put(pr, " / ");
-        emit_in(pr, e->args[1], P_MUL + 1);
-        put(pr, ")");
-        break;
-    case SG_POWNAT:
-        emit_in(pr, e->args[0], P_POW + 1);
-        put(pr, " ** ");
-        emit_in(pr, e->args[1], P_UNARY);
-        break;
+    case SG_TRUEDIV: emit_bin(pr, "(", a[0], P_MUL, " / ", a[1], P_MUL + 1, ")"); break;
+    case SG_POWNAT: emit_bin(pr, "", a[0], P_POW + 1, " ** ", a[1], P_UNARY, ""); break;
     case SG_TRUNC: emit_call(pr, "math.trunc", e); break;
     case SG_FLOOR: emit_call(pr, "math.floor", e); break;
     case SG_CEIL: emit_call(pr, "math.ceil", e); break;
     case SG_MAX: emit_call(pr, "max", e); break;
     case SG_MIN: emit_call(pr, "min", e); break;
-    case SG_WHERE:
-        put(pr, "(");
-        emit_in(pr, e->args[1], P_OR);
-        put(pr, " if ");
-        emit_in(pr, e->args[0], P_OR);
-        put(pr, " else ");
-        emit_in(pr, e->args[2], P_TERNARY);
+    case SG_WHERE: /* (b if c else e) */
+        emit_bin(pr, "(", a[1], P_OR, " if ", a[0], P_OR, " else ");
+        emit_in(pr, a[2], P_TERNARY);
         put(pr, ")");
         break;
     case SG_IDENTITY: emit(pr, e->args[0], 0); break;
