@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""layout.py - the module layout docs/architecture.md draws, checked on the source tree.
+
+    python3 tests/layout.py [ROOT]
+
+Reads every #include "module/..." in the library's module folders and checks:
+  - the module graph has no cycle;
+  - the CLI includes only the public headers (include/shapegate/);
+  - Z3 (z3.h, Z3_ identifiers) appears only in the modules allowed to hold it;
+  - no module outside the engine and the CLI reaches the engine.
+Prints one line per problem and ends with "N passed, N failed".
+"""
+import os
+import re
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+MODULES = ["util", "expr", "trace", "solver", "analysis", "torch", "report", "engine", "graph",
+           "archive", "cli", "service"]
+# Where Z3 may appear. analysis/ is a known debt (docs/architecture.md, "Known debts").
+Z3_ALLOWED = {"solver", "analysis"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
+Z3 = re.compile(r'\bZ3_[a-z]|#\s*include\s*<z3\.h>')
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
+def sources(module):
+    top = os.path.join(ROOT, module)
+    for base, _, files in os.walk(top):
+        for f in sorted(files):
+            if f.endswith((".c", ".h")):
+                yield os.path.join(base, f)
+
+
+def main():
+    edges = {m: set() for m in MODULES}
+    z3_in = {}
+    passed = failed = 0
+
+    def check(ok, msg):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL " + msg)
+
+    for m in MODULES:
+        for path in sources(m):
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            for line in text.splitlines():
+                inc = INCLUDE.match(line)
+                if inc and inc.group(1) != m:
+                    edges[m].add((inc.group(1), os.path.relpath(path, ROOT)))
+            if Z3.search(COMMENT.sub(' ', text)):
+                z3_in.setdefault(m, []).append(os.path.relpath(path, ROOT))
+
+    graph = {m: {t for t, _ in edges[m] if t in edges} for m in MODULES}
+    # a cycle: depth-first search with colours
+    state, stack, cycle = {}, [], []
+
+    def visit(m):
+        state[m] = 1
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if state.get(t) == 1 and not cycle:
+                cycle.extend(stack[stack.index(t):] + [t])
+            elif t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = 2
+
+    for m in MODULES:
+        if m not in state:
+            visit(m)
+    check(not cycle, "module include cycle: " + " -> ".join(cycle))
+
+    for t, path in sorted(edges["cli"]):
+        check(t == "shapegate", f"{path} includes {t}/ (the CLI uses the public API only)")
+    for m, files in sorted(z3_in.items()):
+        check(m in Z3_ALLOWED, f"Z3 used outside the solver: {', '.join(files)}")
+    for m in MODULES:
+        if m in ("engine", "cli", "service"):
+            continue
+        for t, path in sorted(edges[m]):
+            check(t != "engine", f"{path} reaches the engine module from below it")
+    check(True, "layout read")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
