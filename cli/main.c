@@ -67,16 +67,22 @@ sg_exit sg_cli_exit_code(int code, sg_cli_stage stage)
     }
 }
 
-void sg_cli_errorf(const char *cmd, const char *fmt, ...)
+/* "shapegate CMD: " and the formatted message on stderr, without the newline. */
+static void vsay(const char *cmd, const char *fmt, va_list ap)
 {
-    va_list ap;
-
     if (cmd)
         fprintf(stderr, "%s %s: ", SG_CLI_PROG, cmd);
     else
         fprintf(stderr, "%s: ", SG_CLI_PROG);
-    va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
+}
+
+void sg_cli_errorf(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsay(cmd, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }
@@ -85,12 +91,8 @@ int sg_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
 
-    if (cmd)
-        fprintf(stderr, "%s %s: ", SG_CLI_PROG, cmd);
-    else
-        fprintf(stderr, "%s: ", SG_CLI_PROG);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(cmd, fmt, ap);
     va_end(ap);
     if (cmd)
         fprintf(stderr, " (see '%s %s --help')\n", SG_CLI_PROG, cmd);

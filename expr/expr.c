@@ -445,6 +445,29 @@ static int cmp_ptr(const void *x, const void *y)
     return sg_expr_compare(*(const sg_expr *const *)x, *(const sg_expr *const *)y);
 }
 
+/* The arguments of a flattening kind: `args`, each argument of that same kind replaced by its
+ * own arguments, into a new array (`*total` entries; sg_free); NULL when out of memory. */
+static const sg_expr **flatten(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n, size_t *total)
+{
+    const sg_expr **out;
+    size_t i, j;
+
+    for (*total = 0, i = 0; i < n; i++)
+        *total += args[i]->kind == kind ? args[i]->nargs : 1;
+    if (!(out = sg__malloc((*total + 1) * sizeof *out))) {
+        fail(p, SG_ENOMEM, "out of memory building an expression");
+        return NULL;
+    }
+    for (*total = 0, i = 0; i < n; i++) {
+        if (args[i]->kind != kind)
+            out[(*total)++] = args[i];
+        else
+            for (j = 0; j < args[i]->nargs; j++)
+                out[(*total)++] = args[i]->args[j];
+    }
+    return out;
+}
+
 /* ---- Add and Mul ------------------------------------------------------------------------ */
 
 typedef struct term {
@@ -480,36 +503,34 @@ static const sg_expr *mk_infinity_result(sg_pool *p, int pos, int neg, bool inte
 static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
 {
     term *t = NULL;
-    const sg_expr **out = NULL, *res = NULL;
-    size_t nt = 0, cap = 0, i, k, no = 0;
+    const sg_expr **out, *res = NULL; /* out: the flattened arguments, then the result's */
+    size_t nt = 0, nf, i, k, no = 0;
     sg_rat cst = sg_rat_int(0);
     bool real = num_sort(args, n) == SG_SORT_REAL, inf_int = true;
     int pos = 0, neg = 0;
 
-    for (i = 0; i < n; i++) {
-        const sg_expr *a = args[i];
-        size_t m = a->kind == SG_ADD ? a->nargs : 1, j;
-        for (j = 0; j < m; j++) {
-            const sg_expr *x = a->kind == SG_ADD ? a->args[j] : a;
-            if (is_lit(x)) {
-                if (!sg_rat_add(&cst, cst, lit_value(x))) {
-                    overflow(p);
-                    goto cleanup;
-                }
-            } else if (x->kind == SG_INF) {
-                pos |= x->u.inf.sign > 0;
-                neg |= x->u.inf.sign < 0;
-                inf_int &= x->u.inf.integer;
-            } else {
-                if (sg__grow((void **)&t, &cap, nt + 1, sizeof *t)) {
-                    fail(p, SG_ENOMEM, "out of memory building an expression");
-                    goto cleanup;
-                }
-                t[nt].e = split_coef(p, x, &t[nt].coef);
-                if (!t[nt].e)
-                    goto cleanup;
-                nt++;
+    if (!(out = flatten(p, SG_ADD, args, n, &nf)))
+        return NULL;
+    if (!(t = sg__malloc((nf + 1) * sizeof *t))) {
+        fail(p, SG_ENOMEM, "out of memory building an expression");
+        goto cleanup;
+    }
+    for (i = 0; i < nf; i++) {
+        const sg_expr *x = out[i];
+        if (is_lit(x)) {
+            if (!sg_rat_add(&cst, cst, lit_value(x))) {
+                overflow(p);
+                goto cleanup;
             }
+        } else if (x->kind == SG_INF) {
+            pos |= x->u.inf.sign > 0;
+            neg |= x->u.inf.sign < 0;
+            inf_int &= x->u.inf.integer;
+        } else {
+            t[nt].e = split_coef(p, x, &t[nt].coef);
+            if (!t[nt].e)
+                goto cleanup;
+            nt++;
         }
     }
     if (pos || neg) {
@@ -529,11 +550,6 @@ static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
         }
     }
     nt = k;
-    out = sg__malloc((nt + 1) * sizeof *out);
-    if (!out) {
-        fail(p, SG_ENOMEM, "out of memory building an expression");
-        goto cleanup;
-    }
     for (i = 0; i < nt; i++) {
         const sg_expr *c, *x;
         if (t[i].coef.num == 0)
@@ -557,7 +573,7 @@ static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
     res = no == 1 ? out[0] : node(p, SG_ADD, num_sort(out, no), out, no);
 cleanup:
     sg_free(t);
-    sg_free(out);
+    sg_free((void *)out);
     return res;
 }
 
@@ -566,41 +582,39 @@ static const sg_expr *mk_pow(sg_pool *p, const sg_expr *b, const sg_expr *k);
 static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
 {
     term *t = NULL;
-    const sg_expr **out = NULL, *res = NULL;
-    size_t nt = 0, cap = 0, i, k, no = 0;
+    const sg_expr **out, *res = NULL; /* out: the flattened arguments, then the result's */
+    size_t nt = 0, nf, i, k, no = 0;
     sg_rat coef = sg_rat_int(1);
     bool real = num_sort(args, n) == SG_SORT_REAL, inf_int = true, zero = false;
     int infs = 0, inf_sign = 1;
 
-    for (i = 0; i < n; i++) {
-        const sg_expr *a = args[i];
-        size_t m = a->kind == SG_MUL ? a->nargs : 1, j;
-        for (j = 0; j < m; j++) {
-            const sg_expr *x = a->kind == SG_MUL ? a->args[j] : a;
-            if (is_lit(x)) {
-                zero |= lit_value(x).num == 0;
-                if (!zero && !sg_rat_mul(&coef, coef, lit_value(x))) {
-                    overflow(p);
-                    goto cleanup;
-                }
-            } else if (x->kind == SG_INF) {
-                infs++;
-                inf_sign *= x->u.inf.sign;
-                inf_int &= x->u.inf.integer;
-            } else {
-                if (sg__grow((void **)&t, &cap, nt + 1, sizeof *t)) {
-                    fail(p, SG_ENOMEM, "out of memory building an expression");
-                    goto cleanup;
-                }
-                if (x->kind == SG_POW) {
-                    t[nt].e = x->args[0];
-                    t[nt].coef = sg_rat_int(x->args[1]->u.ival);
-                } else {
-                    t[nt].e = x;
-                    t[nt].coef = sg_rat_int(1);
-                }
-                nt++;
+    if (!(out = flatten(p, SG_MUL, args, n, &nf)))
+        return NULL;
+    if (!(t = sg__malloc((nf + 1) * sizeof *t))) {
+        fail(p, SG_ENOMEM, "out of memory building an expression");
+        goto cleanup;
+    }
+    for (i = 0; i < nf; i++) {
+        const sg_expr *x = out[i];
+        if (is_lit(x)) {
+            zero |= lit_value(x).num == 0;
+            if (!zero && !sg_rat_mul(&coef, coef, lit_value(x))) {
+                overflow(p);
+                goto cleanup;
             }
+        } else if (x->kind == SG_INF) {
+            infs++;
+            inf_sign *= x->u.inf.sign;
+            inf_int &= x->u.inf.integer;
+        } else {
+            if (x->kind == SG_POW) {
+                t[nt].e = x->args[0];
+                t[nt].coef = sg_rat_int(x->args[1]->u.ival);
+            } else {
+                t[nt].e = x;
+                t[nt].coef = sg_rat_int(1);
+            }
+            nt++;
         }
     }
     if (infs) {
@@ -647,11 +661,6 @@ static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
         sg_free(terms);
         goto cleanup;
     }
-    out = sg__malloc((nt + 1) * sizeof *out);
-    if (!out) {
-        fail(p, SG_ENOMEM, "out of memory building an expression");
-        goto cleanup;
-    }
     if (!(coef.num == 1 && coef.den == 1) || nt == 0) {
         out[no] = mk_lit(p, coef, real && nt == 0);
         if (!out[no])
@@ -670,7 +679,7 @@ static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
     res = no == 1 ? out[0] : node(p, SG_MUL, num_sort(out, no), out, no);
 cleanup:
     sg_free(t);
-    sg_free(out);
+    sg_free((void *)out);
     return res;
 }
 
@@ -761,29 +770,6 @@ static const sg_expr *mk_intdiv(sg_pool *p, sg_kind kind, const sg_expr *a, cons
 }
 
 /* ---- Max and Min ------------------------------------------------------------------------------- */
-
-/* The arguments of a flattening kind: `args`, each argument of that same kind replaced by its
- * own arguments, into a new array (`*total` entries; sg_free); NULL when out of memory. */
-static const sg_expr **flatten(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n, size_t *total)
-{
-    const sg_expr **out;
-    size_t i, j;
-
-    for (*total = 0, i = 0; i < n; i++)
-        *total += args[i]->kind == kind ? args[i]->nargs : 1;
-    if (!(out = sg__malloc((*total + 1) * sizeof *out))) {
-        fail(p, SG_ENOMEM, "out of memory building an expression");
-        return NULL;
-    }
-    for (*total = 0, i = 0; i < n; i++) {
-        if (args[i]->kind != kind)
-            out[(*total)++] = args[i];
-        else
-            for (j = 0; j < args[i]->nargs; j++)
-                out[(*total)++] = args[i]->args[j];
-    }
-    return out;
-}
 
 static const sg_expr *mk_minmax(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n)
 {

@@ -137,16 +137,22 @@ static void emit_call(printer *pr, const char *name, const sg_expr *e)
     put(pr, ")");
 }
 
-static void emit_rat(printer *pr, const sg_expr *e)
+/* num/den, in parentheses in the Python form; the numerator negated when `negate`. */
+static void put_ratio(printer *pr, sg_int num, sg_int den, bool negate)
 {
     if (python(pr))
         put(pr, "(");
-    put_int(pr, e->u.rat.num);
+    if (negate)
+        put_abs_neg(pr, num);
+    else
+        put_int(pr, num);
     put(pr, "/");
-    put_int(pr, e->u.rat.den);
+    put_int(pr, den);
     if (python(pr))
         put(pr, ")");
 }
+
+static void emit_rat(printer *pr, const sg_expr *e) { put_ratio(pr, e->u.rat.num, e->u.rat.den, false); }
 
 /* Mul: [-]coef*f1*f2 ... ; `neg` drops the sign of a negative coefficient. */
 static void emit_mul(printer *pr, const sg_expr *e, bool drop_sign)
@@ -222,13 +228,7 @@ static void emit_term(printer *pr, const sg_expr *t)
         put_abs_neg(pr, t->u.ival);
     } else if (t->kind == SG_RAT) {
         put(pr, " - ");
-        if (python(pr))
-            put(pr, "(");
-        put_abs_neg(pr, t->u.rat.num);
-        put(pr, "/");
-        put_int(pr, t->u.rat.den);
-        if (python(pr))
-            put(pr, ")");
+        put_ratio(pr, t->u.rat.num, t->u.rat.den, true);
     } else {
         put(pr, " - ");
         emit_mul(pr, t, true);

@@ -266,6 +266,17 @@ def spec_rows(case, tensors):
 
 
 
+
+def _evaluate_or_why(tree, env, what):
+    """(value, None), or (None, (verdict, reason)) when `tree` cannot be evaluated: not
+    evaluable is no verdict (None), undefined (a division by zero) is False."""
+    try:
+        return evaluate(tree, env), None
+    except NotEvaluable as e:
+        return None, (None, f"{what}: {e}")
+    except Undefined as e:
+        return None, (False, f"{what} undefined: {e}")
+
 class Trace:
     def __init__(self):
         self.inputs = []        # [{path, dim, size, spec, traced (tree), traced_text}]
@@ -363,12 +374,9 @@ class Trace:
             if not progress:
                 break
         for ent, v in pending:
-            try:
-                w = evaluate(ent["traced"], env)
-            except NotEvaluable as e:
-                return None, f"binding of {ent['path']}.size()[{ent['dim']}]: {e}"
-            except Undefined as e:
-                return False, f"binding of {ent['path']}.size()[{ent['dim']}] undefined: {e}"
+            w, failed = _evaluate_or_why(ent["traced"], env, f"binding of {ent['path']}.size()[{ent['dim']}]")
+            if failed:
+                return failed
             if w != v:
                 return False, f"{ent['path']}.size()[{ent['dim']}] = {v} but torch traced it as {ent['traced_text']} = {w}"
         for sym, (lo, hi) in self.ranges.items():
@@ -378,12 +386,9 @@ class Trace:
             if (lo is not None and v < lo) or (hi is not None and v > hi):
                 return False, f"{sym} = {v} outside its traced range [{lo}, {'oo' if hi is None else hi}]"
         for c in self.constraints:
-            try:
-                ok = evaluate(c["tree"], env)
-            except NotEvaluable as e:
-                return None, f"{c['kind']} {c['text']}: {e}"
-            except Undefined as e:
-                return False, f"{c['kind']} {c['text']} undefined ({e})"
+            ok, failed = _evaluate_or_why(c["tree"], env, f"{c['kind']} {c['text']}")
+            if failed:
+                return failed
             if not ok:
                 return False, f"{c['kind']} {c['text']} is false"
         return True, None
