@@ -493,6 +493,21 @@ static const sg_expr *split_coef(sg_pool *p, const sg_expr *e, sg_rat *coef)
     return e;
 }
 
+/* flatten() for a sum or a product, and room for its terms in `*t` (nf + 1
+ * entries; sg_free); NULL, with nothing allocated, when out of memory. */
+static const sg_expr **flatten_terms(sg_pool *p, sg_kind kind, const sg_expr *const *args, size_t n,
+                                     size_t *nf, term **t)
+{
+    const sg_expr **out = flatten(p, kind, args, n, nf);
+
+    if (out && !(*t = sg__malloc((*nf + 1) * sizeof **t))) {
+        sg_free((void *)out);
+        fail(p, SG_ENOMEM, "out of memory building an expression");
+        return NULL;
+    }
+    return out;
+}
+
 static const sg_expr *mk_infinity_result(sg_pool *p, int pos, int neg, bool integer)
 {
     if (pos && neg)
@@ -509,12 +524,8 @@ static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
     bool real = num_sort(args, n) == SG_SORT_REAL, inf_int = true;
     int pos = 0, neg = 0;
 
-    if (!(out = flatten(p, SG_ADD, args, n, &nf)))
+    if (!(out = flatten_terms(p, SG_ADD, args, n, &nf, &t)))
         return NULL;
-    if (!(t = sg__malloc((nf + 1) * sizeof *t))) {
-        fail(p, SG_ENOMEM, "out of memory building an expression");
-        goto cleanup;
-    }
     for (i = 0; i < nf; i++) {
         const sg_expr *x = out[i];
         if (is_lit(x)) {
@@ -588,12 +599,8 @@ static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
     bool real = num_sort(args, n) == SG_SORT_REAL, inf_int = true, zero = false;
     int infs = 0, inf_sign = 1;
 
-    if (!(out = flatten(p, SG_MUL, args, n, &nf)))
+    if (!(out = flatten_terms(p, SG_MUL, args, n, &nf, &t)))
         return NULL;
-    if (!(t = sg__malloc((nf + 1) * sizeof *t))) {
-        fail(p, SG_ENOMEM, "out of memory building an expression");
-        goto cleanup;
-    }
     for (i = 0; i < nf; i++) {
         const sg_expr *x = out[i];
         if (is_lit(x)) {

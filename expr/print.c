@@ -621,18 +621,6 @@ static void tp_join(printer *p, const sg_expr *const *args, size_t n, const char
     }
 }
 
-static const char *tp_relop(sg_kind k)
-{
-    switch (k) {
-    case SG_EQ: return " == ";
-    case SG_NE: return " != ";
-    case SG_LT: return " < ";
-    case SG_LE: return " <= ";
-    case SG_GT: return " > ";
-    default: return " >= ";
-    }
-}
-
 static void tp_emit(printer *p, const sg_expr *e)
 {
     size_t i;
@@ -702,7 +690,7 @@ static void tp_emit(printer *p, const sg_expr *e)
     case SG_MIN: emit_call(p, "min", e); return;
     case SG_IDENTITY: tp_emit(p, e->args[0]); return;
     case SG_EQ: case SG_NE: case SG_LT: case SG_LE: case SG_GT: case SG_GE:
-        tp_join(p, e->args, 2, tp_relop((sg_kind)e->kind), tp_prec2(e));
+        tp_join(p, e->args, 2, rel_text((sg_kind)e->kind), tp_prec2(e));
         return;
     case SG_AND: tp_join(p, e->args, e->nargs, " and ", 2 * PR_AND); return;
     case SG_OR: tp_join(p, e->args, e->nargs, " or ", 2 * PR_OR); return;
