@@ -97,15 +97,18 @@ static bool quoted(rd *r, const char **s, size_t *n)
 
 /* The symbol named [q, q+qn), or NULL when that name would not read back as
  * this symbol in the expression language (not an identifier, or a constant
- * such as `oo` or `True`, or a keyword): traces are written in that language. */
-static const sg_expr *symbol_named(sg_pool *pool, const char *q, size_t qn)
+ * such as `oo` or `True`, or a keyword; `*oom` set when reading it ran out of
+ * memory): traces are written in that language. */
+static const sg_expr *symbol_named(sg_pool *pool, const char *q, size_t qn, bool *oom)
 {
     sg_error perr = SG_ERROR_INIT;
     const sg_expr *e = NULL;
     const char *name;
 
-    if (sg_expr_parse(&e, pool, q, qn, &perr) != 0 || sg_expr_kind(e) != SG_SYM)
+    if (sg_expr_parse(&e, pool, q, qn, &perr) != 0 || sg_expr_kind(e) != SG_SYM) {
+        *oom = perr.code == SG_ENOMEM;
         return NULL;
+    }
     name = sg_expr_symbol_name(e);
     return strlen(name) == qn && memcmp(name, q, qn) == 0 ? e : NULL;
 }
@@ -228,6 +231,7 @@ static const sg_expr *read_expr(rd *r)
     if (neg)
         goto done;
     if (is(s, n, "Symbol")) {
+        bool oom = false;
         if (!quoted(r, &q, &qn))
             goto done;
         while (eat(r, ',')) {
@@ -236,8 +240,8 @@ static const sg_expr *read_expr(rd *r)
             if (!ident(r, &ks, &kn) || !eat(r, '=') || !skip_kwvalue(r))
                 goto done;
         }
-        if (eat(r, ')') && !(res = symbol_named(r->pool, q, qn)))
-            r->fail = "a Symbol name that is not an identifier";
+        if (eat(r, ')') && !(res = symbol_named(r->pool, q, qn, &oom)))
+            r->fail = oom ? "out of memory" : "a Symbol name that is not an identifier";
     } else if (is(s, n, "Integer")) {
         if (integer(r, &v) && eat(r, ')'))
             res = sg_expr_int(r->pool, v);
