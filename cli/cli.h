@@ -159,6 +159,8 @@ int sg_cmd_inspect(int argc, char **argv);
 int sg_cmd_verify(int argc, char **argv);
 /* cmd_pack.c: `shapegate pack`. */
 int sg_cmd_pack(int argc, char **argv);
+/* `shapegate gate [--json] OLD.pt2 NEW.pt2` (cmd_gate.c). */
+int sg_cmd_gate(int argc, char **argv);
 
 /* An archive opened, its model JSON read and parsed, its trace built and checked. */
 typedef struct sg_cli_verification {

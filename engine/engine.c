@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/gate.h"
 #include "report/report.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
@@ -463,5 +464,27 @@ fail:
     sg_free(v);
     sg_report_free(r);
     sg_trace_free(t);
+    return rc;
+}
+
+int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
+                   const char *new_name, const sg_check_options *opts, sg_gate **out, sg_error *err)
+{
+    sg_runtime rt = {NULL, NULL};
+    sg_check_options o;
+    int rc;
+
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no output");
+    *out = NULL;
+    if (!e || !old_prog || !new_prog)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no engine or no program");
+    atomic_fetch_add(&e->requests, 1);
+    if ((rc = sg_check__options(&o, opts, err)) == 0 && (rc = call_begin(e, &rt, err)) == 0) {
+        rc = sg_gate_run(out, old_prog, new_prog, old_name, new_name, &o, &rt, err);
+        call_end(e, &rt);
+    }
+    if (rc)
+        atomic_fetch_add(&e->errors, 1);
     return rc;
 }
