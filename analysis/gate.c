@@ -304,6 +304,25 @@ static int fill_witness(gate_ctx *c, sg_gate_finding *f, const sg_graph *g, cons
     return 0;
 }
 
+/* Flag (in `gt->dims`, through `which`) the dims whose variables `e` mentions. */
+static int flag_dims(gate_ctx *c, sg_gate *gt, const sg_expr *e, bool widening)
+{
+    const sg_expr **syms = NULL;
+    size_t n = 0, i, k;
+    int rc = sg_expr_symbols(&syms, &n, c->pool, e, c->err);
+
+    for (i = 0; rc == 0 && i < n; i++)
+        for (k = 0; k < c->nvars && k < gt->ndims; k++)
+            if (c->var[k] == syms[i]) {
+                if (widening)
+                    gt->dims[k].widened = true;
+                else
+                    gt->dims[k].regressed = true;
+            }
+    sg_free((void *)syms);
+    return rc;
+}
+
 /* The first condition of `rej` that fails (false or undefined) at `vals`, into the finding. */
 static int blame(gate_ctx *c, sg_gate_finding *f, const side *rej, const sg_int *vals)
 {
@@ -318,6 +337,7 @@ static int blame(gate_ctx *c, sg_gate_finding *f, const side *rej, const sg_int 
         if (sg_expr_print(&txt, rej->conds[i].e, SG_SYNTAX_TORCH, NULL, NULL, c->err) != 0)
             return c->err ? c->err->code : SG_ENOMEM;
         f->rejected_by = txt;
+        f->cond = rej->conds[i].e;
         f->kind = dupstr(rej->conds[i].kind);
         f->source = dupstr(rej->conds[i].source);
         if (!f->kind || !f->source)
@@ -610,6 +630,9 @@ int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_pro
     if ((rc = direction(&c, &gt->regression, &so, &sn, opts, rt)) != 0
         || (rc = direction(&c, &gt->widening, &sn, &so, opts, rt)) != 0)
         goto cleanup;
+    if ((gt->regression.cond && (rc = flag_dims(&c, gt, gt->regression.cond, false)) != 0)
+        || (gt->widening.cond && (rc = flag_dims(&c, gt, gt->widening.cond, true)) != 0))
+        goto cleanup;
     if (gt->regression.found)
         gt->verdict = SG_GATE_REGRESSION;
     else if (gt->regression.unknown) {
@@ -618,6 +641,7 @@ int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_pro
     } else
         gt->verdict = SG_GATE_PASS;
 done:
+    gt->regression.cond = gt->widening.cond = NULL; /* they live in the pool freed below */
     *out = gt;
     gt = NULL;
     rc = 0;

@@ -26,6 +26,7 @@ typedef struct sg_gate_finding {
     sg_gate_shape *witness; /* every tensor input of the accepting version, in signature order */
     size_t nwitness;
     char *rejected_by;     /* the rejecting version's condition, printed as torch does, or NULL */
+    const struct sg_expr *cond; /* that condition (in the gate's pool: valid only while it runs) */
     char *kind;            /* "guards_code", "range_constraints", "runtime_assert", "shape", "signature" */
     char *source;          /* where it is in the archive ("guards_code[2]", "range_constraints['s53']", ...) */
 } sg_gate_finding;
@@ -35,6 +36,8 @@ typedef struct sg_gate_dim {
     char *path;
     size_t dim;
     char *old_size, *new_size; /* sympy text; new_size NULL when NEW has no such dim */
+    bool regressed;            /* the condition rejecting the regression witness is about this dim */
+    bool widened;              /* the condition OLD rejected the widening witness by is about this dim */
 } sg_gate_dim;
 
 struct sg_gate {

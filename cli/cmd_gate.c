@@ -5,18 +5,32 @@
  * version); the engine decides (sg_engine_gate); the report is printed as
  * text or JSON.
  *
+ * --junit FILE also writes JUnit XML; --annotations prints GitHub-style
+ * annotation lines instead of the text.
+ *
  * Exit codes: 0 NEW accepts everything OLD accepts (a widening passes), 1 a
  * regression (or a changed signature), 2 usage, 3 unreadable or invalid
- * input, 4 unknown (with the reason), 5 internal.
+ * input, 4 unknown (with the reason), 5 internal or the JUnit file cannot be
+ * written, 6 the JUnit file refused (not a regular file).
  */
+#define _POSIX_C_SOURCE 200809L /* lstat, mkstemp, fchmod, fsync */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 #define CMD "gate"
 
+enum { OPT_JUNIT = 256, OPT_ANNOTATIONS };
+
 static const sg_cli_opt gate_opts[] = {
     {"json", 'j', false, false, "--json               print one JSON object instead of text"},
+    {"junit", OPT_JUNIT, true, false, "--junit FILE         also write JUnit XML for CI (one test case per input dim)"},
+    {"annotations", OPT_ANNOTATIONS, false, false,
+     "--annotations        print one GitHub-style annotation line per finding instead of text"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
     SG_CLI_OPT_HELP,
     SG_CLI_OPT_END,
@@ -44,7 +58,8 @@ static const sg_cli_spec gate_spec = {
 
 typedef struct gate_args {
     sg_check_options opts;
-    bool json;
+    bool json, annotations;
+    const char *junit;
 } gate_args;
 
 static int on_gate_opt(int key, const char *arg, void *ctx)
@@ -52,6 +67,14 @@ static int on_gate_opt(int key, const char *arg, void *ctx)
     gate_args *a = ctx;
     if (key == 'j') {
         a->json = true;
+        return -1;
+    }
+    if (key == OPT_ANNOTATIONS) {
+        a->annotations = true;
+        return -1;
+    }
+    if (key == OPT_JUNIT) {
+        a->junit = arg;
         return -1;
     }
     return sg_cli_budget_option(CMD, key, arg, &a->opts);
@@ -70,6 +93,50 @@ static int load(const char *path, sg_archive **a, sg_graph **g)
     return SG_EXIT_OK;
 }
 
+/* The JUnit report into `path` (a temporary file beside it, renamed; never over a non-regular
+ * file or a symbolic link). An exit code. */
+static int write_junit(const char *path, const sg_gate *gt)
+{
+    sg_error err = SG_ERROR_INIT;
+    char *xml = NULL, tmp[4200];
+    struct stat st;
+    size_t len, off = 0;
+    bool ok = true;
+    int fd, rc = SG_EXIT_OK;
+
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        sg_cli_errorf(CMD, "%s: not a regular file: not replaced", path);
+        return SG_EXIT_OUTPUT;
+    }
+    if (sg_gate_to_junit(&xml, gt, &err) != 0) {
+        sg_cli_errorf(CMD, "%s", err.msg);
+        return SG_EXIT_INTERNAL;
+    }
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        sg_cli_errorf(CMD, "%s: cannot write: %s", path, strerror(errno));
+        sg_free(xml);
+        return SG_EXIT_INTERNAL;
+    }
+    len = strlen(xml);
+    while (ok && off < len) {
+        ssize_t w = write(fd, xml + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        ok = w > 0;
+        off += ok ? (size_t)w : 0;
+    }
+    ok = ok && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        sg_cli_errorf(CMD, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        rc = SG_EXIT_INTERNAL;
+    }
+    sg_free(xml);
+    return rc;
+}
+
 int sg_cmd_gate(int argc, char **argv)
 {
     sg_check_options defaults = SG_CHECK_OPTIONS_INIT;
@@ -86,17 +153,22 @@ int sg_cmd_gate(int argc, char **argv)
     a.opts = defaults;
     if ((rc = sg_cli_parse(&gate_spec, argc, argv, on_gate_opt, &a)) >= 0)
         return rc;
+    if (a.json && a.annotations)
+        return sg_cli_usage_error(CMD, "--json and --annotations are two outputs: choose one");
     if (optind != argc - 2)
         return sg_cli_usage_error(CMD, optind >= argc ? "no archives given" : "two archives expected: OLD.pt2 NEW.pt2");
     if ((rc = load(argv[optind], &ao, &go)) != SG_EXIT_OK || (rc = load(argv[optind + 1], &an, &gn)) != SG_EXIT_OK)
         goto cleanup;
     if ((rc = sg_engine_new(&e, NULL, &err)) != 0
         || (rc = sg_engine_gate(e, go, gn, argv[optind], argv[optind + 1], &a.opts, &gt, &err)) != 0
-        || (rc = a.json ? sg_gate_to_json(&text, gt, &err) : sg_gate_to_text(&text, gt, &err)) != 0) {
+        || (rc = a.json ? sg_gate_to_json(&text, gt, &err)
+                 : a.annotations ? sg_gate_to_annotations(&text, gt, &err) : sg_gate_to_text(&text, gt, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }
+    if (a.junit && (rc = write_junit(a.junit, gt)) != SG_EXIT_OK)
+        goto cleanup;
     fputs(text, stdout);
     if (a.json)
         fputc('\n', stdout);

@@ -162,3 +162,167 @@ int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
     }
     return sg_buf_finish(&b, out, "the gate report", err);
 }
+
+/* `s` with XML's five special characters escaped; control characters but tab dropped. */
+static void put_xml(sg_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': sg_buf_puts(b, "&amp;"); break;
+        case '<': sg_buf_puts(b, "&lt;"); break;
+        case '>': sg_buf_puts(b, "&gt;"); break;
+        case '"': sg_buf_puts(b, "&quot;"); break;
+        case '\'': sg_buf_puts(b, "&apos;"); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t')
+                sg_buf_putc(b, *s);
+        }
+    }
+}
+
+/* The witness as text into `out` (`cap` bytes, truncated), for messages. */
+static void witness_text(char *out, size_t cap, const sg_gate_finding *f)
+{
+    size_t i, d, n = 0;
+    char num[SG_INT_STRLEN];
+
+    out[0] = '\0';
+    for (i = 0; i < f->nwitness && n < cap; i++) {
+        n += (size_t)snprintf(out + n, cap - n, "%s%s=[", i ? ", " : "", f->witness[i].path);
+        for (d = 0; d < f->witness[i].ndim && n < cap; d++)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", d ? ", " : "", sg_int_format(num, f->witness[i].sizes[d]));
+        if (n < cap)
+            n += (size_t)snprintf(out + n, cap - n, "]");
+    }
+}
+
+int sg_gate_to_junit(char **out, const sg_gate *g, sg_error *err)
+{
+    char w[2048];
+    sg_buf b;
+    size_t i, fails = 0, errors = 0, tests = g ? g->ndims + 1 : 0;
+
+    if (!out || !g)
+        return sg_error_set(err, SG_EINVALID, "sg_gate_to_junit: missing argument");
+    *out = NULL;
+    for (i = 0; i < g->ndims; i++)
+        fails += g->dims[i].regressed;
+    fails += g->signature_changed;
+    if (g->verdict == SG_GATE_UNKNOWN)
+        errors = g->ndims, fails = g->signature_changed;
+    witness_text(w, sizeof w, &g->regression);
+    sg_buf_init(&b, (size_t)1 << 28);
+    sg_buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shapegate gate\" tests=\"%zu\" "
+                      "failures=\"%zu\" errors=\"%zu\">\n  <testsuite name=\"", tests, fails, errors);
+    put_xml(&b, g->old_name ? g->old_name : "OLD");
+    sg_buf_puts(&b, " -> ");
+    put_xml(&b, g->new_name ? g->new_name : "NEW");
+    sg_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests, fails, errors);
+    sg_buf_puts(&b, "    <testcase classname=\"shapegate.gate\" name=\"signature\">");
+    if (g->signature_changed) {
+        sg_buf_puts(&b, "<failure type=\"signature\" message=\"");
+        put_xml(&b, g->nchanges ? g->changes[0] : "changed");
+        sg_buf_puts(&b, "\">");
+        for (i = 0; i < g->nchanges; i++) {
+            put_xml(&b, g->changes[i]);
+            sg_buf_putc(&b, '\n');
+        }
+        sg_buf_puts(&b, "</failure>");
+    }
+    sg_buf_puts(&b, "</testcase>\n");
+    for (i = 0; i < g->ndims; i++) {
+        const sg_gate_dim *d = &g->dims[i];
+        sg_buf_puts(&b, "    <testcase classname=\"shapegate.gate\" name=\"");
+        put_xml(&b, d->path);
+        sg_buf_printf(&b, ".size()[%zu]\">", d->dim);
+        if (g->verdict == SG_GATE_UNKNOWN) {
+            sg_buf_puts(&b, "<error type=\"unknown\" message=\"");
+            put_xml(&b, g->reason);
+            sg_buf_puts(&b, "\"/>");
+        } else if (d->regressed && !g->signature_changed) {
+            sg_buf_puts(&b, "<failure type=\"regression\" message=\"NEW rejects ");
+            put_xml(&b, w);
+            sg_buf_puts(&b, ", which OLD accepts\">rejected by: ");
+            put_xml(&b, g->regression.rejected_by);
+            sg_buf_puts(&b, " (");
+            put_xml(&b, g->regression.source);
+            sg_buf_puts(&b, ")</failure>");
+        } else if (d->widened) {
+            witness_text(w, sizeof w, &g->widening);
+            sg_buf_puts(&b, "<system-out>widening: NEW also accepts ");
+            put_xml(&b, w);
+            sg_buf_puts(&b, "</system-out>");
+            witness_text(w, sizeof w, &g->regression);
+        }
+        sg_buf_puts(&b, "</testcase>\n");
+    }
+    sg_buf_puts(&b, "  </testsuite>\n</testsuites>\n");
+    return sg_buf_finish(&b, out, "the JUnit report", err);
+}
+
+/* A workflow command's message: %, CR and LF escaped as GitHub reads them. */
+static void put_annot(sg_buf *b, const char *s, bool property)
+{
+    for (; s && *s; s++) {
+        if (*s == '%')
+            sg_buf_puts(b, "%25");
+        else if (*s == '\r')
+            sg_buf_puts(b, "%0D");
+        else if (*s == '\n')
+            sg_buf_puts(b, "%0A");
+        else if (property && *s == ':')
+            sg_buf_puts(b, "%3A");
+        else if (property && *s == ',')
+            sg_buf_puts(b, "%2C");
+        else
+            sg_buf_putc(b, *s);
+    }
+}
+
+static void annot_head(sg_buf *b, const char *level, const sg_gate *g, const char *title)
+{
+    sg_buf_printf(b, "::%s file=", level);
+    put_annot(b, g->new_name ? g->new_name : "NEW", true);
+    sg_buf_puts(b, ",title=");
+    put_annot(b, title, true);
+    sg_buf_puts(b, "::");
+}
+
+int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
+{
+    char w[2048], line[4096];
+    sg_buf b;
+    size_t i;
+
+    if (!out || !g)
+        return sg_error_set(err, SG_EINVALID, "sg_gate_to_annotations: missing argument");
+    *out = NULL;
+    sg_buf_init(&b, (size_t)1 << 28);
+    if (g->verdict == SG_GATE_UNKNOWN) {
+        annot_head(&b, "warning", g, "shapegate gate: unknown");
+        put_annot(&b, g->reason, false);
+        sg_buf_putc(&b, '\n');
+    }
+    for (i = 0; i < g->nchanges; i++) {
+        annot_head(&b, "error", g, "shapegate gate: signature changed");
+        put_annot(&b, g->changes[i], false);
+        sg_buf_putc(&b, '\n');
+    }
+    if (g->regression.found && !g->signature_changed) {
+        witness_text(w, sizeof w, &g->regression);
+        snprintf(line, sizeof line, "NEW rejects %s, which OLD accepts: %s (%s)", w,
+                 g->regression.rejected_by ? g->regression.rejected_by : "?", g->regression.source ? g->regression.source : "?");
+        annot_head(&b, "error", g, "shapegate gate: regression");
+        put_annot(&b, line, false);
+        sg_buf_putc(&b, '\n');
+    }
+    if (g->widening.found) {
+        witness_text(w, sizeof w, &g->widening);
+        snprintf(line, sizeof line, "NEW also accepts %s, which OLD rejected by %s (%s)", w,
+                 g->widening.rejected_by ? g->widening.rejected_by : "?", g->widening.source ? g->widening.source : "?");
+        annot_head(&b, "notice", g, "shapegate gate: widening");
+        put_annot(&b, line, false);
+        sg_buf_putc(&b, '\n');
+    }
+    return sg_buf_finish(&b, out, "the annotations", err);
+}

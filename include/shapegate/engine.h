@@ -193,6 +193,18 @@ SG_API const char *sg_gate_verdict_name(sg_gate_verdict v);
 /** The gate as JSON (docs/gate.md) / as text for people, into a new string `*out` (sg_free()). */
 SG_API int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err);
 SG_API int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err);
+/**
+ * JUnit XML for CI: one test case per input dim of OLD (failing when the
+ * condition NEW rejects the regression witness by is about that dim; an
+ * error when the gate is unknown) and one for the signature.
+ */
+SG_API int sg_gate_to_junit(char **out, const sg_gate *g, sg_error *err);
+/**
+ * One GitHub-style workflow annotation line per finding (`::error` for a
+ * regression or a changed signature, `::notice` for a widening, `::warning`
+ * for unknown), none when NEW accepts exactly what OLD does.
+ */
+SG_API int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err);
 /** Free a gate result. NULL-safe. */
 SG_API void sg_gate_free(sg_gate *g);
 
