@@ -26,6 +26,7 @@
 #include "expr/expr.h"
 #include "shapegate/graph.h"
 #include "solver/sat.h"
+#include "util/json.h"
 #include "util/util.h"
 
 #define MAX_VARS 4096
@@ -492,13 +493,14 @@ oom:
 void sg_gate_free(sg_gate *g)
 {
     size_t i, k;
-    sg_gate_finding *fs[2];
+    sg_gate_finding *fs[3];
 
     if (!g)
         return;
     fs[0] = &g->regression;
     fs[1] = &g->widening;
-    for (k = 0; k < 2; k++) {
+    fs[2] = &g->policy;
+    for (k = 0; k < 3; k++) {
         for (i = 0; i < fs[k]->nwitness; i++) {
             sg_free(fs[k]->witness[i].path);
             sg_free(fs[k]->witness[i].sizes);
@@ -580,9 +582,119 @@ static int make_vars(gate_ctx *c, sg_gate *gt, const sg_graph *o, const sg_graph
     return 0;
 }
 
-int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
-                const char *new_name, const sg_check_options *opts, const sg_runtime *rt, sg_error *err)
+/*
+ * The policy's side: OLD's shape conditions (static sizes, shared and derived dims), OLD's range
+ * conditions on dims the policy does not range, the policy's ranges and relations (kind
+ * "relation": NEW may require them, so the regression question takes them too). OLD's
+ * guards_code and asserts are not part of it: the policy says what NEW must accept.
+ * {"require": {"['x'].size()[0]": [1, 64], ...}, "relations": ["L['x'].size()[0] == L['y'].size()[0]"]}
+ */
+static int policy_side(gate_ctx *c, side *pol, const side *so, const char *json)
 {
+    cJSON *root = NULL;
+    const cJSON *req, *rel, *it;
+    bool *ranged = sg__calloc(c->nvars + 1, sizeof *ranged);
+    size_t i, k;
+    int rc = 0;
+    char name[1200];
+
+    if (!ranged)
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    if ((rc = sg__json_parse(&root, json, strlen(json), (size_t)1 << 24, 64, "policy", c->err)) != 0)
+        goto cleanup;
+    req = sg__json_get(root, "require");
+    rel = sg__json_get(root, "relations");
+    if (!cJSON_IsObject(root) || (req && !cJSON_IsObject(req)) || (rel && !cJSON_IsArray(rel))) {
+        rc = sg_error_set(c->err, SG_EINVALID, "policy: expected {\"require\": {DIM: [MIN, MAX]}, \"relations\": [TEXT]}");
+        goto cleanup;
+    }
+    pol->g = so->g;
+    cJSON_ArrayForEach(it, req) {
+        const sg_expr *v;
+        sg_int lo, hi;
+        snprintf(name, sizeof name, "L%s", it->string);
+        if (!(v = sg_pool_find_symbol(c->pool, name, strlen(name)))) {
+            rc = sg_error_set(c->err, SG_EINVALID, "policy: '%.200s' is not an input dim of OLD (write ['x'].size()[0])",
+                              it->string);
+            goto cleanup;
+        }
+        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !sg__json_int(it->child, &lo)
+            || !(sg__json_int(it->child->next, &hi) || cJSON_IsNull(it->child->next)) || lo < 0) {
+            rc = sg_error_set(c->err, SG_EINVALID, "policy: '%.200s': expected [MIN, MAX] (MAX may be null)", it->string);
+            goto cleanup;
+        }
+        for (k = 0; k < c->nvars; k++)
+            ranged[k] |= c->var[k] == v;
+        if (!add_cond(pol, sg_expr_2(c->pool, SG_GE, v, sg_expr_int(c->pool, lo)), "policy", "policy require %s min",
+                      it->string, NULL)
+            || (!cJSON_IsNull(it->child->next)
+                && !add_cond(pol, sg_expr_2(c->pool, SG_LE, v, sg_expr_int(c->pool, hi)), "policy",
+                             "policy require %s max", it->string, NULL))) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+    cJSON_ArrayForEach(it, rel) {
+        const sg_expr *e = NULL;
+        const char *t = sg__json_str(it);
+        sg_error pe = SG_ERROR_INIT;
+        const sg_expr **syms = NULL;
+        size_t n = 0;
+        if (!t || sg_expr_parse(&e, c->pool, t, strlen(t), &pe) != 0 || sg_expr_sort(e) != SG_SORT_BOOL) {
+            rc = sg_error_set(c->err, SG_EINVALID, "policy: relation '%.200s': %s", t ? t : "(not a string)",
+                              pe.code ? pe.msg : "not a condition");
+            goto cleanup;
+        }
+        if ((rc = sg_expr_symbols(&syms, &n, c->pool, e, c->err)) != 0)
+            goto cleanup;
+        for (i = 0; i < n; i++) {
+            for (k = 0; k < c->nvars && c->var[k] != syms[i]; k++)
+                ;
+            if (k == c->nvars) {
+                rc = sg_error_set(c->err, SG_EINVALID, "policy: relation '%.200s' names '%.100s', not an input dim of OLD",
+                                  t, sg_expr_symbol_name(syms[i]));
+                sg_free((void *)syms);
+                goto cleanup;
+            }
+        }
+        sg_free((void *)syms);
+        if (!add_cond(pol, e, "relation", "policy relation %s", t, NULL)) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+    for (i = 0; i < so->n; i++) {
+        const cond *cd = &so->conds[i];
+        bool keep = strcmp(cd->kind, "shape") == 0 || strcmp(cd->kind, "static size") == 0;
+        if (strcmp(cd->kind, "range_constraints") == 0) {
+            const sg_expr **syms = NULL;
+            size_t n = 0;
+            if ((rc = sg_expr_symbols(&syms, &n, c->pool, cd->e, c->err)) != 0)
+                goto cleanup;
+            for (k = 0; k < n && !keep; k++) {
+                size_t j;
+                for (j = 0; j < c->nvars && c->var[j] != syms[k]; j++)
+                    ;
+                keep = j < c->nvars && !ranged[j];
+            }
+            sg_free((void *)syms);
+        }
+        if (keep && !add_cond(pol, cd->e, cd->kind, "%s%s", cd->source, NULL)) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+    }
+cleanup:
+    cJSON_Delete(root);
+    sg_free(ranged);
+    return rc;
+}
+
+int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
+                const char *new_name, const char *policy, const sg_check_options *opts, const sg_runtime *rt,
+                sg_error *err)
+{
+    side sp;
     sg_gate *gt = NULL;
     gate_ctx c;
     side so, sn;
@@ -592,6 +704,7 @@ int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_pro
     memset(&c, 0, sizeof c);
     memset(&so, 0, sizeof so);
     memset(&sn, 0, sizeof sn);
+    memset(&sp, 0, sizeof sp);
     c.err = err;
     so.g = old_prog;
     sn.g = new_prog;
@@ -627,21 +740,43 @@ int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_pro
         gt->verdict = SG_GATE_REGRESSION;
         goto done;
     }
-    if ((rc = direction(&c, &gt->regression, &so, &sn, opts, rt)) != 0
-        || (rc = direction(&c, &gt->widening, &sn, &so, opts, rt)) != 0)
+    /* the widening against OLD as it is; the regression and the policy with the relations the
+     * policy lets NEW require (a shape outside them is not one NEW must accept) */
+    if ((rc = direction(&c, &gt->widening, &sn, &so, opts, rt)) != 0)
+        goto cleanup;
+    if (policy) {
+        size_t i;
+        gt->has_policy = true;
+        if ((rc = policy_side(&c, &sp, &so, policy)) != 0)
+            goto cleanup;
+        for (i = 0; i < sp.n; i++)
+            if (strcmp(sp.conds[i].kind, "relation") == 0
+                && !add_cond(&so, sp.conds[i].e, "relation", "%s%s", sp.conds[i].source, NULL)) {
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+        if ((rc = direction(&c, &gt->policy, &sp, &sn, opts, rt)) != 0)
+            goto cleanup;
+    }
+    if ((rc = direction(&c, &gt->regression, &so, &sn, opts, rt)) != 0)
         goto cleanup;
     if ((gt->regression.cond && (rc = flag_dims(&c, gt, gt->regression.cond, false)) != 0)
-        || (gt->widening.cond && (rc = flag_dims(&c, gt, gt->widening.cond, true)) != 0))
+        || (gt->widening.cond && (rc = flag_dims(&c, gt, gt->widening.cond, true)) != 0)
+        || (gt->policy.cond && (rc = flag_dims(&c, gt, gt->policy.cond, false)) != 0))
         goto cleanup;
-    if (gt->regression.found)
+    if (gt->regression.found || gt->policy.found)
         gt->verdict = SG_GATE_REGRESSION;
+    else if (gt->policy.unknown) {
+        gt->verdict = SG_GATE_UNKNOWN;
+        snprintf(gt->reason, sizeof gt->reason, "policy query: %.160s", gt->policy.reason);
+    }
     else if (gt->regression.unknown) {
         gt->verdict = SG_GATE_UNKNOWN;
         snprintf(gt->reason, sizeof gt->reason, "regression query: %.160s", gt->regression.reason);
     } else
         gt->verdict = SG_GATE_PASS;
 done:
-    gt->regression.cond = gt->widening.cond = NULL; /* they live in the pool freed below */
+    gt->regression.cond = gt->widening.cond = gt->policy.cond = NULL; /* they live in the pool freed below */
     *out = gt;
     gt = NULL;
     rc = 0;
@@ -651,6 +786,7 @@ cleanup:
     sg_free(so.conds);
     sg_free(sn.map);
     sg_free(sn.conds);
+    sg_free(sp.conds);
     sg_free((void *)c.vpath);
     sg_free(c.vdim);
     sg_free((void *)c.var);

@@ -48,6 +48,8 @@ struct sg_gate {
     size_t nchanges, capchanges;
     sg_gate_finding regression; /* OLD accepts, NEW rejects */
     sg_gate_finding widening;   /* NEW accepts, OLD rejects */
+    bool has_policy;
+    sg_gate_finding policy;     /* the policy admits, NEW rejects */
     sg_gate_dim *dims;
     size_t ndims;
     char reason[200];          /* UNKNOWN: why */
@@ -55,6 +57,7 @@ struct sg_gate {
 
 /* Build the gate of OLD against NEW (engine.h, sg_engine_gate). */
 int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
-                const char *new_name, const sg_check_options *opts, const sg_runtime *rt, sg_error *err);
+                const char *new_name, const char *policy, const sg_check_options *opts, const sg_runtime *rt,
+                sg_error *err);
 
 #endif

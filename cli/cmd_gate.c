@@ -24,11 +24,13 @@
 
 #define CMD "gate"
 
-enum { OPT_JUNIT = 256, OPT_ANNOTATIONS };
+enum { OPT_JUNIT = 256, OPT_ANNOTATIONS, OPT_POLICY };
 
 static const sg_cli_opt gate_opts[] = {
     {"json", 'j', false, false, "--json               print one JSON object instead of text"},
     {"junit", OPT_JUNIT, true, false, "--junit FILE         also write JUnit XML for CI (one test case per input dim)"},
+    {"policy", OPT_POLICY, true, false,
+     "--policy FILE        JSON of ranges NEW must accept and relations it may require (docs/gate.md)"},
     {"annotations", OPT_ANNOTATIONS, false, false,
      "--annotations        print one GitHub-style annotation line per finding instead of text"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
@@ -59,7 +61,7 @@ static const sg_cli_spec gate_spec = {
 typedef struct gate_args {
     sg_check_options opts;
     bool json, annotations;
-    const char *junit;
+    const char *junit, *policy;
 } gate_args;
 
 static int on_gate_opt(int key, const char *arg, void *ctx)
@@ -75,6 +77,10 @@ static int on_gate_opt(int key, const char *arg, void *ctx)
     }
     if (key == OPT_JUNIT) {
         a->junit = arg;
+        return -1;
+    }
+    if (key == OPT_POLICY) {
+        a->policy = arg;
         return -1;
     }
     return sg_cli_budget_option(CMD, key, arg, &a->opts);
@@ -137,6 +143,39 @@ static int write_junit(const char *path, const sg_gate *gt)
     return rc;
 }
 
+/* The text of `path` (at most 16 MiB, NUL-terminated; free()), or NULL after a one-line error. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = (size_t)16 << 20;
+
+    if (!f) {
+        sg_cli_errorf(CMD, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (!(buf = malloc(cap + 1))) {
+        fclose(f);
+        sg_cli_errorf(CMD, "%s: out of memory", path);
+        return NULL;
+    }
+    n = fread(buf, 1, cap + 1, f);
+    if (ferror(f) || n > cap) {
+        sg_cli_errorf(CMD, "%s: %s", path, ferror(f) ? "cannot read" : "larger than 16 MiB");
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (strlen(buf) != n) {
+        sg_cli_errorf(CMD, "%s: a NUL byte in the policy", path);
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 int sg_cmd_gate(int argc, char **argv)
 {
     sg_check_options defaults = SG_CHECK_OPTIONS_INIT;
@@ -145,7 +184,7 @@ int sg_cmd_gate(int argc, char **argv)
     sg_graph *go = NULL, *gn = NULL;
     sg_engine *e = NULL;
     sg_gate *gt = NULL;
-    char *text = NULL;
+    char *text = NULL, *policy = NULL;
     gate_args a;
     int rc;
 
@@ -159,8 +198,12 @@ int sg_cmd_gate(int argc, char **argv)
         return sg_cli_usage_error(CMD, optind >= argc ? "no archives given" : "two archives expected: OLD.pt2 NEW.pt2");
     if ((rc = load(argv[optind], &ao, &go)) != SG_EXIT_OK || (rc = load(argv[optind + 1], &an, &gn)) != SG_EXIT_OK)
         goto cleanup;
+    if (a.policy && !(policy = read_text(a.policy))) {
+        rc = SG_EXIT_INPUT;
+        goto cleanup;
+    }
     if ((rc = sg_engine_new(&e, NULL, &err)) != 0
-        || (rc = sg_engine_gate(e, go, gn, argv[optind], argv[optind + 1], &a.opts, &gt, &err)) != 0
+        || (rc = sg_engine_gate(e, go, gn, argv[optind], argv[optind + 1], policy, &a.opts, &gt, &err)) != 0
         || (rc = a.json ? sg_gate_to_json(&text, gt, &err)
                  : a.annotations ? sg_gate_to_annotations(&text, gt, &err) : sg_gate_to_text(&text, gt, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
@@ -179,6 +222,7 @@ int sg_cmd_gate(int argc, char **argv)
     }
 cleanup:
     sg_free(text);
+    free(policy);
     sg_gate_free(gt);
     sg_engine_free(e);
     sg_graph_free(go);

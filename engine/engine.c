@@ -468,7 +468,8 @@ fail:
 }
 
 int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
-                   const char *new_name, const sg_check_options *opts, sg_gate **out, sg_error *err)
+                   const char *new_name, const char *policy, const sg_check_options *opts, sg_gate **out,
+                   sg_error *err)
 {
     sg_runtime rt = {NULL, NULL};
     sg_check_options o;
@@ -481,7 +482,7 @@ int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_p
         return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no engine or no program");
     atomic_fetch_add(&e->requests, 1);
     if ((rc = sg_check__options(&o, opts, err)) == 0 && (rc = call_begin(e, &rt, err)) == 0) {
-        rc = sg_gate_run(out, old_prog, new_prog, old_name, new_name, &o, &rt, err);
+        rc = sg_gate_run(out, old_prog, new_prog, old_name, new_name, policy, &o, &rt, err);
         call_end(e, &rt);
     }
     if (rc)

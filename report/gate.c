@@ -90,6 +90,10 @@ int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err)
     put_finding(&b, &g->regression, "regression", "new");
     sg_buf_puts(&b, ", \"widening\": ");
     put_finding(&b, &g->widening, "widening", "old");
+    if (g->has_policy) {
+        sg_buf_puts(&b, ", \"policy\": ");
+        put_finding(&b, &g->policy, "policy", "new");
+    }
     sg_buf_puts(&b, ", \"dims\": [");
     for (i = 0; i < g->ndims; i++) {
         sg_buf_puts(&b, i ? ", {\"path\": " : "{\"path\": ");
@@ -150,6 +154,17 @@ int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
         sg_buf_printf(&b, "regression: not decided (%s)\n", g->regression.reason);
     } else if (g->verdict != SG_GATE_UNKNOWN) {
         sg_buf_puts(&b, "regression: none (NEW accepts every shape OLD accepts)\n");
+    }
+    if (g->policy.found) {
+        sg_buf_puts(&b, "policy: NEW rejects ");
+        text_witness(&b, &g->policy);
+        sg_buf_puts(&b, ", which the policy requires\n");
+        if (g->policy.rejected_by)
+            sg_buf_printf(&b, "  rejected by: %s  (%s)\n", g->policy.rejected_by, g->policy.source);
+    } else if (g->policy.unknown) {
+        sg_buf_printf(&b, "policy: not decided (%s)\n", g->policy.reason);
+    } else if (g->has_policy) {
+        sg_buf_puts(&b, "policy: holds (NEW accepts every shape it requires)\n");
     }
     if (g->widening.found) {
         sg_buf_puts(&b, "widening: NEW also accepts ");
@@ -313,6 +328,14 @@ int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
         snprintf(line, sizeof line, "NEW rejects %s, which OLD accepts: %s (%s)", w,
                  g->regression.rejected_by ? g->regression.rejected_by : "?", g->regression.source ? g->regression.source : "?");
         annot_head(&b, "error", g, "shapegate gate: regression");
+        put_annot(&b, line, false);
+        sg_buf_putc(&b, '\n');
+    }
+    if (g->policy.found) {
+        witness_text(w, sizeof w, &g->policy);
+        snprintf(line, sizeof line, "NEW rejects %s, which the policy requires: %s (%s)", w,
+                 g->policy.rejected_by ? g->policy.rejected_by : "?", g->policy.source ? g->policy.source : "?");
+        annot_head(&b, "error", g, "shapegate gate: policy");
         put_annot(&b, line, false);
         sg_buf_putc(&b, '\n');
     }

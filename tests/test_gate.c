@@ -148,7 +148,7 @@ static void check_pair(sg_engine *eng, const char *pair)
     if (rc == 0)
         rc = sg_graph_load(&gn, an, NULL, &err);
     if (rc == 0)
-        rc = sg_engine_gate(eng, go, gn, "old.pt2", "new.pt2", &o, &gt, &err);
+        rc = sg_engine_gate(eng, go, gn, "old.pt2", "new.pt2", NULL, &o, &gt, &err);
     CHECK_MSG(rc == 0, "%s: %s", pair, err.msg);
     if (rc)
         goto cleanup;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_gate_cli.sh - `shapegate gate` black-box: exit codes (0 pass or widening, 1 regression or
 # signature, 2 usage, 3 unreadable input), the JSON witness, --junit (well-formed XML, one test case
-# per input dim, never over a non-regular file), --annotations.
+# per input dim, never over a non-regular file), --annotations, --policy.
 # Usage: test_gate_cli.sh SHAPEGATE SOURCE_DIR WORKDIR. Ends with "N passed, N failed".
 set -u
 SG=$1
@@ -65,6 +65,22 @@ contains "annotation: regression" "::error file=$G/relation-2.14/new.pt2,title=s
 contains "annotation: widening" "::notice file="
 expect "annotations: none on equal" 0 "$SG" gate --annotations "$G/refactor-2.14/old.pt2" "$G/refactor-2.14/new.pt2"
 ok "no annotation line" [ -z "$out" ]
+
+# --policy: ranges NEW must accept, relations it may require
+printf '%s\n' '{"require": {"['"'"'x'"'"'].size()[0]": [2, 64]}}' >"$W/batch64.json"
+expect "policy violated" 1 "$SG" gate --policy "$W/batch64.json" "$G/widen_max-2.14/new.pt2" "$G/widen_max-2.14/old.pt2"
+contains "policy witness" "policy: NEW rejects ['x']=[33, 4], which the policy requires"
+expect "policy holds" 0 "$SG" gate --policy "$W/batch64.json" "$G/widen_max-2.14/old.pt2" "$G/widen_max-2.14/new.pt2"
+contains "policy holds: said" "policy: holds"
+printf '%s\n' '{"relations": ["L['"'"'x'"'"'].size()[0] == L['"'"'y'"'"'].size()[0]"]}' >"$W/eq.json"
+expect "relation NEW may require" 0 "$SG" gate --policy "$W/eq.json" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+expect "the same without the policy" 1 "$SG" gate "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+printf '%s\n' '{"require": {"x": [1, 2]}}' >"$W/bad.json"
+expect "policy naming no dim" 3 "$SG" gate --policy "$W/bad.json" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+ok "one-line policy error" grep -qF "policy: 'x' is not an input dim of OLD" "$ERR"
+printf '{"require": ' >"$W/trunc.json"
+expect "policy not JSON" 3 "$SG" gate --policy "$W/trunc.json" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+expect "policy missing" 3 "$SG" gate --policy "$W/none.json" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

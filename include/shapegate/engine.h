@@ -180,11 +180,16 @@ typedef enum sg_gate_verdict {
  * and the other direction (a widening, which passes), each under
  * `opts->query_rlimit`; a shape on either side comes as a witness covering
  * every tensor input, with the condition of the rejecting version that
- * fails on it. Returns 0 and `*out`, SG_EINVALID (missing argument, bad
- * options), SG_ENOMEM, SG_ERROR (Z3).
+ * fails on it. `policy` (NUL-terminated JSON, or NULL; docs/gate.md) names
+ * ranges of OLD's input dims NEW must accept whatever OLD did, and relations
+ * NEW may require: a shape they admit that NEW rejects is a policy
+ * violation, reported and decided like a regression. Returns 0 and `*out`,
+ * SG_EINVALID (missing argument, bad options, a policy that does not read
+ * or names no input dim of OLD), SG_ENOMEM, SG_ERROR (Z3).
  */
 SG_API int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
-                          const char *new_name, const sg_check_options *opts, sg_gate **out, sg_error *err);
+                          const char *new_name, const char *policy, const sg_check_options *opts, sg_gate **out,
+                          sg_error *err);
 
 /** The decision (SG_GATE_UNKNOWN for NULL). */
 SG_API sg_gate_verdict sg_gate_verdict_of(const sg_gate *g);
