@@ -50,6 +50,10 @@ while IFS= read -r p; do
     d=$(dirname "$p")
     args+=("$p" "$(basename "$(dirname "$d")")_$(basename "$d")")
 done < <(find "$ROOT/tests/corpus" -name model.pt2 | sort)
+# and the archives whose guards_code narrows the declared ranges (tests/data/boundaries/archives)
+for p in "$ROOT"/tests/data/boundaries/archives/*.pt2; do
+    [ -f "$p" ] && args+=("$p" "boundaries_$(basename "$p" .pt2)")
+done
 "$BUILD/fuzz/trace_seeds" --models "$OUT/graph" "${args[@]}" 2>/dev/null || true
 find "$OUT/graph" -type f -size +64k -delete
 
