@@ -239,8 +239,11 @@ static int build_side(gate_ctx *c, side *s)
         const sg_graph_assert *a = sg_graph_assert_at(g, i);
         bool missing = false;
         const sg_expr *e;
-        if (!a->expr)
-            continue; /* counted as not recovered by verify; an assert on a value, not on shapes */
+        if (!a->expr) { /* it may be about shapes: the domain is not known without it */
+            snprintf(s->unread, sizeof s->unread, "the runtime assert on node '%.80s' was not recovered",
+                     a->node ? a->node : "?");
+            goto cleanup;
+        }
         e = over_vars(c, s, &cp, memo, a->expr, &missing);
         if (missing)
             continue; /* over a data-dependent symbol */
