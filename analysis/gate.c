@@ -359,7 +359,7 @@ static int direction(gate_ctx *c, sg_gate_finding *f, const side *acc, const sid
     sg_sat_query q;
     sg_sat_answer ans;
     sg_int *vals = NULL;
-    size_t i, nw = 0;
+    size_t i, k, nw = 0;
     int rc;
 
     memset(&q, 0, sizeof q);
@@ -420,11 +420,30 @@ static int direction(gate_ctx *c, sg_gate_finding *f, const side *acc, const sid
     }
     if (ans == SG_SAT_NO)
         goto cleanup;
+    /* the point re-checked by exact evaluation: every accepting condition true, sizes >= 0 */
+    for (i = 0; i < acc->n; i++) {
+        sg_value v;
+        sg_error e2 = SG_ERROR_INIT;
+        if (sg_expr_eval(&v, c->pool, acc->conds[i].e, vals, sg_pool_nsymbols(c->pool), &e2) != 0
+            || v.kind != SG_VAL_BOOL || !v.num)
+            break;
+    }
+    for (k = 0; k < c->nvars && i == acc->n; k++)
+        if (vals[sg_expr_symbol_index(c->var[k])] < 0)
+            i = 0;
+    if (i != acc->n) {
+        f->unknown = true;
+        snprintf(f->reason, sizeof f->reason, "the solver's point does not pass exact evaluation");
+        goto cleanup;
+    }
     f->found = true;
     if ((rc = fill_witness(c, f, acc->g, vals)) != 0)
         goto cleanup;
-    if (rej)
-        rc = blame(c, f, rej, vals);
+    if (rej && (rc = blame(c, f, rej, vals)) == 0 && !f->rejected_by) {
+        f->found = false; /* no rejecting condition fails on it exactly: not a finding */
+        f->unknown = true;
+        snprintf(f->reason, sizeof f->reason, "the solver's point passes every condition by exact evaluation");
+    }
 cleanup:
     sg_free((void *)ge2);
     sg_free(vals);
