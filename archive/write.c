@@ -10,13 +10,16 @@
  * is rewritten when a replaced member's bytes were dropped before it), plus
  * the new entry, then the end records (with the zip64 end record and locator
  * when the source has them or the sizes need them). The output is written to
- * a temporary file in the destination's folder and renamed into place; on
- * any failure the temporary file is removed.
+ * a temporary file in the destination's folder and renamed into place (only
+ * over a regular file, never through a symbolic link, keeping its mode); on
+ * any failure the temporary file is removed. sg_archive_write_with_fd()
+ * streams the same bytes to an open descriptor (`pack -o -`).
  */
 #define _POSIX_C_SOURCE 200809L
 #define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,40 +338,76 @@ static int open_tmp(out_file *o, const char *path, sg_error *err)
     return 0;
 }
 
-int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, const void *data, size_t len,
-                          sg_error *err)
+/* Refuse what the new file must not replace: `path`, when it exists, must be a regular file
+ * (not a symbolic link, device, FIFO, socket or folder) that its owner may write (a read-only
+ * file is kept, even for root) and not the source archive. `*st` is
+ * its status and `*exists` whether it is there. Returns 0, SG_EINVALID or SG_EIO. */
+static int check_dest(sg_archive *a, const char *path, struct stat *st, bool *exists, sg_error *err)
 {
-    out_file o = {-1, NULL, 0};
-    sg_archive_entry **order = NULL, *skip = NULL, *tmpl = NULL;
-    const sg_archive_model *m;
-    unsigned char *buf = NULL;
-    char *full = NULL;
-    struct stat si, so;
-    uint64_t skip_off = 0, skip_len = 0, hoff, cd_off, pos;
-    uint32_t crc;
-    size_t i, count = 0, flen;
-    style s;
-    int rc = 0;
+    struct stat si;
 
-    if (!a || !path || !rel || (!data && len))
+    *exists = false;
+    if (lstat(path, st) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        return sg_error_set(err, SG_EIO, "cannot look at the output '%.200s': %s", path, strerror(errno));
+    }
+    if (S_ISLNK(st->st_mode))
+        return sg_error_set(err, SG_EINVALID, "the output '%.200s' is a symbolic link: not followed, not replaced", path);
+    if (!S_ISREG(st->st_mode))
+        return sg_error_set(err, SG_EINVALID, "the output '%.200s' is not a regular file (%s): not replaced", path,
+                            S_ISDIR(st->st_mode) ? "a folder" : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+                            : S_ISFIFO(st->st_mode) ? "a FIFO" : S_ISSOCK(st->st_mode) ? "a socket" : "not a file");
+    if (fstat(a->io.fd, &si) == 0 && si.st_dev == st->st_dev && si.st_ino == st->st_ino)
+        return sg_error_set(err, SG_EINVALID, "the output '%.200s' is the input archive itself", path);
+    if (!(st->st_mode & S_IWUSR))
+        return sg_error_set(err, SG_EINVALID, "the output '%.200s' is read-only (mode %03o): not replaced", path,
+                            (unsigned)(st->st_mode & 0777));
+    *exists = true;
+    return 0;
+}
+
+/* Checks of the arguments both writers share, and the new member's full name in `*full`. */
+static int prepare(sg_archive *a, const char *rel, const void *data, size_t len, char **full, sg_error *err)
+{
+    size_t flen;
+
+    *full = NULL;
+    if (!a || !rel || (!data && len))
         return sg_error_set(err, SG_EINVALID, "sg_archive_write_with: missing argument");
     if (!safe_name(rel))
         return sg_error_set(err, SG_EINVALID, "new member name '%.200s' is not a safe relative file name", rel);
     if (len > MAX_NEW_MEMBER)
         return sg_error_set(err, SG_ELIMIT, "new member '%.200s' has %zu bytes, over the limit of %zu", rel, len,
                             MAX_NEW_MEMBER);
-    if (fstat(a->io.fd, &si) == 0 && stat(path, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-        return sg_error_set(err, SG_EINVALID, "the output '%.200s' is the input archive itself", path);
     flen = strlen(a->root) + strlen(rel) + 2;
-    if (!(full = sg__malloc(flen)) || !(order = sg__malloc((a->nentries + 1) * sizeof *order))
-        || !(buf = sg__malloc(COPY_CHUNK))) {
-        rc = sg_error_set(err, SG_ENOMEM, "out of memory writing the archive");
-        goto cleanup;
+    if (!(*full = sg__malloc(flen)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory writing the archive");
+    snprintf(*full, flen, "%s%s%s", a->root, a->root[0] ? "/" : "", rel);
+    if (strlen(*full) > a->limits.max_name_len) {
+        int rc = sg_error_set(err, SG_ELIMIT, "new member name '%.200s' is over the name limit of %zu bytes", *full,
+                              a->limits.max_name_len);
+        sg_free(*full);
+        *full = NULL;
+        return rc;
     }
-    snprintf(full, flen, "%s%s%s", a->root, a->root[0] ? "/" : "", rel);
-    if (strlen(full) > a->limits.max_name_len) {
-        rc = sg_error_set(err, SG_ELIMIT, "new member name '%.200s' is over the name limit of %zu bytes", full,
-                          a->limits.max_name_len);
+    return 0;
+}
+
+/* The whole archive, the source's members with `full` set to `data`, written to `o`. */
+static int emit(out_file *o, sg_archive *a, const char *full, const void *data, size_t len, sg_error *err)
+{
+    sg_archive_entry **order = NULL, *skip = NULL, *tmpl = NULL;
+    const sg_archive_model *m;
+    unsigned char *buf = NULL;
+    uint64_t skip_off = 0, skip_len = 0, hoff, cd_off, pos;
+    uint32_t crc;
+    size_t i, count = 0;
+    style s;
+    int rc = 0;
+
+    if (!(order = sg__malloc((a->nentries + 1) * sizeof *order)) || !(buf = sg__malloc(COPY_CHUNK))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory writing the archive");
         goto cleanup;
     }
     /* the template for the new member's headers: the (first) model JSON */
@@ -391,25 +430,19 @@ int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, cons
         skip_off = skip->pub.header_offset;
         skip_len = (i + 1 < a->nentries ? order[i + 1]->pub.header_offset : a->cd_offset) - skip_off;
     }
-    if ((rc = open_tmp(&o, path, err)) < 0)
-        goto cleanup;
-    if (fchmod(o.fd, 0644) != 0) {
-        rc = sg_error_set(err, SG_EIO, "cannot set the output's permissions: %s", strerror(errno));
-        goto cleanup;
-    }
     /* everything before the central directory, minus the replaced member */
     if (skip)
-        rc = copy_span(&o, a, 0, skip_off, buf, err);
+        rc = copy_span(o, a, 0, skip_off, buf, err);
     if (rc == 0)
-        rc = copy_span(&o, a, skip_off + skip_len, a->cd_offset - skip_off - skip_len, buf, err);
+        rc = copy_span(o, a, skip_off + skip_len, a->cd_offset - skip_off - skip_len, buf, err);
     if (rc < 0)
         goto cleanup;
-    hoff = o.pos;
+    hoff = o->pos;
     crc = sg_archive__crc32(data, len);
-    if ((rc = put_member(&o, &s, full, data, len, crc, err)) < 0)
+    if ((rc = put_member(o, &s, full, data, len, crc, err)) < 0)
         goto cleanup;
     /* the central directory: the source's entries, then the new one */
-    cd_off = o.pos;
+    cd_off = o->pos;
     for (i = 0; i < a->nentries; i++) {
         sg_archive_entry *e = &a->entries[i];
         unsigned char *ce;
@@ -425,15 +458,46 @@ int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, cons
         if (skip && e->pub.header_offset > skip_off
             && (rc = patch_offset(ce, e->central_len, e->pub.header_offset - skip_len, e->pub.name, err)) < 0)
             goto cleanup;
-        if ((rc = put(&o, ce, e->central_len, err)) < 0)
+        if ((rc = put(o, ce, e->central_len, err)) < 0)
             goto cleanup;
         count++;
     }
-    if ((rc = put_central(&o, &s, full, len, crc, hoff, err)) < 0)
+    if ((rc = put_central(o, &s, full, len, crc, hoff, err)) < 0)
         goto cleanup;
     count++;
-    pos = o.pos;
-    if ((rc = put_end(&o, count, cd_off, pos - cd_off, a->zip64_end, err)) < 0)
+    pos = o->pos;
+    rc = put_end(o, count, cd_off, pos - cd_off, a->zip64_end, err);
+cleanup:
+    sg_free(buf);
+    sg_free(order);
+    return rc < 0 ? rc : 0;
+}
+
+int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, const void *data, size_t len,
+                          sg_error *err)
+{
+    out_file o = {-1, NULL, 0};
+    char *full = NULL;
+    struct stat st, now;
+    bool exists = false, again = false;
+    int rc;
+
+    if (!path)
+        return sg_error_set(err, SG_EINVALID, "sg_archive_write_with: missing argument");
+    if ((rc = prepare(a, rel, data, len, &full, err)) != 0 || (rc = check_dest(a, path, &st, &exists, err)) != 0)
+        goto cleanup;
+    if ((rc = open_tmp(&o, path, err)) < 0)
+        goto cleanup;
+    /* an existing file keeps its permissions (and, for root, its owner); a new one is 0644 */
+    if (fchmod(o.fd, exists ? st.st_mode & 07777 : 0644) != 0) {
+        rc = sg_error_set(err, SG_EIO, "cannot set the output's permissions: %s", strerror(errno));
+        goto cleanup;
+    }
+    if (exists && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) && fchown(o.fd, st.st_uid, st.st_gid) != 0) {
+        rc = sg_error_set(err, SG_EIO, "cannot keep the output's owner: %s", strerror(errno));
+        goto cleanup;
+    }
+    if ((rc = emit(&o, a, full, data, len, err)) < 0)
         goto cleanup;
     if (fsync(o.fd) != 0) {
         rc = sg_error_set(err, SG_EIO, "cannot write the output archive: %s", strerror(errno));
@@ -445,13 +509,15 @@ int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, cons
         goto cleanup;
     }
     o.fd = -1;
+    /* what is there now must still be what may be replaced (it could have changed meanwhile) */
+    if ((rc = check_dest(a, path, &now, &again, err)) != 0)
+        goto cleanup;
     if (rename(o.tmp, path) != 0) {
         rc = sg_error_set(err, SG_EIO, "cannot rename the output into '%.200s': %s", path, strerror(errno));
         goto cleanup;
     }
     sg_free(o.tmp);
     o.tmp = NULL;
-
 cleanup:
     if (o.fd >= 0)
         close(o.fd);
@@ -459,8 +525,31 @@ cleanup:
         unlink(o.tmp);
         sg_free(o.tmp);
     }
-    sg_free(buf);
-    sg_free(order);
     sg_free(full);
-    return rc;
+    return rc < 0 ? rc : 0;
+}
+
+int sg_archive_write_with_fd(sg_archive *a, int fd, const char *rel, const void *data, size_t len, sg_error *err)
+{
+    out_file o = {-1, NULL, 0};
+    struct stat st;
+    char *full = NULL;
+    int rc;
+
+    if (fd < 0)
+        return sg_error_set(err, SG_EINVALID, "sg_archive_write_with_fd: no descriptor");
+    if ((rc = prepare(a, rel, data, len, &full, err)) != 0)
+        return rc;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        struct stat si;
+        if (fstat(a->io.fd, &si) == 0 && si.st_dev == st.st_dev && si.st_ino == st.st_ino) {
+            rc = sg_error_set(err, SG_EINVALID, "the output is the input archive itself");
+            goto cleanup;
+        }
+    }
+    o.fd = fd;
+    rc = emit(&o, a, full, data, len, err);
+cleanup:
+    sg_free(full);
+    return rc < 0 ? rc : 0;
 }

@@ -40,7 +40,8 @@ typedef enum sg_exit {
     SG_EXIT_USAGE = 2,    /* bad command line: unknown command or option, malformed argument */
     SG_EXIT_INPUT = 3,    /* invalid or unreadable input: syntax, limits, i/o */
     SG_EXIT_UNKNOWN = 4,  /* no answer could be found (reserved for the solver commands) */
-    SG_EXIT_INTERNAL = 5  /* out of memory or an internal error */
+    SG_EXIT_INTERNAL = 5, /* out of memory or an internal error; an output that cannot be written */
+    SG_EXIT_OUTPUT = 6    /* an output refused: not a regular file, a symbolic link, the input itself, a terminal */
 } sg_exit;
 
 /*
@@ -158,6 +159,8 @@ int sg_cmd_inspect(int argc, char **argv);
 int sg_cmd_verify(int argc, char **argv);
 /* cmd_pack.c: `shapegate pack`. */
 int sg_cmd_pack(int argc, char **argv);
+/* `shapegate gate [--json] OLD.pt2 NEW.pt2` (cmd_gate.c). */
+int sg_cmd_gate(int argc, char **argv);
 
 /* An archive opened, its model JSON read and parsed, its trace built and checked. */
 typedef struct sg_cli_verification {

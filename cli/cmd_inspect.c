@@ -1,7 +1,8 @@
 /*
  * cmd_inspect.c - `shapegate inspect MODEL.pt2 [--json]`: the container
  * format and versions, the graph's inputs with symbolic shapes and dtypes,
- * the symbols with their ranges and input dims, the runtime asserts (also
+ * the symbols with their ranges and input dims, the guards_code entries
+ * (torch >= 2.8) over the input sizes, the runtime asserts (also
  * those of control-flow subgraphs, tagged with the subgraph), the count of
  * tensor-metadata checks and the member list with sizes. Exit 0, 2 usage, 3 unreadable or invalid input,
  * 5 internal.
@@ -207,6 +208,21 @@ static void print_text(FILE *out, const char *path, sg_archive *a, const sg_grap
             fputs(as->source == SG_GRAPH_EXPR_NODES ? ", rebuilt from the nodes" : ", not recovered", out);
         fputs(")\n", out);
     }
+    if (sg_graph_has_guards_code(g)) {
+        fprintf(out, "guards_code: %zu (checked on every call)\n", sg_graph_guard_count(g));
+        for (i = 0; i < sg_graph_guard_count(g); i++) {
+            const sg_graph_guard *gd = sg_graph_guard_at(g, i);
+            fprintf(out, "  %s", gd->text);
+            if (gd->expr) {
+                fputs("  [", out);
+                put_expr(out, gd->expr, false);
+                fputc(']', out);
+            } else {
+                fprintf(out, "  (not read: %s)", gd->reason ? gd->reason : "?");
+            }
+            fputc('\n', out);
+        }
+    }
     fprintf(out, "metadata checks (_assert_tensor_metadata): %zu\n", sg_graph_metadata_check_count(g));
     fprintf(out, "members: %zu, %" PRIu64 " bytes\n", sg_archive_member_count(a), sg_archive_total_size(a));
     for (i = 0; i < sg_archive_member_count(a); i++) {
@@ -320,7 +336,24 @@ static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
         sg_cli_put_json_str(out, as->hop);
         fputc('}', out);
     }
-    fprintf(out, "],\"subgraphs\":%zu,\"metadata_checks\":%zu", sg_graph_subgraph_count(g),
+    fputs("],\"guards_code\":", out);
+    if (sg_graph_has_guards_code(g)) {
+        fputc('[', out);
+        for (i = 0; i < sg_graph_guard_count(g); i++) {
+            const sg_graph_guard *gd = sg_graph_guard_at(g, i);
+            fputs(i ? ",{\"text\":" : "{\"text\":", out);
+            sg_cli_put_json_str(out, gd->text);
+            fputs(",\"expr\":", out);
+            put_expr(out, gd->expr, true);
+            fputs(",\"reason\":", out);
+            sg_cli_put_json_str(out, gd->reason);
+            fputc('}', out);
+        }
+        fputc(']', out);
+    } else {
+        fputs("null", out);
+    }
+    fprintf(out, ",\"subgraphs\":%zu,\"metadata_checks\":%zu", sg_graph_subgraph_count(g),
             sg_graph_metadata_check_count(g));
     fputs(",\"members\":[", out);
     for (i = 0; i < sg_archive_member_count(a); i++) {

@@ -6,11 +6,16 @@
  * in the flat layout). The output is written to a temporary file and renamed;
  * the input is never modified; on any error no output file is left.
  *
+ * `-o -` streams the archive to stdout (the line saying what was written then
+ * goes to stderr). The output never replaces a symbolic link, device, FIFO
+ * or folder, and keeps an existing file's mode (archive/write.c).
+ *
  * Exit codes: 0 written, 1 / 4 with --strict when the verdict is refuted /
  * unknown (nothing written), 2 usage, 3 unreadable or invalid input, 5
- * internal or output error.
+ * internal error or the output cannot be written, 6 the output refused.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -19,7 +24,7 @@
 enum { OPT_STRICT = 256 };
 
 static const sg_cli_opt pack_opts[] = {
-    {"output", 'o', true, true, "-o, --output FILE    the archive to write (required; not MODEL.pt2 itself)"},
+    {"output", 'o', true, true, "-o, --output FILE    the archive to write (required; not MODEL.pt2 itself; - for stdout)"},
     {"strict", OPT_STRICT, false, false, "--strict             write nothing unless every dynamic dim is proved"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
     SG_CLI_OPT_HELP,
@@ -35,13 +40,18 @@ static const sg_cli_spec pack_spec = {
     "byte for byte, plus extra/shapegate/constraints.json (extra_files/... in the\n"
     "flat layout of torch <= 2.7) recording per input dim the verified range,\n"
     "divisibility, relations and verdict, the solver and budget, and the SHA-256 of\n"
-    "the model JSON. An existing record is replaced.\n"
+    "the model JSON. An existing record is replaced. OUT.pt2 is written to a\n"
+    "temporary file beside it and renamed: it may replace a regular file (keeping\n"
+    "its mode), never a read-only file, symbolic link, device, FIFO or folder.\n"
+    "-o - streams the archive to stdout.\n"
     "\n"
     "Options:\n",
     pack_opts,
     "\n"
     "Exit: 0 written, 1 refuted and 4 unknown (with --strict; nothing written),\n"
-    "      2 usage, 3 unreadable or invalid archive, 5 internal or output error.\n",
+    "      2 usage, 3 unreadable or invalid archive, 5 internal error or the output\n"
+    "      cannot be written, 6 the output refused (not a regular file, read-only,\n"
+    "      a symbolic link, the input itself, a terminal).\n",
     false,
     NULL,
 };
@@ -75,6 +85,7 @@ int sg_cmd_pack(int argc, char **argv)
     sg_error err = SG_ERROR_INIT;
     const char *member;
     char *record = NULL;
+    bool to_stdout;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -85,6 +96,11 @@ int sg_cmd_pack(int argc, char **argv)
         return sg_cli_usage_error(CMD, optind >= argc ? "no archive given" : "one archive expected");
     if (!a.output || !*a.output)
         return sg_cli_usage_error(CMD, "no output given (-o OUT.pt2)");
+    to_stdout = strcmp(a.output, "-") == 0;
+    if (to_stdout && isatty(STDOUT_FILENO)) {
+        sg_cli_errorf(CMD, "stdout is a terminal: not writing an archive to it (redirect it, or -o FILE)");
+        return SG_EXIT_OUTPUT;
+    }
     rc = sg_cli_verify_open(&v, CMD, argv[optind], NULL, &a.opts);
     if (rc != SG_EXIT_OK)
         goto cleanup;
@@ -106,14 +122,22 @@ int sg_cmd_pack(int argc, char **argv)
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }
-    if ((rc = sg_archive_write_with(v.archive, a.output, member, record, strlen(record), &err)) != 0) {
-        sg_cli_errorf(CMD, "%s: %s", a.output, err.msg);
-        /* the output side failing is not bad input: exit 5, except for an unusable name */
-        rc = rc == SG_EINVALID || rc == SG_ELIMIT ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;
+    if (to_stdout) {
+        fflush(stdout);
+        rc = sg_archive_write_with_fd(v.archive, STDOUT_FILENO, member, record, strlen(record), &err);
+    } else {
+        rc = sg_archive_write_with(v.archive, a.output, member, record, strlen(record), &err);
+    }
+    if (rc != 0) {
+        sg_cli_errorf(CMD, "%s: %s", to_stdout ? "stdout" : a.output, err.msg);
+        /* refused (what is there is not ours to replace): 6; cannot write: 5; a record over the limits: 3 */
+        rc = rc == SG_EINVALID ? SG_EXIT_OUTPUT : rc == SG_ELIMIT ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;
         goto cleanup;
     }
-    printf("%s: wrote %s with %s%s%s (verdict %s)\n", argv[optind], a.output, sg_archive_root(v.archive),
-           sg_archive_root(v.archive)[0] ? "/" : "", member, sg_verdict_name(sg_report_verdict(v.report)));
+    /* what was written, on stdout, or on stderr when stdout holds the archive */
+    fprintf(to_stdout ? stderr : stdout, "%s: wrote %s with %s%s%s (verdict %s)\n", argv[optind],
+            to_stdout ? "stdout" : a.output, sg_archive_root(v.archive), sg_archive_root(v.archive)[0] ? "/" : "",
+            member, sg_verdict_name(sg_report_verdict(v.report)));
     rc = SG_EXIT_OK;
 cleanup:
     sg_free(record);

@@ -22,6 +22,7 @@ static const sg_cli_command commands[] = {
     {"inspect", sg_cmd_inspect, "show a .pt2 archive's inputs, symbolic shapes, ranges and asserts"},
     {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
     {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},
+    {"gate", sg_cmd_gate, "does NEW.pt2 accept every input shape OLD.pt2 accepts? (release gate)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -24,9 +24,11 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/gate.h"
 #include "report/report.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
@@ -378,6 +380,27 @@ static int data_dependent(const sg_graph *g, const sg_trace *t, size_t *out, sg_
     return 0;
 }
 
+/*
+ * Some guards_code entry could not be read: the loaded module checks it on every call, so no
+ * dim the check proved is proved (it may be the one the entry rejects); they become unknown,
+ * naming the first such entry, and so does an ok verdict. Refutations stand: they hold
+ * whatever the unread entry says.
+ */
+static void unread_guards(sg_report *r, const sg_graph *g)
+{
+    size_t i, first = 0;
+
+    while (sg_graph_guard_at(g, first)->expr)
+        first++;
+    for (i = 0; i < r->ndims; i++)
+        if (r->dims[i].status == SG_DIM_PROVED) {
+            r->dims[i].status = SG_DIM_UNKNOWN;
+            snprintf(r->dims[i].reason, sizeof r->dims[i].reason, "guards_code[%zu] not read", first);
+        }
+    if (r->verdict == SG_VERDICT_OK)
+        r->verdict = SG_VERDICT_UNKNOWN;
+}
+
 int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,
                      sg_error *err)
 {
@@ -418,6 +441,12 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
     v->asserts = sg_graph_assert_count(in->graph);
     for (i = 0; i < v->asserts; i++)
         v->checked += sg_graph_assert_at(in->graph, i)->expr != NULL;
+    v->has_guards_code = sg_graph_has_guards_code(in->graph);
+    v->guards = sg_graph_guard_count(in->graph);
+    for (i = 0; i < v->guards; i++)
+        v->guards_read += sg_graph_guard_at(in->graph, i)->expr != NULL;
+    if (v->guards_read < v->guards)
+        unread_guards(r, in->graph);
     v = NULL;
     if ((rc = data_dependent(in->graph, t, &r->verify->data_dependent, err)) != 0)
         goto fail;
@@ -435,5 +464,28 @@ fail:
     sg_free(v);
     sg_report_free(r);
     sg_trace_free(t);
+    return rc;
+}
+
+int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
+                   const char *new_name, const char *policy, const sg_check_options *opts, sg_gate **out,
+                   sg_error *err)
+{
+    sg_runtime rt = {NULL, NULL};
+    sg_check_options o;
+    int rc;
+
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no output");
+    *out = NULL;
+    if (!e || !old_prog || !new_prog)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no engine or no program");
+    atomic_fetch_add(&e->requests, 1);
+    if ((rc = sg_check__options(&o, opts, err)) == 0 && (rc = call_begin(e, &rt, err)) == 0) {
+        rc = sg_gate_run(out, old_prog, new_prog, old_name, new_name, policy, &o, &rt, err);
+        call_end(e, &rt);
+    }
+    if (rc)
+        atomic_fetch_add(&e->errors, 1);
     return rc;
 }

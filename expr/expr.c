@@ -751,6 +751,61 @@ static const sg_expr *div_by_zero(sg_pool *p, sg_kind kind)
     return fail(p, SG_EUNDEFINED, "division by zero in %s", sg_kind_name(kind));
 }
 
+/* The integer coefficient of a term of a sum (1 when it has none); false for a rational one. */
+static bool term_int_coef(const sg_expr *t, sg_int *k)
+{
+    if (t->kind == SG_INT)
+        *k = t->u.ival;
+    else if (t->kind == SG_MUL && is_lit(t->args[0]))
+        return t->args[0]->kind == SG_INT && (*k = t->args[0]->u.ival, true);
+    else
+        *k = 1;
+    return true;
+}
+
+/*
+ * a / c for an integer-valued `a` every term of which has an integer coefficient that the
+ * literal c >= 2 divides (`8*x*y + 4` / 4 = `2*x*y + 1`); `a` itself when some term's is not
+ * divisible (or `a` is not integer-valued); NULL on failure (recorded in the pool). Where it
+ * applies, a // c is exactly the quotient and a % c is 0 for every value of the symbols
+ * (torch's FloorDiv simplifies the same way).
+ */
+static const sg_expr *exact_quotient(sg_pool *p, const sg_expr *a, sg_int c)
+{
+    const sg_expr *one = a, *const *ts = &one, **out = NULL, *res = NULL;
+    size_t n = 1, i;
+    sg_int k;
+
+    if (a->sort != SG_SORT_INT || c < 2)
+        return a;
+    if (a->kind == SG_ADD) {
+        ts = a->args;
+        n = a->nargs;
+    }
+    for (i = 0; i < n; i++)
+        if (!term_int_coef(ts[i], &k) || k % c != 0)
+            return a; /* not applicable: `a` itself */
+    if (!(out = sg__malloc(n * sizeof *out)))
+        return fail(p, SG_ENOMEM, "out of memory building an expression");
+    for (i = 0; i < n; i++) {
+        const sg_expr *t = ts[i];
+        term_int_coef(t, &k);
+        if (t->kind == SG_INT) {
+            out[i] = sg_expr_int(p, k / c);
+        } else {
+            const sg_expr *rest = t->nargs == 2 ? t->args[1] : node(p, SG_MUL, num_sort(t->args + 1, t->nargs - 1),
+                                                                     t->args + 1, t->nargs - 1);
+            out[i] = rest ? sg_expr_2(p, SG_MUL, sg_expr_int(p, k / c), rest) : NULL;
+        }
+        if (!out[i])
+            goto cleanup;
+    }
+    res = n == 1 ? out[0] : sg_expr_apply(p, SG_ADD, out, n);
+cleanup:
+    sg_free((void *)out);
+    return res;
+}
+
 static const sg_expr *mk_intdiv(sg_pool *p, sg_kind kind, const sg_expr *a, const sg_expr *b)
 {
     const sg_expr *args[2] = {a, b};
@@ -772,6 +827,13 @@ static const sg_expr *mk_intdiv(sg_pool *p, sg_kind kind, const sg_expr *a, cons
         if (kind == SG_MOD || kind == SG_PYMOD)
             return sg_expr_int(p, 0);
         return lit_is(b, 1) ? a : sg_expr_neg(p, a);
+    }
+    if (b->kind == SG_INT && b->u.ival >= 2 && kind != SG_CEILDIV) {
+        const sg_expr *q = exact_quotient(p, a, b->u.ival);
+        if (!q)
+            return NULL;
+        if (q != a)
+            return kind == SG_MOD || kind == SG_PYMOD ? sg_expr_int(p, 0) : q;
     }
     return node(p, kind, SG_SORT_INT, args, 2);
 }

@@ -201,6 +201,7 @@ static const struct {
     {"Eq", SG_EQ}, {"Ne", SG_NE}, {"Lt", SG_LT}, {"Le", SG_LE}, {"Gt", SG_GT}, {"Ge", SG_GE},
     {"max", SG_MAX}, {"min", SG_MIN}, {"sym_max", SG_MAX}, {"sym_min", SG_MIN},
     {"math.floor", SG_FLOOR}, {"math.ceil", SG_CEIL}, {"math.trunc", SG_TRUNC},
+    {"torch.sym_max", SG_MAX}, {"torch.sym_min", SG_MIN}, /* guards_code of torch >= 2.8 */
     {"floor", SG_FLOOR}, {"ceiling", SG_CEIL},
 };
 
@@ -360,17 +361,17 @@ static const sg_expr *p_atom(parser *ps)
     if (ps->tok.type == T_IDENT) {
         sg_kind kind;
         size_t nlen = len;
-        /* dotted module functions and constants: math.floor(...), math.inf */
-        if (len == 4 && !memcmp(t, "math", 4)) {
+        /* dotted module functions and constants: math.floor(...), math.inf, torch.sym_max(...) */
+        if ((len == 4 && !memcmp(t, "math", 4)) || (len == 5 && !memcmp(t, "torch", 5))) {
             next(ps);
-            if (!expect(ps, ".", "after 'math'"))
+            if (!expect(ps, ".", len == 4 ? "after 'math'" : "after 'torch'"))
                 return NULL;
             if (ps->tok.type != T_IDENT) {
-                perr(ps, ps->tok.start, SG_EINVALID, "expected a name after 'math.'");
+                perr(ps, ps->tok.start, SG_EINVALID, "expected a name after '%.*s.'", (int)len, t);
                 return NULL;
             }
             nlen = ps->tok.start + ps->tok.len - at;
-            if (tok_is(ps, T_IDENT, "inf")) {
+            if (len == 4 && tok_is(ps, T_IDENT, "inf")) {
                 next(ps);
                 return built(ps, sg_expr_inf(ps->pool, 1, false), at);
             }

@@ -47,6 +47,17 @@ static void read_back(const sg_graph *g)
         if (s->path && s->input >= sg_graph_input_count(g))
             SG_FUZZ_FAIL("symbol %zu names input %zu of %zu", i, s->input, sg_graph_input_count(g));
     }
+    for (i = 0; i < sg_graph_guard_count(g); i++) {
+        const sg_graph_guard *gd = sg_graph_guard_at(g, i);
+        if (!gd || !gd->text || !gd->expr == !gd->reason)
+            SG_FUZZ_FAIL("guards_code[%zu]: needs its text and either an expression or a reason", i);
+        if (gd->expr && sg_expr_sort(gd->expr) != SG_SORT_BOOL)
+            SG_FUZZ_FAIL("guards_code[%zu] read as a non-boolean expression", i);
+        if (gd->reason && strchr(gd->reason, '\n'))
+            SG_FUZZ_FAIL("guards_code[%zu]: a reason of more than one line", i);
+    }
+    if (!sg_graph_has_guards_code(g) && sg_graph_guard_count(g))
+        SG_FUZZ_FAIL("guards_code entries without a guards_code list");
     (void)sg_graph_node_count(g);
     (void)sg_graph_subgraph_count(g);
     (void)sg_graph_metadata_check_count(g);

@@ -38,7 +38,8 @@ find "$ROOT/tests/corpus" -mindepth 2 -maxdepth 2 -type d -print0 |
     xargs -0 "$BUILD/fuzz/trace_seeds" "$OUT/trace" 2>/dev/null || true
 
 # archive: the five smallest model.pt2 files.
-find "$ROOT/tests/corpus" -name model.pt2 -printf '%s %p\n' | sort -n | head -5 |
+# (sed, not head: head closing the pipe early kills sort with SIGPIPE under pipefail)
+find "$ROOT/tests/corpus" -name model.pt2 -printf '%s %p\n' | sort -n | sed -n 1,5p |
     while read -r _ p; do
         d=$(dirname "$p")
         cp "$p" "$OUT/archive/$(basename "$(dirname "$d")")_$(basename "$d").pt2"
@@ -50,6 +51,10 @@ while IFS= read -r p; do
     d=$(dirname "$p")
     args+=("$p" "$(basename "$(dirname "$d")")_$(basename "$d")")
 done < <(find "$ROOT/tests/corpus" -name model.pt2 | sort)
+# and the archives whose guards_code narrows the declared ranges (tests/data/boundaries/archives)
+for p in "$ROOT"/tests/data/boundaries/archives/*.pt2; do
+    [ -f "$p" ] && args+=("$p" "boundaries_$(basename "$p" .pt2)")
+done
 "$BUILD/fuzz/trace_seeds" --models "$OUT/graph" "${args[@]}" 2>/dev/null || true
 find "$OUT/graph" -type f -size +64k -delete
 

@@ -31,6 +31,9 @@ struct sg_graph {
     size_t nasserts, capasserts;
     sg_graph_symbol *symbols;
     size_t nsymbols, capsymbols;
+    sg_graph_guard *guards;     /* guards_code */
+    size_t nguards;
+    bool has_guards_code;
     size_t nnodes, nsubgraphs, nmetachecks;
     void **owned; /* every other block the graph handed out */
     size_t nowned, capowned;
@@ -78,6 +81,7 @@ void sg_graph_free(sg_graph *g)
     sg_free(g->ranges);
     sg_free(g->asserts);
     sg_free(g->symbols);
+    sg_free(g->guards);
     sg_pool_free(g->pool);
     sg_free(g);
 }
@@ -623,6 +627,161 @@ static int read_asserts(sg_graph *g, const cJSON *root, sg_error *err)
     return read_graph_asserts(g, graph, "graph_module.graph", "", NULL, 0, err);
 }
 
+/* ---- guards_code ---------------------------------------------------------------- */
+
+#define MAX_GUARDS 100000
+#define MAX_GUARD_TEXT 65536
+
+/* The symbolic size of the user input dim a guards_code source `L[path].size()[d]` names,
+ * or NULL (another source, a dim beyond the rank, no such input). */
+static const sg_expr *source_size(const sg_graph *g, const char *name)
+{
+    const char *at = NULL, *p, *q;
+    size_t plen, i, d = 0;
+
+    if (strncmp(name, "L[", 2) != 0)
+        return NULL;
+    for (p = strstr(name, ".size()["); p; p = strstr(p + 1, ".size()["))
+        at = p; /* the last one: a dict key may hold anything */
+    if (!at)
+        return NULL;
+    for (q = at + 8; *q >= '0' && *q <= '9' && d < 100000; q++)
+        d = d * 10 + (size_t)(*q - '0');
+    if (q == at + 8 || strcmp(q, "]") != 0)
+        return NULL;
+    plen = (size_t)(at - name - 1);
+    for (i = 0; i < g->ninputs; i++) {
+        const sg_graph_input *in = &g->inputs[i];
+        if (in->kind == SG_GRAPH_IN_USER && in->tensor && in->path && strlen(in->path) == plen
+            && memcmp(in->path, name + 1, plen) == 0)
+            return d < in->tensor->ndim ? in->tensor->sizes[d] : NULL;
+    }
+    /* strict export (dynamo) names the flattened user inputs: L['flat_args'][k] is the k-th
+     * input leaf of the signature */
+    if (strncmp(name, "L['flat_args'][", 15) == 0) {
+        size_t k = 0, n = 0;
+        for (q = name + 15; *q >= '0' && *q <= '9' && k < 100000; q++)
+            k = k * 10 + (size_t)(*q - '0');
+        if (q == name + 15 || q != at - 1 || *q != ']')
+            return NULL;
+        for (i = 0; i < g->ninputs; i++) {
+            const sg_graph_input *in = &g->inputs[i];
+            if (in->kind != SG_GRAPH_IN_USER && in->kind != SG_GRAPH_IN_CONSTANT_INPUT)
+                continue;
+            if (n++ == k)
+                return in->kind == SG_GRAPH_IN_USER && in->tensor && d < in->tensor->ndim ? in->tensor->sizes[d] : NULL;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * `e` (parsed into a scratch pool) rebuilt in the graph's pool with each source replaced by
+ * the size it names. NULL when a source names no user input size (`*why` set to its name)
+ * or a constructor failed (the pool's recorded error).
+ */
+static const sg_expr *over_sizes(sg_graph *g, sg_expr_copier *cp, const sg_expr *e, const char **why)
+{
+    const sg_expr *stack[16], **args = stack, *res = NULL;
+    size_t n = sg_expr_nargs(e), i;
+
+    if (sg_expr_kind(e) == SG_SYM) {
+        if (!(res = source_size(g, sg_expr_symbol_name(e))))
+            *why = sg_expr_symbol_name(e);
+        return res;
+    }
+    if (n == 0)
+        return sg_expr_copy(cp, e);
+    if (n > 16 && !(args = sg__malloc(n * sizeof *args)))
+        return NULL;
+    for (i = 0; i < n; i++)
+        if (!(args[i] = over_sizes(g, cp, sg_expr_arg(e, i), why)))
+            goto cleanup;
+    res = sg_expr_apply(g->pool, sg_expr_kind(e), args, n);
+cleanup:
+    if (args != stack)
+        sg_free((void *)args);
+    return res;
+}
+
+/* One guards_code entry into `gd`: its condition over the symbols, or why it does not read. */
+static int read_guard(sg_graph *g, sg_graph_guard *gd, const char *text, sg_error *err)
+{
+    sg_pool *scratch = NULL;
+    sg_expr_copier cp;
+    const sg_expr *e = NULL;
+    const char *why = NULL;
+    sg_error pe = SG_ERROR_INIT;
+    char reason[SG_ERROR_MSG_MAX + 64];
+    int rc;
+
+    reason[0] = '\0';
+    sg_expr_copier_init(&cp, g->pool);
+    if (!(gd->text = dup(g, text))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory reading guards_code");
+        goto cleanup;
+    }
+    if ((rc = sg_pool_new(&scratch, err)) != 0)
+        goto cleanup;
+    if ((rc = sg_expr_parse(&e, scratch, text, strlen(text), &pe)) != 0) {
+        rc = 0;
+        if (pe.code == SG_ENOMEM) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory reading guards_code");
+            goto cleanup;
+        }
+        snprintf(reason, sizeof reason, "does not parse: %s", pe.msg);
+    } else if (sg_expr_sort(e) != SG_SORT_BOOL) {
+        snprintf(reason, sizeof reason, "not a condition");
+    } else if (!(gd->expr = over_sizes(g, &cp, e, &why))) {
+        const sg_error *fe = sg_pool_error(g->pool);
+        if (fe && fe->code == SG_ENOMEM) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory reading guards_code");
+            goto cleanup;
+        }
+        if (why)
+            snprintf(reason, sizeof reason, "'%.200s' is not the size of a user tensor input", why);
+        else
+            snprintf(reason, sizeof reason, "cannot be rebuilt over the input sizes: %s", fe ? fe->msg : "?");
+        sg_pool_clear_error(g->pool);
+    }
+    if (reason[0] && !(gd->reason = dup(g, reason)))
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory reading guards_code");
+cleanup:
+    sg_expr_copier_dispose(&cp);
+    sg_pool_free(scratch);
+    return rc;
+}
+
+/* The top-level `guards_code` (torch >= 2.8): absent, or an array of strings. */
+static int read_guards_code(sg_graph *g, const cJSON *root, sg_error *err)
+{
+    const cJSON *gc = sg__json_get(root, "guards_code"), *it;
+    size_t n, i = 0;
+    int rc;
+
+    if (!gc || cJSON_IsNull(gc))
+        return 0;
+    if (!cJSON_IsArray(gc))
+        return sg_error_set(err, SG_EINVALID, "guards_code: not an array");
+    g->has_guards_code = true;
+    n = (size_t)cJSON_GetArraySize(gc);
+    if (n > MAX_GUARDS)
+        return sg_error_set(err, SG_ELIMIT, "guards_code: %zu entries (at most %d)", n, MAX_GUARDS);
+    if (n && !(g->guards = sg__calloc(n, sizeof *g->guards)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory reading guards_code");
+    cJSON_ArrayForEach(it, gc) {
+        const char *text = sg__json_str(it);
+        if (!text)
+            return sg_error_set(err, SG_EINVALID, "guards_code[%zu]: not a string", i);
+        if (strlen(text) > MAX_GUARD_TEXT)
+            return sg_error_set(err, SG_ELIMIT, "guards_code[%zu]: longer than %d bytes", i, MAX_GUARD_TEXT);
+        if ((rc = read_guard(g, &g->guards[i], text, err)) != 0)
+            return rc;
+        g->nguards = ++i;
+    }
+    return 0;
+}
+
 /* Add the symbols of `e` not seen yet. */
 static int add_symbols(sg_graph *g, const sg_expr *e, sg_error *err)
 {
@@ -666,6 +825,9 @@ static int map_symbols(sg_graph *g, sg_error *err)
                     return rc;
     for (i = 0; i < g->nasserts; i++)
         if ((rc = add_symbols(g, g->asserts[i].expr, err)) != 0)
+            return rc;
+    for (i = 0; i < g->nguards; i++)
+        if ((rc = add_symbols(g, g->guards[i].expr, err)) != 0)
             return rc;
     for (k = 0; k < g->nsymbols; k++) {
         sg_graph_symbol *s = &g->symbols[k];
@@ -730,7 +892,8 @@ int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err)
         goto cleanup;
     }
     if ((rc = read_signature(g, root, err)) != 0 || (rc = read_ranges(g, root, err)) != 0
-        || (rc = read_asserts(g, root, err)) != 0 || (rc = map_symbols(g, err)) != 0)
+        || (rc = read_asserts(g, root, err)) != 0 || (rc = read_guards_code(g, root, err)) != 0
+        || (rc = map_symbols(g, err)) != 0)
         goto cleanup;
     *out = g;
     g = NULL;
@@ -773,6 +936,9 @@ size_t sg_graph_range_count(const sg_graph *g) { return g->nranges; }
 const sg_graph_range *sg_graph_range_at(const sg_graph *g, size_t i) { return i < g->nranges ? &g->ranges[i] : NULL; }
 size_t sg_graph_assert_count(const sg_graph *g) { return g->nasserts; }
 const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i) { return i < g->nasserts ? &g->asserts[i] : NULL; }
+size_t sg_graph_guard_count(const sg_graph *g) { return g->nguards; }
+const sg_graph_guard *sg_graph_guard_at(const sg_graph *g, size_t i) { return i < g->nguards ? &g->guards[i] : NULL; }
+bool sg_graph_has_guards_code(const sg_graph *g) { return g->has_guards_code; }
 size_t sg_graph_symbol_count(const sg_graph *g) { return g->nsymbols; }
 const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i) { return i < g->nsymbols ? &g->symbols[i] : NULL; }
 size_t sg_graph_node_count(const sg_graph *g) { return g->nnodes; }

@@ -6,7 +6,9 @@
  * ranges admit passes every runtime assert; sg_graph_constraints_json()
  * writes the record `pack` stores in the archive (per input dim the verified
  * range, relations, divisibility, verdicts; solver, budget, versions, the
- * SHA-256 of the model JSON). The trace is built directly (the trace
+ * SHA-256 of the model JSON, the guards_code entries as read). The
+ * guards_code entries (torch >= 2.8) are shape guards of the trace: the
+ * loaded module checks them on every call. The trace is built directly (the trace
  * module's builders), its expressions copied from the graph's pool; example
  * sizes that pass the asserts come from the solver's point search
  * (solver/point.h). The graph is only read: evaluation builds in an overlay.
@@ -124,6 +126,15 @@ static bool defaults_do(const sg_int *vals, const sg_graph *g, sg_pool *scratch,
         if (sg_expr_eval(&v, scratch, a->expr, vals, ns, &e2) != 0 || v.kind != SG_VAL_BOOL || !v.num)
             return false;
     }
+    for (i = 0; i < sg_graph_guard_count(g); i++) {
+        const sg_graph_guard *gd = sg_graph_guard_at(g, i);
+        sg_error e2 = SG_ERROR_INIT;
+        sg_value v;
+        if (!gd->expr)
+            continue;
+        if (sg_expr_eval(&v, scratch, gd->expr, vals, ns, &e2) != 0 || v.kind != SG_VAL_BOOL || !v.num)
+            return false;
+    }
     return true;
 }
 
@@ -160,7 +171,7 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     if (defaults_do(vals, g, scratch, backed, sb))
         return 0; /* every wish met without asking the solver */
     ranges = sg__calloc(ns + 1, sizeof *ranges);
-    guards = sg__calloc(sg_graph_assert_count(g) + 1, sizeof *guards);
+    guards = sg__calloc(sg_graph_assert_count(g) + sg_graph_guard_count(g) + 1, sizeof *guards);
     if (!ranges || !guards) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
@@ -179,6 +190,9 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
         if (a->expr && all_backed(g, a->expr, backed, err))
             guards[ng++] = a->expr;
     }
+    for (i = 0; i < sg_graph_guard_count(g); i++)
+        if (sg_graph_guard_at(g, i)->expr)
+            guards[ng++] = sg_graph_guard_at(g, i)->expr;
     memset(&q, 0, sizeof q);
     q.pool = scratch;
     q.active = backed;
@@ -374,7 +388,13 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
         bool added;
         if (!sym)
             goto oom;
-        if (s->path && (!(src = sg_trace__alloc(t, sizeof *src)) || !(src[0] = source_name(t, s->path, s->dim))))
+        /* a backed symbol that no input dim is exactly (the root of a derived dim `4*s`) is
+         * torch's phantom root: its source is its own name, the spec's root variable */
+        if ((s->path || backed[idx]) && !(src = sg_trace__alloc(t, sizeof *src)))
+            goto oom;
+        if (s->path && !(src[0] = source_name(t, s->path, s->dim)))
+            goto oom;
+        if (!s->path && backed[idx] && !(src[0] = sg_trace__strdup(t, sg_expr_symbol_name(s->sym))))
             goto oom;
         if (!(si = sg_trace__symbol(t, sym, &added)))
             goto oom;
@@ -390,6 +410,23 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
         si->unbacked = !backed[idx];
         si->sources = src;
         si->nsources = src ? 1 : 0;
+    }
+    /* guards_code: the shape guards the loaded module checks on every call */
+    for (i = 0; i < sg_graph_guard_count(g); i++) {
+        const sg_graph_guard *gc = sg_graph_guard_at(g, i);
+        sg_guard *gd;
+        if (!gc->expr)
+            continue;
+        if (!(gd = sg_trace__add_guard(t)))
+            goto oom;
+        gd->origin = SG_GUARD_SHAPE;
+        if (!(gd->text = print_into(t, gc->expr, err))) {
+            rc = err && err->code ? err->code : SG_ENOMEM;
+            goto cleanup;
+        }
+        if (!(gd->expr = sg_expr_copy(&cp, gc->expr))
+            || !(gd->msg = sg_trace__printf(t, "guards_code[%zu]: %s", i, gc->text)))
+            goto oom;
     }
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         const sg_graph_assert *a = sg_graph_assert_at(g, i);
@@ -534,6 +571,41 @@ static void put_sgbound(sg_buf *b, sg_bound v)
  * (the record's format, docs/graph.md). */
 static const char *viol_name(sg_violation_kind k) { return k == SG_VIOL_SPEC ? "spec" : sg_violation_kind_name(k); }
 
+/* "guards_code": {"count", "checked", "unrecovered", "entries": [{"text", "expr", "reason"}]} or null. */
+static int put_guards_code(sg_buf *b, const sg_graph *g, sg_error *err)
+{
+    size_t i, n = sg_graph_guard_count(g), read = 0;
+    int rc;
+
+    if (!sg_graph_has_guards_code(g)) {
+        sg_buf_puts(b, "  \"guards_code\": null,\n");
+        return 0;
+    }
+    for (i = 0; i < n; i++)
+        read += sg_graph_guard_at(g, i)->expr != NULL;
+    sg_buf_printf(b, "  \"guards_code\": {\"count\": %zu, \"checked\": %zu, \"unrecovered\": %zu, \"entries\": [", n,
+                  read, n - read);
+    for (i = 0; i < n; i++) {
+        const sg_graph_guard *gd = sg_graph_guard_at(g, i);
+        sg_buf_puts(b, i ? ",\n    {\"text\": " : "\n    {\"text\": ");
+        sg__json_put_str(b, gd->text);
+        sg_buf_puts(b, ", \"expr\": ");
+        if (gd->expr) {
+            if ((rc = put_expr(b, gd->expr, err)) != 0)
+                return rc;
+        } else {
+            sg_buf_puts(b, "null");
+        }
+        if (gd->reason) {
+            sg_buf_puts(b, ", \"reason\": ");
+            sg__json_put_str(b, gd->reason);
+        }
+        sg_buf_putc(b, '}');
+    }
+    sg_buf_puts(b, n ? "\n  ]},\n" : "]},\n");
+    return 0;
+}
+
 int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r, const sg_graph_record_info *info,
                               sg_error *err)
 {
@@ -578,6 +650,8 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
     sg_buf_printf(&b, ", \"queries\": %u},\n  \"verdict\": \"%s\",\n", r->stats.queries, sg_verdict_name(r->verdict));
     sg_buf_printf(&b, "  \"runtime_asserts\": {\"count\": %zu, \"checked\": %zu, \"unrecovered\": %zu},\n",
                   sg_graph_assert_count(g), checked, unrec);
+    if ((rc = put_guards_code(&b, g, err)) != 0)
+        goto cleanup;
     sg_buf_puts(&b, "  \"inputs\": [");
     for (i = 0; i < n; i++) {
         const sg_input_dim *d = &in[i];

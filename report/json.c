@@ -262,7 +262,8 @@ static int print_object(char **out, cJSON *j, sg_error *err)
     return *out ? 0 : sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
 }
 
-/* {"archive": ..., "against": ..., "verdict": ..., "runtime_asserts": {...}, "report": {...}} */
+/* {"archive": ..., "against": ..., "verdict": ..., "runtime_asserts": {...}, "guards_code": {...} | null,
+ *  "report": {...}} */
 static int verify_json(char **out, const sg_report *r, unsigned flags, sg_error *err)
 {
     const sg_verify_info *v = r->verify;
@@ -277,9 +278,15 @@ static int verify_json(char **out, const sg_report *r, unsigned flags, sg_error 
     sg_buf_puts(&b, "{\"archive\": ");
     sg__json_put_str_or_null(&b, v->name);
     sg_buf_printf(&b, ", \"against\": \"%s\", \"verdict\": \"%s\", \"runtime_asserts\": {\"count\": %zu, "
-                      "\"checked\": %zu, \"data_dependent\": %zu, \"unrecovered\": %zu}, \"report\": %s}",
+                      "\"checked\": %zu, \"data_dependent\": %zu, \"unrecovered\": %zu}%s",
                   v->against_spec ? "spec" : "range_constraints", sg_verdict_name(r->verdict), v->asserts,
-                  v->checked - v->data_dependent, v->data_dependent, v->asserts - v->checked, inner);
+                  v->checked - v->data_dependent, v->data_dependent, v->asserts - v->checked, "");
+    if (v->has_guards_code)
+        sg_buf_printf(&b, ", \"guards_code\": {\"count\": %zu, \"checked\": %zu, \"unrecovered\": %zu}",
+                      v->guards, v->guards_read, v->guards - v->guards_read);
+    else
+        sg_buf_puts(&b, ", \"guards_code\": null");
+    sg_buf_printf(&b, ", \"report\": %s}", inner);
     sg_free(inner);
     return sg_buf_finish(&b, out, "the report", err);
 }

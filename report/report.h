@@ -109,6 +109,9 @@ typedef struct sg_verify_info {
     size_t asserts;        /*< runtime check nodes in the graph */
     size_t checked;        /*< of them, recovered as expressions */
     size_t data_dependent; /*< of the recovered, those over an unbacked (data-dependent) symbol */
+    bool has_guards_code;  /*< the program has a guards_code list (torch >= 2.8) */
+    size_t guards;         /*< its entries */
+    size_t guards_read;    /*< of them, read over the input sizes (the others make proved dims unknown) */
 } sg_verify_info;
 
 struct sg_report {

@@ -191,6 +191,9 @@ static void verify_text(sg_buf *b, const sg_report *r)
                   v->against_spec ? "the given spec" : "the declared range_constraints");
     sg_buf_printf(b, "runtime asserts: %zu (%zu over input sizes, %zu data-dependent, %zu not recovered)\n",
                   v->asserts, v->checked - v->data_dependent, v->data_dependent, v->asserts - v->checked);
+    if (v->has_guards_code)
+        sg_buf_printf(b, "guards_code: %zu (%zu read over the input sizes, %zu not read)\n", v->guards, v->guards_read,
+                      v->guards - v->guards_read);
     for (i = 0; i < r->ndims; i++) {
         const sg_dim_result *d = &r->dims[i];
         const sg_input_dim *x = &in[d->input];
@@ -215,7 +218,10 @@ static void verify_text(sg_buf *b, const sg_report *r)
         }
         for (k = 0; k < vi->ncore; k++)
             sg_buf_printf(b, "  %s: %s\n",
-                          vi->core[k].kind == SG_CORE_GUARD ? "fails runtime assert"
+                          vi->core[k].kind == SG_CORE_GUARD
+                                  && !sg_trace_guard_is_runtime_assert(r->trace, vi->core[k].index)
+                              ? "fails guard (guards_code)"
+                          : vi->core[k].kind == SG_CORE_GUARD ? "fails runtime assert"
                           : vi->core[k].kind == SG_CORE_RANGE ? "fails declared range"
                           : vi->core[k].kind == SG_CORE_SPEC ? "spec" : "with",
                           vi->core[k].text);

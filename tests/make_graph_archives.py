@@ -118,11 +118,11 @@ WHILE_BODY_CHECKS = [
                binop("eq", "eq_1", sym_int("md"), {"as_int": 1}, True),
                node("torch.sym_not", [("a", sym_bool("eq_1"))], [sym_bool("not_1")])],
      "Ne(Mod(s77, 2), 1)"),
-    # 2*((3*s77)//3) - 1 < 200 through sym_numel, floordiv, mul, sub
+    # 2*((3*s77)//3) - 1 < 200 (read as 2*s77 - 1 < 200) through sym_numel, floordiv, mul, sub
     ("lt_1", [size("numel", "x", None, "sym_numel"), binop("floordiv", "fd", sym_int("numel"), {"as_int": 3}),
               binop("mul", "ml", sym_int("fd"), {"as_int": 2}), binop("sub", "sb", sym_int("ml"), {"as_int": 1}),
               binop("lt", "lt_1", sym_int("sb"), {"as_int": 200}, True)],
-     "2*((3*s77)//3) - 1 < 200"),
+     "2*s77 - 1 < 200"),
     # 3*s77 <= 192 through sym_stride (as_int 3) times the size
     ("le_1", [size("st", "x", 0, "sym_stride"), binop("mul", "ms", sym_int("st"), sym_int("sz")),
               binop("le", "le_1", sym_int("ms"), {"as_int": 192}, True)],

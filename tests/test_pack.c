@@ -421,9 +421,10 @@ static void test_failures(void)
     if (f)
         fclose(f);
     CHECK_EQ_INT(pack(src, SG_PACK_TMP "/fail/afile/out.pt2", &err), SG_EIO);
-    /* the output is a folder: the rename fails, the temporary file is removed */
+    /* the output is a folder: refused before anything is written */
     mkdir(SG_PACK_TMP "/fail/isdir.pt2", 0755);
-    CHECK_EQ_INT(pack(src, SG_PACK_TMP "/fail/isdir.pt2", &err), SG_EIO);
+    CHECK_EQ_INT(pack(src, SG_PACK_TMP "/fail/isdir.pt2", &err), SG_EINVALID);
+    CHECK(strstr(err.msg, "not a regular file (a folder)") != NULL);
     CHECK_EQ_INT(count_files(dir, "."), 2); /* only . and .. */
     /* the output is the input */
     CHECK(copy_file(src, SG_PACK_TMP "/fail/self.pt2"));

@@ -255,15 +255,29 @@ SG_API const char *sg_archive_constraints_member(sg_archive_format f);
  * them, and the end record (without the source's comment, if any).
  *
  * The file is written to a temporary file "<dir>/.<name>.XXXXXX" next to
- * `path` (mode 0644), flushed to disk and renamed onto `path`; the source is
- * only read. On failure no file is left behind and `path` is untouched.
- * Returns 0; SG_EINVALID (an unsafe `rel`, `path` is the source archive
- * itself); SG_ELIMIT (`data` over 64 MiB, a name over the limits'
- * max_name_len); SG_EIO (cannot create, write or rename; reading the
- * source); SG_ENOMEM.
+ * `path`, flushed to disk and renamed onto `path`; the source is only read.
+ * An existing `path` must be a regular file its owner may write: a symbolic
+ * link is neither followed nor replaced, and a device, FIFO, socket, folder
+ * or read-only file is never replaced (checked before writing and again
+ * before the rename); the new
+ * file keeps an existing file's mode (and, written by root, its owner), else
+ * gets 0644. On failure no file is left behind and `path` is untouched.
+ * Returns 0; SG_EINVALID (an unsafe `rel`; `path` is the source archive
+ * itself, a symbolic link, read-only or not a regular file); SG_ELIMIT (`data` over 64
+ * MiB, a name over the limits' max_name_len); SG_EIO (cannot create, write
+ * or rename; reading the source); SG_ENOMEM.
  */
 SG_API int sg_archive_write_with(sg_archive *a, const char *path, const char *rel, const void *data, size_t len,
                           sg_error *err);
+
+/**
+ * As sg_archive_write_with(), the same bytes streamed to the open descriptor
+ * `fd` (not closed, not synced; e.g. standard output). A failure part way
+ * leaves what was written. Returns as sg_archive_write_with() (SG_EINVALID
+ * also when `fd` is the source archive).
+ */
+SG_API int sg_archive_write_with_fd(sg_archive *a, int fd, const char *rel, const void *data, size_t len,
+                                    sg_error *err);
 
 #ifdef __cplusplus
 }

@@ -158,8 +158,62 @@ typedef struct sg_verify_input {
 SG_API int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,
                      sg_error *err);
 
-/* Release gating (does version N+1 accept every shape version N accepted) and batches of
- * traces sit on the same call path (engine/engine.c, "jobs"); they are not part of this API yet. */
+/* ---- release gate ------------------------------------------------------------------------------ */
+
+/** The result of sg_engine_gate() (opaque; free with sg_gate_free()). */
+typedef struct sg_gate sg_gate;
+
+/** The gate's decision. */
+typedef enum sg_gate_verdict {
+    SG_GATE_PASS = 0,       /**< NEW accepts every shape OLD accepts (it may accept more: a widening) */
+    SG_GATE_REGRESSION,     /**< some shape OLD accepts, NEW rejects (or the signature changed) */
+    SG_GATE_UNKNOWN         /**< not decided (the reason says why) */
+} sg_gate_verdict;
+
+/**
+ * Does NEW accept every input shape OLD accepts? Each program's accepted
+ * domain is what its loaded module checks on every call: the inputs'
+ * symbolic and static sizes, range_constraints, guards_code and the runtime
+ * asserts over input sizes (data-dependent ones are not about shapes). User
+ * inputs are matched by pytree path; a different list of paths or ranks is a
+ * signature change (a regression). Z3 decides `domain(OLD) ⊆ domain(NEW)`
+ * and the other direction (a widening, which passes), each under
+ * `opts->query_rlimit`; a shape on either side comes as a witness covering
+ * every tensor input, with the condition of the rejecting version that
+ * fails on it. `policy` (NUL-terminated JSON, or NULL; docs/gate.md) names
+ * ranges of OLD's input dims NEW must accept whatever OLD did, and relations
+ * NEW may require: a shape they admit that NEW rejects is a policy
+ * violation, reported and decided like a regression. Returns 0 and `*out`,
+ * SG_EINVALID (missing argument, bad options, a policy that does not read
+ * or names no input dim of OLD), SG_ENOMEM, SG_ERROR (Z3).
+ */
+SG_API int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
+                          const char *new_name, const char *policy, const sg_check_options *opts, sg_gate **out,
+                          sg_error *err);
+
+/** The decision (SG_GATE_UNKNOWN for NULL). */
+SG_API sg_gate_verdict sg_gate_verdict_of(const sg_gate *g);
+/** "pass", "regression", "unknown". */
+SG_API const char *sg_gate_verdict_name(sg_gate_verdict v);
+/** The gate as JSON (docs/gate.md) / as text for people, into a new string `*out` (sg_free()). */
+SG_API int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err);
+SG_API int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err);
+/**
+ * JUnit XML for CI: one test case per input dim of OLD (failing when the
+ * condition NEW rejects the regression witness by is about that dim; an
+ * error when the gate is unknown) and one for the signature.
+ */
+SG_API int sg_gate_to_junit(char **out, const sg_gate *g, sg_error *err);
+/**
+ * One GitHub-style workflow annotation line per finding (`::error` for a
+ * regression or a changed signature, `::notice` for a widening, `::warning`
+ * for unknown), none when NEW accepts exactly what OLD does.
+ */
+SG_API int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err);
+/** Free a gate result. NULL-safe. */
+SG_API void sg_gate_free(sg_gate *g);
+
+/* Batches of traces sit on the same call path (engine/engine.c, "jobs"); not part of this API yet. */
 
 /* ---- counters --------------------------------------------------------------------------------- */
 

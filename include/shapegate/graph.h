@@ -131,6 +131,23 @@ typedef struct sg_graph_assert {
     const char *hop;              /**< target of the higher-order op holding that subgraph, NULL at top level */
 } sg_graph_assert;
 
+/**
+ * One entry of the top-level `guards_code` (torch >= 2.8, schema 8.20): a
+ * Python condition over the user inputs' sizes (`L['x'].size()[0] % 8 == 0`)
+ * that the loaded module's guards function checks on every call.
+ */
+typedef struct sg_graph_guard {
+    const char *text;             /**< the entry as written */
+    /**
+     * The condition over the program's symbols, each `L[path].size()[d]`
+     * replaced by that input dim's symbolic size; NULL when it could not be
+     * read (`reason` says why: it names something other than a user tensor
+     * input's size, or does not parse).
+     */
+    const sg_expr *expr;
+    const char *reason;           /**< why `expr` is NULL, else NULL */
+} sg_graph_guard;
+
 /** A symbol of the program and the first user input dim it stands for. */
 typedef struct sg_graph_symbol {
     const sg_expr *sym;           /**< the SG_SYM */
@@ -178,8 +195,19 @@ SG_API size_t sg_graph_assert_count(const sg_graph *g);
 SG_API const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i);
 
 /**
- * Symbols: every symbol of a range_constraints key, of a user input's sizes
- * and of a runtime assert, in that order of first appearance.
+ * The `guards_code` entries in order (none for torch <= 2.7 archives, which
+ * write no `guards_code`; sg_graph_has_guards_code() tells the two apart).
+ */
+SG_API size_t sg_graph_guard_count(const sg_graph *g);
+/** Entry `i`, or NULL when out of range. Borrowed. */
+SG_API const sg_graph_guard *sg_graph_guard_at(const sg_graph *g, size_t i);
+/** True when the model JSON has a `guards_code` array (possibly empty). */
+SG_API bool sg_graph_has_guards_code(const sg_graph *g);
+
+/**
+ * Symbols: every symbol of a range_constraints key, of a user input's sizes,
+ * of a runtime assert and of a guards_code entry, in that order of first
+ * appearance.
  */
 SG_API size_t sg_graph_symbol_count(const sg_graph *g);
 SG_API const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i);

@@ -1,0 +1,277 @@
+/*
+ * test_boundaries.c - `verify` against what the loaded module did in real torch, from the
+ * committed results of tools/verify_boundaries.py (tests/data/boundaries/<2.14|2.6>/NAME.json:
+ * per archive the shapes tried at the boundaries of its declared ranges, whether each is
+ * declared, and what torch's loaded module did with it; no torch needed here).
+ *
+ * For every archive torch loaded, sg_engine_verify() on it now (deterministic: Z3's resource
+ * limit only, no wall-clock limit) must agree with torch:
+ * - a proved dim is a claim about every declared shape: no declared shape with sizes >= 2
+ *   (the sizes verify analyses; torch specialises 0 and 1) may have been rejected, unless
+ *   verify refutes or leaves something unknown;
+ * - a counterexample is a claim that the module rejects that shape: where torch ran it (it is
+ *   one of the shapes tried, or one of the counterexamples the last `verify_boundaries.py run`
+ *   took from verify.json), torch must have rejected it.
+ * A counterexample torch did not run is counted as not covered (rerun the tool to cover it).
+ * One test case per archive; the figures at the end.
+ */
+#define _DEFAULT_SOURCE /* scandir, alphasort */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shapegate/archive.h"
+#include "shapegate/engine.h"
+#include "shapegate/graph.h"
+#include "shapegate/report.h"
+#include "shapegate/trace.h"
+#include "test.h"
+#include "util/json.h"
+
+static int n_agree, n_unknown, n_cex_confirmed, n_cex_uncovered, n_proved_checked;
+
+/* `shape` (a JSON array of sizes) appended as "[a,b]" to `buf`; false when not one. */
+static bool put_shape(char *buf, size_t cap, const cJSON *shape)
+{
+    const cJSON *s;
+    size_t n = strlen(buf);
+
+    if (!cJSON_IsArray(shape))
+        return false;
+    n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "[");
+    cJSON_ArrayForEach(s, shape) {
+        sg_int v;
+        if (!sg__json_int(s, &v))
+            return false;
+        n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%lld", s == shape->child ? "" : ",", (long long)v);
+    }
+    n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "]");
+    return n < cap;
+}
+
+/* The key of a row: "path=[sizes];..." over the inputs with a non-empty shape, in order. */
+static bool row_key(char *buf, size_t cap, const cJSON *inputs, const cJSON *shapes)
+{
+    const cJSON *in = inputs ? inputs->child : NULL, *sh = shapes ? shapes->child : NULL;
+
+    buf[0] = '\0';
+    for (; in && sh; in = in->next, sh = sh->next) {
+        const char *path = sg__json_str(sg__json_get(in, "path"));
+        size_t n = strlen(buf);
+        if (!path || !cJSON_IsArray(sh) || cJSON_GetArraySize(sh) == 0)
+            continue;
+        snprintf(buf + n, cap - n, "%s=", path);
+        if (!put_shape(buf, cap, sh))
+            return false;
+        n = strlen(buf);
+        snprintf(buf + n, cap - n, ";");
+    }
+    return true;
+}
+
+/* The same key for a counterexample object {"path": [sizes], ...} in the inputs' order. */
+static bool cex_key(char *buf, size_t cap, const cJSON *inputs, const cJSON *cex)
+{
+    const cJSON *in;
+
+    buf[0] = '\0';
+    cJSON_ArrayForEach(in, inputs) {
+        const char *path = sg__json_str(sg__json_get(in, "path"));
+        const cJSON *sh = path ? cJSON_GetObjectItemCaseSensitive(cex, path) : NULL;
+        size_t n = strlen(buf);
+        if (!sh || !cJSON_IsArray(sh) || cJSON_GetArraySize(sh) == 0)
+            continue;
+        snprintf(buf + n, cap - n, "%s=", path);
+        if (!put_shape(buf, cap, sh))
+            return false;
+        n = strlen(buf);
+        snprintf(buf + n, cap - n, ";");
+    }
+    return true;
+}
+
+/* The key of violation `v`'s counterexample: each input's sizes from the report's trace. */
+static bool report_key(char *buf, size_t cap, const sg_report *r, size_t v, const cJSON *inputs)
+{
+    const sg_trace *t = sg_report_trace(r);
+    size_t n = sg_trace_input_count(t), i;
+    const cJSON *in;
+
+    buf[0] = '\0';
+    cJSON_ArrayForEach(in, inputs) {
+        const char *path = sg__json_str(sg__json_get(in, "path"));
+        bool any = false;
+        for (i = 0; path && i < n; i++) {
+            sg_num size;
+            size_t len = strlen(buf);
+            if (strcmp(sg_trace_input_path(t, i), path) != 0)
+                continue;
+            if (!sg_report_violation_counterexample(r, v, i, &size) || size.big || size.inf)
+                return false;
+            if (!any)
+                len += (size_t)snprintf(buf + len, cap - len, "%s=[", path);
+            else
+                len += (size_t)snprintf(buf + len, cap - len, ",");
+            if (len < cap)
+                snprintf(buf + len, cap - len, "%lld", (long long)size.value);
+            any = true;
+        }
+        if (any) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, "];");
+        }
+    }
+    return strlen(buf) + 1 < cap;
+}
+
+/* What torch did with the shape `key`: "ok", an error id, or NULL when it did not run it. */
+static const char *torch_result(const cJSON *rec, const char *key)
+{
+    static char k2[8192];
+    const cJSON *inputs = sg__json_get(rec, "inputs"), *x;
+
+    cJSON_ArrayForEach(x, sg__json_get(rec, "rows"))
+        if (row_key(k2, sizeof k2, inputs, sg__json_get(x, "shapes")) && strcmp(k2, key) == 0)
+            return sg__json_str(sg__json_get(x, "result"));
+    cJSON_ArrayForEach(x, sg__json_get(rec, "verify_counterexamples"))
+        if (cex_key(k2, sizeof k2, inputs, sg__json_get(x, "counterexample")) && strcmp(k2, key) == 0)
+            return sg__json_str(sg__json_get(x, "result"));
+    return NULL;
+}
+
+/* One archive: verify it and hold the verdicts against torch's runs. */
+static void check_archive(sg_engine *eng, const cJSON *rec)
+{
+    const char *rel = sg__json_str(sg__json_get(rec, "archive")), *name = sg__json_str(sg__json_get(rec, "name"));
+    const cJSON *inputs = sg__json_get(rec, "inputs"), *x;
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    sg_verify_input in = SG_VERIFY_INPUT_INIT;
+    sg_error err = SG_ERROR_INIT;
+    sg_archive *a = NULL;
+    sg_graph *g = NULL;
+    sg_report *r = NULL;
+    char path[4096], key[8192];
+    size_t v, rejected = 0;
+    int rc;
+
+    snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel ? rel : "?");
+    o.timeout_ms = 0;       /* decided by Z3's resource limit only */
+    o.query_timeout_ms = 0;
+    o.fixes = o.torch_fixes = o.torch_message = false;
+    rc = sg_archive_open(&a, path, NULL, &err);
+    if (rc == 0)
+        rc = sg_graph_load(&g, a, NULL, &err);
+    if (rc == 0) {
+        in.graph = g;
+        in.name = rel;
+        rc = sg_engine_verify(eng, &in, &o, &r, &err);
+    }
+    CHECK_MSG(rc == 0, "%s: %s", rel, err.msg);
+    if (rc != 0)
+        goto cleanup;
+    for (v = 0; v < sg_report_violation_count(r); v++) {
+        const char *res;
+        if (sg_report_violation_kind(r, v) != SG_VIOL_GUARD)
+            continue;
+        if (!report_key(key, sizeof key, r, v, inputs)) {
+            CHECK_MSG(false, "%s: violation %zu: counterexample without sizes", name, v);
+            continue;
+        }
+        if (!(res = torch_result(rec, key))) {
+            n_cex_uncovered++;
+            printf("  %s: counterexample %s not run in torch (rerun tools/verify_boundaries.py)\n", name, key);
+            continue;
+        }
+        CHECK_MSG(strcmp(res, "ok") != 0, "%s: verify refutes with %s, but the loaded module runs it", name, key);
+        n_cex_confirmed += strcmp(res, "ok") != 0;
+    }
+    cJSON_ArrayForEach(x, sg__json_get(rec, "rows"))
+        if (cJSON_IsTrue(sg__json_get(x, "declared")) && cJSON_IsTrue(sg__json_get(x, "ge2"))
+            && strcmp(sg__json_str(sg__json_get(x, "result")) ? sg__json_str(sg__json_get(x, "result")) : "", "ok"))
+            rejected++;
+    switch (sg_report_verdict(r)) {
+    case SG_VERDICT_OK:
+        CHECK_MSG(rejected == 0, "%s: verify proves every dim, but the loaded module rejects %zu declared shape(s)",
+                  name, rejected);
+        n_proved_checked++;
+        break;
+    case SG_VERDICT_UNKNOWN:
+        n_unknown++;
+        printf("  %s: unknown (%s)\n", name, sg_report_dim_count(r) ? sg_report_dim_reason(r, 0) : "");
+        break;
+    default:
+        break;
+    }
+    if (!test_cur_failed_)
+        n_agree++;
+cleanup:
+    sg_report_free(r);
+    sg_graph_free(g);
+    sg_archive_free(a);
+}
+
+static sg_engine *engine;
+
+/* Every record of one torch version's folder, one test case each. */
+static void run_folder(const char *version)
+{
+    char dir[4096];
+    struct dirent **list = NULL;
+    int n, i;
+
+    snprintf(dir, sizeof dir, "%s/tests/data/boundaries/%s", SG_SOURCE_DIR, version);
+    n = scandir(dir, &list, NULL, alphasort);
+    if (n < 0) {
+        fprintf(stderr, "%s: cannot read\n", dir);
+        test_failed_++;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        char file[8192];
+        cJSON *rec = NULL;
+        sg_error err = SG_ERROR_INIT;
+        size_t len = strlen(list[i]->d_name);
+        if (len < 6 || strcmp(list[i]->d_name + len - 5, ".json") != 0) {
+            free(list[i]);
+            continue;
+        }
+        snprintf(file, sizeof file, "%s/%s", dir, list[i]->d_name);
+        test_cur_name_ = list[i]->d_name;
+        test_cur_failed_ = 0;
+        if (sg__json_load_file(&rec, file, "boundary record", &err) != 0) {
+            CHECK_MSG(false, "%s", err.msg);
+        } else if (sg__json_get(rec, "rows")) { /* torch loaded it */
+            check_archive(engine, rec);
+        } else {
+            cJSON_Delete(rec);
+            free(list[i]);
+            continue;
+        }
+        if (test_cur_failed_) {
+            test_failed_++;
+            fprintf(stderr, "FAIL %s/%s\n", version, list[i]->d_name);
+        } else {
+            test_passed_++;
+        }
+        cJSON_Delete(rec);
+        free(list[i]);
+    }
+    free(list);
+}
+
+int main(void)
+{
+    sg_error err = SG_ERROR_INIT;
+
+    if (sg_engine_new(&engine, NULL, &err) != 0) {
+        fprintf(stderr, "sg_engine_new: %s\n", err.msg);
+        return 1;
+    }
+    run_folder("2.14");
+    run_folder("2.6");
+    sg_engine_free(engine);
+    printf("boundaries: %d archives agree with torch (%d proved and checked against the rejected shapes, "
+           "%d unknown); counterexamples: %d rejected by torch, %d not run in torch\n",
+           n_agree, n_proved_checked, n_unknown, n_cex_confirmed, n_cex_uncovered);
+    return test_summary();
+}
