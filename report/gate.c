@@ -6,9 +6,43 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/gate.h"
+#include "report/gate.h"
 #include "util/json.h"
 #include "util/util.h"
+
+void sg_gate_free(sg_gate *g)
+{
+    size_t i, k;
+    sg_gate_finding *fs[3];
+
+    if (!g)
+        return;
+    fs[0] = &g->regression;
+    fs[1] = &g->widening;
+    fs[2] = &g->policy;
+    for (k = 0; k < 3; k++) {
+        for (i = 0; i < fs[k]->nwitness; i++) {
+            sg_free(fs[k]->witness[i].path);
+            sg_free(fs[k]->witness[i].sizes);
+        }
+        sg_free(fs[k]->witness);
+        sg_free(fs[k]->rejected_by);
+        sg_free(fs[k]->kind);
+        sg_free(fs[k]->source);
+    }
+    for (i = 0; i < g->nchanges; i++)
+        sg_free(g->changes[i]);
+    sg_free(g->changes);
+    for (i = 0; i < g->ndims; i++) {
+        sg_free(g->dims[i].path);
+        sg_free(g->dims[i].old_size);
+        sg_free(g->dims[i].new_size);
+    }
+    sg_free(g->dims);
+    sg_free(g->old_name);
+    sg_free(g->new_name);
+    sg_free(g);
+}
 
 sg_gate_verdict sg_gate_verdict_of(const sg_gate *g) { return g ? g->verdict : SG_GATE_UNKNOWN; }
 
