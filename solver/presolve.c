@@ -633,11 +633,11 @@ static sg_interval iv_of(sg_bound lo, sg_bound hi)
 
 void sg_presolve_def(sg_presolve *ps, size_t k)
 {
-    ps->work = 0;
     const sg_problem *p = ps->p;
     const sg_symbol_info *si = &p->syms[k];
     size_t sn = p->ninputs + k, i;
     long x = -1;
+    ps->work = 0;
     for (i = 0; i < si->nsources && x < 0; i++)
         x = x_of(ps, si->sources[i]);
     if (p->sym_input[k] >= 0)
@@ -650,10 +650,10 @@ void sg_presolve_def(sg_presolve *ps, size_t k)
 
 void sg_presolve_spec(sg_presolve *ps, size_t i)
 {
-    ps->work = 0;
     const sg_problem *p = ps->p;
     const sg_input_dim *d = &p->inputs[i];
     long x;
+    ps->work = 0;
     switch (d->kind) {
     case SG_SPEC_DIM: {
         sg_bound lo = d->min;
@@ -697,9 +697,9 @@ void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size) { bound_point(ps, i
 
 void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
 {
-    ps->work = 0;
     const sg_problem *p = ps->p;
     const sg_expr *v = p->inputs[i].value;
+    ps->work = 0;
     if (!v)
         return;
     if (root == SIZE_MAX || root >= p->ninputs) {
@@ -717,10 +717,10 @@ void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
 
 void sg_presolve_constraint(sg_presolve *ps, size_t k)
 {
-    ps->work = 0;
     const sg_problem *p = ps->p;
     const sg_constraint *c = &p->cons[k];
     const sg_symbol_info *si;
+    ps->work = 0;
     switch (c->kind) {
     case SG_CORE_GUARD:
         if (c->expr)
@@ -804,13 +804,13 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
 
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
 {
-    ps->work = 0;
     const sg_problem *p = ps->p;
     const sg_constraint *c = &p->cons[k];
     lin f, g;
     sg_tri r = SG_TRI_UNKNOWN;
     if (presolve_off || ps->empty)
         return SG_TRI_UNKNOWN;
+    ps->work = 0;
     switch (c->kind) {
     case SG_CORE_GUARD:
         return sg_presolve_decide_expr(ps, c->expr);
