@@ -253,8 +253,12 @@ def main():
         out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
         wall = time.monotonic() - t0
         lines = len(out.splitlines())
-        print("%-12s %d traces in one process (%d lines): shapegate %.3f s, torch %.3f s, torch/sg %.2f" % (
-            "batch", len(paths), lines, wall, total_torch, total_torch / wall if wall else 0))
+        if lines != len(paths):
+            print("%-12s this binary does not check several INPUTs in one process (%d lines for %d traces)" % (
+                "batch", lines, len(paths)))
+        else:
+            print("%-12s %d traces in one process: shapegate %.3f s, torch %.3f s, torch/sg %.2f" % (
+                "batch", len(paths), wall, total_torch, total_torch / wall if wall else 0))
     print("torch s = produce_guards_s + dim_constraints_total_s (case.json); torch/sg >= 10 is the issue's target")
     return 0
 
