@@ -16,12 +16,14 @@
  *      search repeats until no counterexample is left (the rest is proved)
  *      or Z3 cannot decide (the rest is unknown, with the reason).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
 #include "analysis/infer.h"
 #include "expr/interval.h"
 #include "report/report.h"
+#include "solver/presolve.h"
 #include "solver/problem.h"
 #include "trace/trace_impl.h"
 #include "torch/validate.h"
@@ -45,8 +47,16 @@ typedef struct checker {
     sg_report *r;
     Z3_ast *fixed;     /* [ninputs] referenced replacement spec item (adopted relation / pin), or NULL */
     bool *decided;     /* [ninputs] refuted or unknown already */
+    /* what c->fixed[i] says, for the presolve: FIX_RELATION with rel_root[i] (SIZE_MAX: a
+     * constant), or FIX_PIN to the example size */
+    unsigned char *fixed_kind;
+    size_t *rel_root;
+    sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
+    long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
     sg_error *err;
 } checker;
+
+enum { FIX_NONE, FIX_RELATION, FIX_PIN };
 
 /* ---- Report building ------------------------------------------------------------------- */
 
@@ -420,8 +430,59 @@ static int spec_states(checker *c, size_t i, Z3_ast rel, Z3_lbool *states)
     return rc;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The relation D_i = value over D_root explained by the presolve's proof forest of i's component
+ * (built on first use): 1 with the core added to v, 0 when it cannot (then Z3 explains it). */
+static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
+{
+    sg_problem *p = c->p;
+    long comp = p->input_comp[i];
+    size_t j, k, n = 0, skip = SIZE_MAX, *core = NULL, ncore = 0;
+    int rc;
+    if (root >= p->ninputs || !sg_presolve_enabled())
+        return 0;
+    if (c->forest_comp != comp) {
+        size_t nsyms = c->syms.start[comp + 1] - c->syms.start[comp];
+        size_t *order = sg__malloc((c->cons.start[comp + 1] - c->cons.start[comp] + 1) * sizeof *order);
+        int pass;
+        if (!order)
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
+        for (pass = 0; pass < 2; pass++) /* guards first: a core should rather keep them */
+            FOR_MEMBERS(c->cons, comp, j, k)
+                if (!p->cons[k].unbacked && (p->cons[k].kind == SG_CORE_GUARD) == (pass == 0))
+                    order[n++] = k;
+        rc = sg_presolve_forest(c->ps, &c->syms.idx[c->syms.start[comp]], nsyms, order, n);
+        sg_free(order);
+        if (rc)
+            return sg_error_set(c->err, rc, "out of memory explaining a relation");
+        c->forest_comp = comp;
+    }
+    FOR_MEMBERS(c->cons, comp, j, k)
+        if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i)
+            skip = k;
+    rc = sg_presolve_explain(c->ps, i, root, skip, &core, &ncore);
+    if (rc < 0)
+        return sg_error_set(c->err, rc, "out of memory explaining a relation");
+    if (rc == 1) {
+        qsort(core, ncore, sizeof *core, cmp_size);
+        for (j = 0; j < ncore; j++)
+            if (!add_constraint_core(c, v, &p->cons[core[j]])) {
+                sg_free(core);
+                return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            }
+        c->r->stats.decided_cheaply++;
+    }
+    sg_free(core);
+    return rc;
+}
+
 /* The guards (without dim i's own binding) that force `rel`; into v's core. */
-static int explain_relation(checker *c, sg_violation *v, size_t i, Z3_ast rel)
+static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, Z3_ast rel)
 {
     sg_problem *p = c->p;
     Z3_context ctx = p->ctx;
@@ -432,6 +493,8 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, Z3_ast rel)
     Z3_lbool res;
     char reason[64];
 
+    if ((rc = explain_by_forest(c, v, i, root)) != 0)
+        return rc < 0 ? rc : 0;
     push_defs(c, &hard, p->input_comp[i]);
     zv_push(&hard, K(Z3_mk_not(ctx, rel)));
     map = sg__malloc((p->ncons + 1) * sizeof *map);
@@ -584,8 +647,10 @@ static int phase_relations(checker *c)
             Z3_dec_ref(ctx, rel);
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         }
-        rc = explain_relation(c, v, i, rel);
+        rc = explain_relation(c, v, i, constant ? SIZE_MAX : root, rel);
         c->fixed[i] = rel; /* adopt the relation for phase 2 (keeps the reference) */
+        c->fixed_kind[i] = FIX_RELATION;
+        c->rel_root[i] = constant ? SIZE_MAX : root;
         c->decided[i] = true;
         c->r->dims[i].status = SG_DIM_REFUTED;
     }
@@ -719,12 +784,35 @@ static void pin(checker *c, size_t i)
     if (c->fixed[i])
         Z3_dec_ref(p->ctx, c->fixed[i]);
     c->fixed[i] = eq;
+    c->fixed_kind[i] = FIX_PIN;
     FOR_MEMBERS(c->syms, p->input_comp[i], j, k)
         if (p->sym_input[k] == (long)i) {
             sg_interval *b = &c->box[sg_expr_symbol_index(p->syms[k].sym)];
             b->lo = b->hi = p->inputs[i].size;
             b->lo_inf = b->hi_inf = false;
         }
+}
+
+/* The hard facts of component `comp` in this round (what values_in asserts as hard), into the presolve. */
+static void presolve_round(checker *c, long comp)
+{
+    sg_problem *p = c->p;
+    size_t j, k;
+    sg_presolve_begin(c->ps);
+    FOR_MEMBERS(c->syms, comp, j, k)
+        if (p->sym_def[k])
+            sg_presolve_def(c->ps, k);
+    FOR_MEMBERS(c->inputs, comp, j, k) {
+        if (c->fixed_kind[k] == FIX_PIN)
+            sg_presolve_pin(c->ps, k, p->inputs[k].size);
+        else if (c->fixed_kind[k] == FIX_RELATION)
+            sg_presolve_relation(c->ps, k, c->rel_root[k]);
+        else if (p->spec[k])
+            sg_presolve_spec(c->ps, k);
+    }
+    FOR_MEMBERS(c->cons, comp, j, k)
+        if (!p->cons[k].unbacked && !p->cons[k].checked)
+            sg_presolve_constraint(c->ps, k);
 }
 
 /*
@@ -743,7 +831,7 @@ static int values_in(checker *c, long comp)
         zvec hard = {ctx, NULL, 0, 0, 0}, checked = {ctx, NULL, 0, 0, 0};
         zvec hard2 = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
         int *kind_of = NULL;
-        size_t *index_of = NULL, *core = NULL, ncore = 0, nlits;
+        size_t *index_of = NULL, *core = NULL, ncore = 0, nlits, nproved = 0;
         bool *keep = NULL, *flag = NULL, any_open = false, any;
         sg_int *cex = NULL;
         Z3_model model = NULL;
@@ -754,7 +842,10 @@ static int values_in(checker *c, long comp)
             any_open |= p->named[i] && !c->decided[i];
         if (!any_open)
             break;
-        /* S' and the assumed constraints are hard; the checked ones are the question */
+        /* S' and the assumed constraints are hard; the checked ones are the question, each
+         * dropped when the presolve proves it from the hard facts (H |= g_1 & ... & g_n iff
+         * H |= g_i for each i) */
+        presolve_round(c, comp);
         push_defs(c, &hard, comp);
         FOR_MEMBERS(c->inputs, comp, j, i)
             zv_push(&hard, spec_item(c, i));
@@ -770,7 +861,14 @@ static int values_in(checker *c, long comp)
                 c->r->stats.decided_cheaply++;
                 continue;
             }
+            nproved += sg_presolve_decide(c->ps, k) == SG_TRI_TRUE;
             zv_push(&checked, cn->holds);
+        }
+        /* every question proved from the hard facts: no counterexample exists, Z3 is not asked;
+         * otherwise Z3 gets the same question as without the presolve (so the same counterexample) */
+        if (!checked.failed && nproved == checked.n) {
+            c->r->stats.decided_cheaply += nproved;
+            zv_free(&checked);
         }
         if (hard.failed || checked.failed) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
@@ -1038,7 +1136,9 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     r->dims = sg__calloc(n + 1, sizeof *r->dims);
     c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
     c.decided = sg__calloc(n + 1, sizeof *c.decided);
-    if (!r->dims || !c.fixed || !c.decided) {
+    c.fixed_kind = sg__calloc(n + 1, sizeof *c.fixed_kind);
+    c.rel_root = sg__calloc(n + 1, sizeof *c.rel_root);
+    if (!r->dims || !c.fixed || !c.decided || !c.fixed_kind || !c.rel_root) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory creating a report");
         goto cleanup;
     }
@@ -1093,6 +1193,9 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
         rc = sg_error_set(err, SG_ENOMEM, "out of memory splitting the problem");
         goto cleanup;
     }
+    if ((rc = sg_presolve_new(&c.ps, c.p, err)))
+        goto cleanup;
+    c.forest_comp = -1;
     /* 1. relations the guards force, 2. values the guards reject */
     if ((rc = phase_relations(&c)) || (rc = phase_values(&c)))
         goto cleanup;
@@ -1110,6 +1213,7 @@ cleanup:
             if (c.fixed[i])
                 Z3_dec_ref(c.p->ctx, c.fixed[i]);
     }
+    sg_presolve_free(c.ps);
     sg_problem_free(c.p);
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
@@ -1117,6 +1221,8 @@ cleanup:
     sg_free(c.box);
     sg_free(c.fixed);
     sg_free(c.decided);
+    sg_free(c.fixed_kind);
+    sg_free(c.rel_root);
     sg_report_free(r);
     return rc;
 }

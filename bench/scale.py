@@ -15,8 +15,9 @@ The issue's target is a ratio >= 10 against torch's solve time.
 --phases adds two rows per trace: the same check with --no-infer --no-fix (the decision alone)
 and with --no-fix (decision and inference), so the three rows split the cost.
 
---corpus adds one row (alone when no NAME is given): every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
-process each, the sum of the medians against the sum of torch's times.
+--corpus adds two rows (alone when no NAME is given): every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
+process each, the sum of the medians against the sum of torch's times; and the same cases in one batch process
+(`shapegate check --json INPUT...`).
 
 Traces are capture folders (case.json + guards.json) or single-file JSON traces. A name of
 bench/traces.tsv that is missing from --traces is extracted from bench/traces/NAME.tar.gz when
@@ -242,6 +243,22 @@ def main():
                 n += 1
         print("%-12s %d traces, one process each: shapegate %.3f s, torch %.3f s, torch/sg %.2f" % (
             "corpus", n, total_sg, total_torch, total_torch / total_sg if total_sg else 0))
+        # the same traces in one batch process (shapegate check --json INPUT...), one engine
+        paths = [os.path.join(ROOT, "tests", "corpus", sub, case) for sub in ("cases", "cases-2.6")
+                 for case in sorted(os.listdir(os.path.join(ROOT, "tests", "corpus", sub)))
+                 if os.path.isdir(os.path.join(ROOT, "tests", "corpus", sub, case))
+                 and has_shape_env(os.path.join(ROOT, "tests", "corpus", sub, case))]
+        cmd = [a.shapegate, "check", "--json", "--timeout", str(a.timeout)] + paths
+        t0 = time.monotonic()
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+        wall = time.monotonic() - t0
+        lines = len(out.splitlines())
+        if lines != len(paths):
+            print("%-12s this binary does not check several INPUTs in one process (%d lines for %d traces)" % (
+                "batch", lines, len(paths)))
+        else:
+            print("%-12s %d traces in one process: shapegate %.3f s, torch %.3f s, torch/sg %.2f" % (
+                "batch", len(paths), wall, total_torch, total_torch / wall if wall else 0))
     print("torch s = produce_guards_s + dim_constraints_total_s (case.json); torch/sg >= 10 is the issue's target")
     return 0
 

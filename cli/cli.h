@@ -182,4 +182,8 @@ void sg_cli_verification_free(sg_cli_verification *v);
 /* 0 ok, 1 refuted or invalid spec, 4 unknown. */
 int sg_cli_verdict_exit(const sg_report *r);
 
+/* `shapegate check --json INPUT...` (cli/check_batch.c): every input checked with `opts` on one
+ * engine, one JSON object per line; returns the worst exit code. */
+int sg_cli_check_batch(const char *const *inputs, size_t n, const sg_check_options *opts);
+
 #endif

@@ -47,6 +47,7 @@ static const sg_cli_opt check_opts[] = {
 static const sg_cli_spec check_spec = {
     "check",
     "usage: shapegate check [options] INPUT\n"
+    "       shapegate check --json [options] INPUT...   (a batch: one JSON object per line)\n"
     "\n"
     "Decide whether every shape the dynamic_shapes spec allows passes the guards torch\n"
     "recorded. INPUT is a capture folder (guards.json + case.json, as in tests/corpus/cases/*)\n"
@@ -96,6 +97,25 @@ int sg_cmd_check(int argc, char **argv)
     sg_cli_trace_args_init(&a.in, "check");
     if ((rc = sg_cli_parse(&check_spec, argc, argv, on_check_opt, &a)) >= 0)
         goto done;
+    a.in.opts.fixes = !a.no_fix;
+    if (optind + 1 < argc) { /* several INPUTs: a batch (cli/check_batch.c) */
+        size_t n = (size_t)(argc - optind);
+        if (!a.in.json || a.in.spec_file || a.in.ndims || a.python || a.explain || a.torch) {
+            rc = sg_cli_usage_error("check", "several INPUTs need --json, and take no --spec, --dim, --python, "
+                                             "--explain or --torch");
+            goto done;
+        }
+        a.in.opts.torch_fixes = a.in.opts.torch_message = true;
+        if (!sg_cli_supervise(&sv, "check", sg_cli_hard_limit(a.in.opts.timeout_ms, (a.no_fix ? 1u : 3u) * (unsigned)n))) {
+            rc = sg_cli_check_batch((const char *const *)&argv[optind], n, &a.in.opts);
+            rc = sg_cli_supervised_exit(&sv, sg_cli_finish_output("check", rc));
+        } else {
+            if (sv.killed)
+                sg_cli_errorf("check", "the batch did not finish within its hard time limit; no output");
+            rc = sv.killed ? SG_EXIT_UNKNOWN : sv.exit_code;
+        }
+        goto done;
+    }
     /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */
     if ((rc = sg_cli_start_solver(&sv, "check", argc, argv, a.in.json,
                                   sg_cli_hard_limit(a.in.opts.timeout_ms, a.no_fix ? 1 : 3))) >= 0)

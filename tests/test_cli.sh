@@ -409,5 +409,18 @@ run /dev/null check --json --no-fix --timeout 0 --query-timeout 0 --rlimit 20000
 expect "high powers: within the budget" 1 '*'
 expect_out_has "high powers: a counterexample" '"counterexample":'
 
+# batch: several INPUTs with --json, one object per line in argument order, the worst exit code
+if [ -d "$CASES/err_div_view_8" ]; then
+    run /dev/null check --json --no-fix "$CASES/err_div_view_8" /nonexistent/trace "$CASES/err_div_view_8"
+    expect "batch: the worst exit code (unreadable input)" 3 '*'
+    if [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 3 ]; then pass; else fail "batch: three lines" "got $(printf '%s\n' "$OUT" | wc -l)"; fi
+    expect_out_has "batch: the input named" '{"input":"/nonexistent/trace","exit":3,"error":'
+    expect_out_has "batch: a report with its exit" '"exit":1,"verdict":"violations"'
+    run /dev/null check --json --no-fix "$CASES/err_div_view_8" "$CASES/err_div_view_8"
+    expect "batch: refuted twice" 1 '*'
+    run /dev/null check "$CASES/err_div_view_8" "$CASES/err_div_view_8"
+    expect_err1 "batch needs --json" 2 'several INPUTs need --json'
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

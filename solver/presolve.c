@@ -1,0 +1,1139 @@
+/*
+ * presolve.c - union-find over affine equalities, class domains, and exact
+ * decisions of affine questions (solver/presolve.h).
+ *
+ * Nodes are numbered as problem.c's components: input dim i is node i,
+ * symbol k is node ninputs + k, spec root n is node ninputs + nsyms + n.
+ * Every node x of a class carries a map x = a * root + b with a = +-1 (so a
+ * map inverts exactly); the root carries the class domain, an interval.
+ * Nodes are reset lazily (an epoch stamp), so a new question set costs what
+ * its facts touch, not the size of the trace.
+ */
+#include <string.h>
+
+#include "solver/presolve.h"
+#include "trace/trace_impl.h"
+#include "util/util.h"
+
+#define LIN_MAX 8     /* terms of a linear form; a longer one is left to Z3 */
+#define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
+
+typedef struct node {
+    unsigned epoch;  /* valid when == ps->epoch */
+    size_t par;      /* parent in the union-find */
+    size_t size;     /* class size (at a root) */
+    sg_int a, b;     /* node = a * par + b, a = +-1 */
+    sg_interval dom; /* at a root: the class domain over the root */
+} node;
+
+/* Σ coef[j] * root v[j] + k over class roots. */
+typedef struct lin {
+    int n;
+    size_t v[LIN_MAX];
+    sg_int c[LIN_MAX];
+    sg_int k;
+} lin;
+
+typedef struct strslot {
+    const char *name;
+    size_t x;
+} strslot;
+
+struct sg_presolve {
+    sg_problem *p;
+    size_t nnodes;
+    node *nodes;
+    unsigned epoch;
+    bool empty;           /* a domain became empty or an equality contradicted: decide nothing */
+    size_t *touched;      /* nodes touched this epoch */
+    size_t ntouched, touched_cap;
+    sg_interval *box;     /* [pool symbols] for the interval fallback */
+    size_t nbox;
+    size_t *boxset;       /* box entries set, to reset */
+    size_t nboxset, boxset_cap;
+    bool box_stale;
+    unsigned work;        /* nodes visited by the current question or fact */
+    strslot *xmap;        /* spec root name -> X index, open addressing */
+    size_t xcap;
+    /* the equality graph of sg_presolve_forest: edges (label: constraint id, or ncons + k for
+     * symbol k's definition), adjacency by node (CSR); the search's marks per node */
+    struct fedge *edges;
+    size_t nedges, *estart, *eadj, *queue;
+    bool has_forest;
+    unsigned *fepoch, forest; /* fpar, fdist valid when fepoch == forest */
+    size_t *fpar, *fdist, *hseq, qcap, nseq;
+};
+
+static _Thread_local bool presolve_off;
+
+void sg_presolve_enable(bool on) { presolve_off = !on; }
+bool sg_presolve_enabled(void) { return !presolve_off; }
+
+/* ---- Names of spec roots ------------------------------------------------------------------ */
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211u;
+    return h;
+}
+
+static long x_of(const sg_presolve *ps, const char *name)
+{
+    size_t h;
+    if (!name || !ps->xcap)
+        return -1;
+    for (h = hash_str(name) & (ps->xcap - 1); ps->xmap[h].name; h = (h + 1) & (ps->xcap - 1))
+        if (strcmp(ps->xmap[h].name, name) == 0)
+            return (long)ps->xmap[h].x;
+    return -1;
+}
+
+int sg_presolve_new(sg_presolve **out, sg_problem *p, sg_error *err)
+{
+    sg_presolve *ps = sg__calloc(1, sizeof *ps);
+    size_t i;
+    *out = NULL;
+    if (!ps)
+        return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
+    ps->p = p;
+    ps->nnodes = p->ninputs + p->nsyms + p->nx;
+    ps->nodes = sg__calloc(ps->nnodes + 1, sizeof *ps->nodes);
+    ps->nbox = sg_pool_nsymbols(p->pool);
+    ps->box = sg__calloc(ps->nbox + 1, sizeof *ps->box);
+    for (ps->xcap = 16; ps->xcap < 2 * p->nx + 2; ps->xcap *= 2)
+        ;
+    ps->xmap = sg__calloc(ps->xcap, sizeof *ps->xmap);
+    ps->fepoch = sg__calloc(ps->nnodes + 1, sizeof *ps->fepoch);
+    ps->fpar = sg__calloc(ps->nnodes + 1, sizeof *ps->fpar);
+    ps->fdist = sg__calloc(ps->nnodes + 1, sizeof *ps->fdist);
+    if (!ps->fdist || !ps->nodes || !ps->box || !ps->xmap || !ps->fepoch || !ps->fpar) {
+        sg_presolve_free(ps);
+        return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
+    }
+    for (i = 0; i < ps->nbox; i++)
+        ps->box[i].lo_inf = ps->box[i].hi_inf = true;
+    for (i = 0; i < p->nx; i++) {
+        size_t h;
+        for (h = hash_str(p->names[i]) & (ps->xcap - 1); ps->xmap[h].name; h = (h + 1) & (ps->xcap - 1))
+            ;
+        ps->xmap[h].name = p->names[i];
+        ps->xmap[h].x = i;
+    }
+    ps->epoch = 1;
+    *out = ps;
+    return 0;
+}
+
+void sg_presolve_free(sg_presolve *ps)
+{
+    if (!ps)
+        return;
+    sg_free(ps->nodes);
+    sg_free(ps->touched);
+    sg_free(ps->box);
+    sg_free(ps->boxset);
+    sg_free(ps->xmap);
+    sg_free(ps->fepoch);
+    sg_free(ps->fpar);
+    sg_free(ps->fdist);
+    sg_free(ps->hseq);
+    sg_free(ps->edges);
+    sg_free(ps->estart);
+    sg_free(ps->eadj);
+    sg_free(ps->queue);
+    sg_free(ps);
+}
+
+void sg_presolve_begin(sg_presolve *ps)
+{
+    ps->epoch++;
+    ps->empty = false;
+    ps->ntouched = 0;
+    ps->box_stale = true;
+}
+
+/* ---- Union-find ------------------------------------------------------------------------------ */
+
+static node *get(sg_presolve *ps, size_t x)
+{
+    node *n = &ps->nodes[x];
+    if (n->epoch != ps->epoch) {
+        n->epoch = ps->epoch;
+        n->par = x;
+        n->size = 1;
+        n->a = 1;
+        n->b = 0;
+        n->dom.lo_inf = n->dom.hi_inf = true;
+        n->dom.lo = n->dom.hi = 0;
+        if (sg__grow((void **)&ps->touched, &ps->touched_cap, ps->ntouched + 1, sizeof *ps->touched) == 0)
+            ps->touched[ps->ntouched++] = x;
+        else
+            ps->empty = true; /* cannot track the box: decide nothing */
+    }
+    return n;
+}
+
+/* The root of x, with x = *a * root + *b; false on overflow (then nothing is decided). */
+static bool find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
+{
+    node *n = get(ps, x);
+    size_t r;
+    sg_int pa, pb, nb;
+    if (n->par == x) {
+        *root = x;
+        *a = 1;
+        *b = 0;
+        return true;
+    }
+    if (!find(ps, n->par, &r, &pa, &pb))
+        return false;
+    /* x = a (pa r + pb) + b */
+    if (!sg__mul(n->a, pb, &nb) || !sg__add(nb, n->b, &nb)) {
+        ps->empty = true;
+        return false;
+    }
+    n->a *= pa;
+    n->b = nb;
+    n->par = r;
+    *root = r;
+    *a = n->a;
+    *b = n->b;
+    return true;
+}
+
+/* The interval c * (iv - d), c = +-1; an overflowing side becomes infinite (wider: sound). */
+static sg_interval map_iv(sg_interval iv, sg_int c, sg_int d)
+{
+    sg_interval r = iv;
+    if (!r.lo_inf && !sg__sub(r.lo, d, &r.lo))
+        r.lo_inf = true;
+    if (!r.hi_inf && !sg__sub(r.hi, d, &r.hi))
+        r.hi_inf = true;
+    if (c < 0) {
+        sg_interval s = r;
+        r.lo_inf = s.hi_inf || s.hi == SG_INT_MIN;
+        r.lo = r.lo_inf ? 0 : -s.hi;
+        r.hi_inf = s.lo_inf || s.lo == SG_INT_MIN;
+        r.hi = r.hi_inf ? 0 : -s.lo;
+    }
+    return r;
+}
+
+static void meet(sg_presolve *ps, node *root, sg_interval iv)
+{
+    sg_interval *d = &root->dom;
+    if (!iv.lo_inf && (d->lo_inf || iv.lo > d->lo)) {
+        d->lo = iv.lo;
+        d->lo_inf = false;
+    }
+    if (!iv.hi_inf && (d->hi_inf || iv.hi < d->hi)) {
+        d->hi = iv.hi;
+        d->hi_inf = false;
+    }
+    if (!d->lo_inf && !d->hi_inf && d->lo > d->hi)
+        ps->empty = true;
+    ps->box_stale = true;
+}
+
+/* x in iv. */
+static void bound(sg_presolve *ps, size_t x, sg_interval iv)
+{
+    size_t r;
+    sg_int a, b;
+    if (!find(ps, x, &r, &a, &b))
+        return;
+    /* x = a r + b: r = a (x - b) */
+    meet(ps, get(ps, r), map_iv(iv, a, b));
+}
+
+static void bound_point(sg_presolve *ps, size_t x, sg_int v)
+{
+    sg_interval iv = {v, v, false, false};
+    bound(ps, x, iv);
+}
+
+/* x = a * y + b, a = +-1. */
+static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
+{
+    size_t rx, ry;
+    sg_int ax, bx, ay, by, c, d, t;
+    node *nx, *ny;
+    if (a != 1 && a != -1)
+        return;
+    if (!find(ps, x, &rx, &ax, &bx) || !find(ps, y, &ry, &ay, &by))
+        return;
+    /* ax rx + bx = a (ay ry + by) + b  =>  rx = c ry + d */
+    c = ax * a * ay;
+    if (!sg__mul(a, by, &t) || !sg__add(t, b, &t) || !sg__sub(t, bx, &t) || !sg__mul(ax, t, &d)) {
+        return; /* dropped: sound */
+    }
+    if (rx == ry) {
+        if (c == 1 && d != 0)
+            ps->empty = true; /* rx = rx + d: the facts contradict each other */
+        else if (c == -1) {   /* 2 rx = d */
+            sg_int h;
+            if (d % 2 != 0)
+                ps->empty = true;
+            else if (sg__floordiv(d, 2, &h))
+                bound_point(ps, rx, h);
+        }
+        return;
+    }
+    nx = get(ps, rx);
+    ny = get(ps, ry);
+    if (nx->size > ny->size) { /* attach ry under rx: ry = c (rx - d) */
+        sg_int nd;
+        if (!sg__mul(c, d, &nd))
+            return;
+        ny->par = rx;
+        ny->a = c;
+        ny->b = -nd;
+        nx->size += ny->size;
+        meet(ps, nx, map_iv(ny->dom, c, -nd));
+    } else { /* attach rx under ry: rx = c ry + d */
+        nx->par = ry;
+        nx->a = c;
+        nx->b = d;
+        ny->size += nx->size;
+        meet(ps, ny, map_iv(nx->dom, c, d));
+    }
+}
+
+/* ---- Linear forms ---------------------------------------------------------------------------- */
+
+static long sym_node(const sg_presolve *ps, const sg_expr *sym)
+{
+    const sg_symbol_info *si = sg_trace_symbol_info(ps->p->trace, sym);
+    return si ? (long)(ps->p->ninputs + (size_t)(si - ps->p->syms)) : -1;
+}
+
+static bool lin_add_term(lin *f, size_t v, sg_int c)
+{
+    int j;
+    if (c == 0)
+        return true;
+    for (j = 0; j < f->n; j++)
+        if (f->v[j] == v) {
+            if (!sg__add(f->c[j], c, &f->c[j]))
+                return false;
+            if (f->c[j] == 0) {
+                f->v[j] = f->v[f->n - 1];
+                f->c[j] = f->c[f->n - 1];
+                f->n--;
+            }
+            return true;
+        }
+    if (f->n == LIN_MAX)
+        return false;
+    f->v[f->n] = v;
+    f->c[f->n++] = c;
+    return true;
+}
+
+/* f += s * g */
+static bool lin_axpy(lin *f, sg_int s, const lin *g)
+{
+    int j;
+    sg_int t;
+    for (j = 0; j < g->n; j++)
+        if (!sg__mul(s, g->c[j], &t) || !lin_add_term(f, g->v[j], t))
+            return false;
+    return sg__mul(s, g->k, &t) && sg__add(f->k, t, &f->k);
+}
+
+/* node x as a form over its root */
+static bool lin_node(sg_presolve *ps, size_t x, lin *f)
+{
+    size_t r;
+    sg_int a, b;
+    memset(f, 0, sizeof *f);
+    if (!find(ps, x, &r, &a, &b))
+        return false;
+    f->k = b;
+    return lin_add_term(f, r, a);
+}
+
+/* `e` as a form over class roots; `over` (when non-NULL) is read as node `over_node`. */
+static bool lin_of(sg_presolve *ps, const sg_expr *e, const sg_expr *over, size_t over_node, lin *f, int depth)
+{
+    size_t i, n = sg_expr_nargs(e);
+    lin g;
+    memset(f, 0, sizeof *f);
+    if (depth > 64 || ++ps->work > WORK_MAX)
+        return false;
+    switch (sg_expr_kind(e)) {
+    case SG_INT:
+        f->k = sg_expr_int_value(e);
+        return true;
+    case SG_SYM: { /* integer symbols only: floors, gcds and bounds below are integer reasoning */
+        long x = e == over ? (long)over_node : sym_node(ps, e);
+        if (sg_expr_sort(e) != SG_SORT_INT)
+            return false;
+        return x >= 0 && lin_node(ps, (size_t)x, f);
+    }
+    case SG_ADD:
+        for (i = 0; i < n; i++)
+            if (!lin_of(ps, sg_expr_arg(e, i), over, over_node, &g, depth + 1) || !lin_axpy(f, 1, &g))
+                return false;
+        return true;
+    case SG_MUL: { /* constants times at most one form with variables */
+        lin acc;
+        memset(&acc, 0, sizeof acc);
+        acc.k = 1;
+        for (i = 0; i < n; i++) {
+            lin prod;
+            if (!lin_of(ps, sg_expr_arg(e, i), over, over_node, &g, depth + 1))
+                return false;
+            memset(&prod, 0, sizeof prod);
+            if (g.n == 0) {
+                if (!lin_axpy(&prod, g.k, &acc))
+                    return false;
+            } else if (acc.n == 0) {
+                if (!lin_axpy(&prod, acc.k, &g))
+                    return false;
+            } else {
+                return false; /* a product of variables */
+            }
+            acc = prod;
+        }
+        *f = acc;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* [min, max] of f over the box of root domains; false on overflow. */
+static bool lin_range(sg_presolve *ps, const lin *f, sg_interval *out)
+{
+    int j;
+    out->lo = out->hi = f->k;
+    out->lo_inf = out->hi_inf = false;
+    for (j = 0; j < f->n; j++) {
+        const sg_interval *d = &get(ps, f->v[j])->dom;
+        sg_int c = f->c[j], t;
+        bool lo_inf = c > 0 ? d->lo_inf : d->hi_inf, hi_inf = c > 0 ? d->hi_inf : d->lo_inf;
+        sg_int lo = c > 0 ? d->lo : d->hi, hi = c > 0 ? d->hi : d->lo;
+        if (lo_inf)
+            out->lo_inf = true;
+        else if (!out->lo_inf && (!sg__mul(c, lo, &t) || !sg__add(out->lo, t, &out->lo)))
+            return false;
+        if (hi_inf)
+            out->hi_inf = true;
+        else if (!out->hi_inf && (!sg__mul(c, hi, &t) || !sg__add(out->hi, t, &out->hi)))
+            return false;
+    }
+    return true;
+}
+
+/* f ⋈ 0 for ⋈ one of EQ NE LT LE GT GE, decided over the box. */
+static sg_tri decide_lin(sg_presolve *ps, sg_kind op, const lin *f)
+{
+    sg_interval r;
+    sg_tri eq = SG_TRI_UNKNOWN;
+    if (!lin_range(ps, f, &r))
+        return SG_TRI_UNKNOWN;
+    switch (op) {
+    case SG_GE:
+        return !r.lo_inf && r.lo >= 0 ? SG_TRI_TRUE : !r.hi_inf && r.hi < 0 ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+    case SG_GT:
+        return !r.lo_inf && r.lo > 0 ? SG_TRI_TRUE : !r.hi_inf && r.hi <= 0 ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+    case SG_LE:
+        return !r.hi_inf && r.hi <= 0 ? SG_TRI_TRUE : !r.lo_inf && r.lo > 0 ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+    case SG_LT:
+        return !r.hi_inf && r.hi < 0 ? SG_TRI_TRUE : !r.lo_inf && r.lo >= 0 ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+    case SG_EQ: case SG_NE: {
+        sg_int g = 0;
+        int j;
+        if (!r.lo_inf && !r.hi_inf && r.lo == 0 && r.hi == 0)
+            eq = SG_TRI_TRUE;
+        else if ((!r.lo_inf && r.lo > 0) || (!r.hi_inf && r.hi < 0))
+            eq = SG_TRI_FALSE;
+        else {
+            for (j = 0; j < f->n; j++) {
+                if (f->c[j] == SG_INT_MIN)
+                    return SG_TRI_UNKNOWN;
+                g = sg__gcd(g, f->c[j] < 0 ? -f->c[j] : f->c[j]);
+            }
+            if (g > 1 && f->k % g != 0) /* no integer point solves it */
+                eq = SG_TRI_FALSE;
+        }
+        if (op == SG_EQ || eq == SG_TRI_UNKNOWN)
+            return eq;
+        return eq == SG_TRI_TRUE ? SG_TRI_FALSE : SG_TRI_TRUE;
+    }
+    default:
+        return SG_TRI_UNKNOWN;
+    }
+}
+
+static bool is_rel(sg_kind k) { return k == SG_EQ || k == SG_NE || k == SG_LT || k == SG_LE || k == SG_GT || k == SG_GE; }
+
+/* lhs - rhs of a relation as a form; false when either side is not affine. */
+static bool rel_form(sg_presolve *ps, const sg_expr *e, lin *f)
+{
+    lin r;
+    if (sg_expr_nargs(e) != 2 || !lin_of(ps, sg_expr_arg(e, 0), NULL, 0, f, 0) ||
+        !lin_of(ps, sg_expr_arg(e, 1), NULL, 0, &r, 0))
+        return false;
+    return lin_axpy(f, -1, &r);
+}
+
+/* ---- The interval fallback -------------------------------------------------------------------- */
+
+/* Every touched symbol's projected domain into the box; every other symbol unbounded. */
+static void refresh_box(sg_presolve *ps)
+{
+    size_t i;
+    for (i = 0; i < ps->nboxset; i++)
+        ps->box[ps->boxset[i]].lo_inf = ps->box[ps->boxset[i]].hi_inf = true;
+    ps->nboxset = 0;
+    for (i = 0; i < ps->ntouched; i++) {
+        size_t x = ps->touched[i], r, idx;
+        sg_int a, b;
+        const sg_expr *sym;
+        if (x < ps->p->ninputs || x >= ps->p->ninputs + ps->p->nsyms)
+            continue;
+        sym = ps->p->syms[x - ps->p->ninputs].sym;
+        idx = sg_expr_symbol_index(sym);
+        if (idx >= ps->nbox || !find(ps, x, &r, &a, &b))
+            continue;
+        if (sg__grow((void **)&ps->boxset, &ps->boxset_cap, ps->nboxset + 1, sizeof *ps->boxset)) {
+            ps->empty = true;
+            return;
+        }
+        ps->boxset[ps->nboxset++] = idx;
+        /* x = a r + b, r in dom: x in a * (dom - (-b)) ... map_iv computes c (iv - d) */
+        ps->box[idx] = map_iv(get(ps, r)->dom, a, 0);
+        {
+            sg_interval *bx = &ps->box[idx];
+            if (!bx->lo_inf && !sg__add(bx->lo, b, &bx->lo))
+                bx->lo_inf = true;
+            if (!bx->hi_inf && !sg__add(bx->hi, b, &bx->hi))
+                bx->hi_inf = true;
+        }
+    }
+    ps->box_stale = false;
+}
+
+/* ---- Facts ----------------------------------------------------------------------------------- */
+
+/* f = 0 as a fact. */
+static void fact_eq(sg_presolve *ps, const lin *f)
+{
+    sg_int v;
+    if (f->n == 0) {
+        if (f->k != 0)
+            ps->empty = true;
+        return;
+    }
+    if (f->n == 1) { /* c x + k = 0 */
+        if (f->k == SG_INT_MIN || f->c[0] == SG_INT_MIN)
+            return;
+        if (f->k % f->c[0] != 0)
+            ps->empty = true;
+        else if (sg__floordiv(-f->k, f->c[0], &v))
+            bound_point(ps, f->v[0], v);
+        return;
+    }
+    if (f->n == 2 && (f->c[0] == 1 || f->c[0] == -1) && (f->c[1] == 1 || f->c[1] == -1)) {
+        sg_int k;
+        if (sg__mul(-f->c[0], f->k, &k)) /* x = -c0 c1 y - c0 k */
+            unite(ps, f->v[0], -f->c[0] * f->c[1], f->v[1], k);
+    }
+}
+
+/* f >= 0 as a fact (univariate only). */
+static void fact_ge(sg_presolve *ps, const lin *f)
+{
+    sg_interval iv = {0, 0, true, true};
+    sg_int c, q;
+    if (f->n == 0) {
+        if (f->k < 0)
+            ps->empty = true;
+        return;
+    }
+    if (f->n != 1)
+        return;
+    c = f->c[0]; /* c x + k >= 0 */
+    if (f->k == SG_INT_MIN)
+        return;
+    if (c > 0) { /* x >= ceil(-k / c) */
+        if (!sg__floordiv(f->k, c, &q))
+            return;
+        iv.lo = -q;
+        iv.lo_inf = false;
+    } else { /* x <= floor(-k / c) = floor(k / -c) */
+        if (c == SG_INT_MIN || !sg__floordiv(f->k, -c, &q))
+            return;
+        iv.hi = q;
+        iv.hi_inf = false;
+    }
+    bound(ps, f->v[0], iv);
+}
+
+static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
+{
+    sg_kind k = sg_expr_kind(e);
+    lin f;
+    size_t i;
+    if (depth > 16 || ++ps->work > WORK_MAX)
+        return;
+    if (k == SG_AND) {
+        for (i = 0; i < sg_expr_nargs(e); i++)
+            fact_expr(ps, sg_expr_arg(e, i), depth + 1);
+        return;
+    }
+    if (k == SG_FALSE) {
+        ps->empty = true;
+        return;
+    }
+    if (!is_rel(k) || !rel_form(ps, e, &f))
+        return;
+    switch (k) {
+    case SG_EQ:
+        fact_eq(ps, &f);
+        break;
+    case SG_GE:
+        fact_ge(ps, &f);
+        break;
+    case SG_GT:
+        if (sg__sub(f.k, 1, &f.k))
+            fact_ge(ps, &f);
+        break;
+    case SG_LE: case SG_LT: {
+        lin g;
+        memset(&g, 0, sizeof g);
+        if (lin_axpy(&g, -1, &f) && (k == SG_LE || sg__sub(g.k, 1, &g.k)))
+            fact_ge(ps, &g);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* node x = e (over `over` read as `over_node`) */
+static void fact_node_eq(sg_presolve *ps, size_t x, const sg_expr *e, const sg_expr *over, size_t over_node)
+{
+    lin f, g;
+    if (!lin_node(ps, x, &f) || !lin_of(ps, e, over, over_node, &g, 0) || !lin_axpy(&f, -1, &g))
+        return;
+    fact_eq(ps, &f);
+}
+
+static sg_interval iv_of(sg_bound lo, sg_bound hi)
+{
+    sg_interval iv = {lo.v, hi.v, lo.inf != 0, hi.inf != 0};
+    return iv;
+}
+
+void sg_presolve_def(sg_presolve *ps, size_t k)
+{
+    const sg_problem *p = ps->p;
+    const sg_symbol_info *si = &p->syms[k];
+    size_t sn = p->ninputs + k, i;
+    long x = -1;
+    ps->work = 0;
+    for (i = 0; i < si->nsources && x < 0; i++)
+        x = x_of(ps, si->sources[i]);
+    if (p->sym_input[k] >= 0)
+        unite(ps, sn, 1, (size_t)p->sym_input[k], 0);
+    else if (x >= 0)
+        unite(ps, sn, 1, p->ninputs + p->nsyms + (size_t)x, 0);
+    else if (si->replacement && !si->unbacked)
+        fact_node_eq(ps, sn, si->replacement, NULL, 0);
+}
+
+void sg_presolve_spec(sg_presolve *ps, size_t i)
+{
+    const sg_problem *p = ps->p;
+    const sg_input_dim *d = &p->inputs[i];
+    long x;
+    ps->work = 0;
+    switch (d->kind) {
+    case SG_SPEC_DIM: {
+        sg_bound lo = d->min;
+        if ((x = x_of(ps, d->name)) < 0)
+            return;
+        if (lo.inf || lo.v < 2) {
+            lo.inf = 0;
+            lo.v = 2;
+        }
+        unite(ps, i, 1, p->ninputs + p->nsyms + (size_t)x, 0);
+        bound(ps, i, iv_of(lo, d->max));
+        break;
+    }
+    case SG_SPEC_DERIVED: {
+        const sg_expr *sym = NULL;
+        sg_int a = 0, b = 0;
+        sg_bound two = {2, 0}, none = {0, 1};
+        if ((x = x_of(ps, d->root_name)) < 0)
+            return;
+        bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(d->root_min, d->root_max));
+        bound(ps, i, iv_of(two, none));
+        if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {
+            if (!sym)
+                bound_point(ps, i, b);
+            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0)
+                unite(ps, i, a, p->ninputs + p->nsyms + (size_t)x, b);
+        }
+        break;
+    }
+    case SG_SPEC_STATIC: case SG_SPEC_UNSET:
+        bound_point(ps, i, d->has_static_size ? d->static_size : d->size);
+        break;
+    case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
+        if (d->has_bounds)
+            bound(ps, i, iv_of(d->min, d->max));
+        break;
+    }
+}
+
+void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size) { bound_point(ps, i, size); }
+
+void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
+{
+    const sg_problem *p = ps->p;
+    const sg_expr *v = p->inputs[i].value;
+    ps->work = 0;
+    if (!v)
+        return;
+    if (root == SIZE_MAX || root >= p->ninputs) {
+        if (sg_expr_kind(v) == SG_INT)
+            bound_point(ps, i, sg_expr_int_value(v));
+        return;
+    }
+    if (sg_expr_kind(p->inputs[root].value) == SG_SYM) { /* D_i = value[sym := D_root] */
+        fact_node_eq(ps, i, v, p->inputs[root].value, root);
+        return;
+    }
+    fact_node_eq(ps, i, v, NULL, 0);
+    fact_node_eq(ps, root, p->inputs[root].value, NULL, 0);
+}
+
+void sg_presolve_constraint(sg_presolve *ps, size_t k)
+{
+    const sg_problem *p = ps->p;
+    const sg_constraint *c = &p->cons[k];
+    const sg_symbol_info *si;
+    ps->work = 0;
+    switch (c->kind) {
+    case SG_CORE_GUARD:
+        if (c->expr)
+            fact_expr(ps, c->expr, 0);
+        break;
+    case SG_CORE_RANGE:
+        si = &p->syms[c->index];
+        bound(ps, p->ninputs + c->index, iv_of(si->lo, si->hi));
+        break;
+    case SG_CORE_REPLACEMENT:
+        fact_node_eq(ps, p->ninputs + c->index, p->syms[c->index].replacement, NULL, 0);
+        break;
+    case SG_CORE_INPUT:
+        if (p->inputs[c->index].value)
+            fact_node_eq(ps, c->index, p->inputs[c->index].value, NULL, 0);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- Questions ---------------------------------------------------------------------------------- */
+
+/* `e` decided; *total: e is defined at every point (so Not / Or may use a FALSE). */
+static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int depth)
+{
+    sg_kind k = sg_expr_kind(e);
+    size_t i, n = sg_expr_nargs(e);
+    lin f;
+    *total = false;
+    if (depth > 16 || ++ps->work > WORK_MAX)
+        return SG_TRI_UNKNOWN;
+    if (k == SG_TRUE || k == SG_FALSE) {
+        *total = true;
+        return k == SG_TRUE ? SG_TRI_TRUE : SG_TRI_FALSE;
+    }
+    if (is_rel(k) && rel_form(ps, e, &f)) {
+        *total = true;
+        return decide_lin(ps, k, &f);
+    }
+    if (k == SG_AND || k == SG_OR) {
+        bool all_total = true, any_true = false, any_false = false, all_true = true, all_false = true, t;
+        for (i = 0; i < n; i++) {
+            sg_tri r = decide_bool(ps, sg_expr_arg(e, i), &t, depth + 1);
+            all_total &= t;
+            any_true |= r == SG_TRI_TRUE;
+            any_false |= r == SG_TRI_FALSE;
+            all_true &= r == SG_TRI_TRUE;
+            all_false &= r == SG_TRI_FALSE;
+        }
+        *total = all_total;
+        if (k == SG_AND)
+            return all_true ? SG_TRI_TRUE : any_false ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+        return (any_true && all_total) ? SG_TRI_TRUE : all_false ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+    }
+    if (k == SG_NOT && n == 1) {
+        bool t;
+        sg_tri r = decide_bool(ps, sg_expr_arg(e, 0), &t, depth + 1);
+        *total = t;
+        if (r == SG_TRI_TRUE)
+            return SG_TRI_FALSE;
+        return r == SG_TRI_FALSE && t ? SG_TRI_TRUE : SG_TRI_UNKNOWN;
+    }
+    if (ps->box_stale)
+        refresh_box(ps);
+    if (ps->empty)
+        return SG_TRI_UNKNOWN;
+    return sg_interval_holds(ps->p->pool, e, ps->box, ps->nbox);
+}
+
+sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
+{
+    bool total;
+    sg_tri r;
+    if (presolve_off || ps->empty || !e)
+        return SG_TRI_UNKNOWN;
+    ps->work = 0;
+    r = decide_bool(ps, e, &total, 0);
+    return ps->empty ? SG_TRI_UNKNOWN : r;
+}
+
+sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
+{
+    const sg_problem *p = ps->p;
+    const sg_constraint *c = &p->cons[k];
+    lin f, g;
+    sg_tri r = SG_TRI_UNKNOWN;
+    if (presolve_off || ps->empty)
+        return SG_TRI_UNKNOWN;
+    ps->work = 0;
+    switch (c->kind) {
+    case SG_CORE_GUARD:
+        return sg_presolve_decide_expr(ps, c->expr);
+    case SG_CORE_RANGE: { /* lo <= s <= hi */
+        const sg_symbol_info *si = &p->syms[c->index];
+        sg_tri lo = SG_TRI_TRUE, hi = SG_TRI_TRUE;
+        if (!lin_node(ps, p->ninputs + c->index, &f))
+            return SG_TRI_UNKNOWN;
+        if (!si->lo.inf) {
+            g = f;
+            lo = sg__sub(g.k, si->lo.v, &g.k) ? decide_lin(ps, SG_GE, &g) : SG_TRI_UNKNOWN;
+        }
+        if (!si->hi.inf) {
+            g = f;
+            hi = sg__sub(g.k, si->hi.v, &g.k) ? decide_lin(ps, SG_LE, &g) : SG_TRI_UNKNOWN;
+        }
+        r = lo == SG_TRI_TRUE && hi == SG_TRI_TRUE ? SG_TRI_TRUE
+            : lo == SG_TRI_FALSE || hi == SG_TRI_FALSE ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+        break;
+    }
+    case SG_CORE_REPLACEMENT:
+        if (lin_node(ps, p->ninputs + c->index, &f) && lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) &&
+            lin_axpy(&f, -1, &g))
+            r = decide_lin(ps, SG_EQ, &f);
+        break;
+    case SG_CORE_INPUT:
+        if (p->inputs[c->index].value && lin_node(ps, c->index, &f) &&
+            lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) && lin_axpy(&f, -1, &g))
+            r = decide_lin(ps, SG_EQ, &f);
+        break;
+    default:
+        break;
+    }
+    return ps->empty ? SG_TRI_UNKNOWN : r;
+}
+
+/* ---- Proof forest ------------------------------------------------------------------------------- */
+
+typedef struct fedge {
+    size_t x, y, label;
+} fedge;
+
+/* A unit equality x = +-y + b between two distinct nodes read off a fact, in a fresh epoch
+ * (so that forms are over the nodes themselves). */
+static bool edge_of_form(sg_presolve *ps, const lin *f, size_t label, fedge *e)
+{
+    if (f->n != 2 || (f->c[0] != 1 && f->c[0] != -1) || (f->c[1] != 1 && f->c[1] != -1))
+        return false;
+    e->x = f->v[0];
+    e->y = f->v[1];
+    e->label = label;
+    return true;
+}
+
+static bool edge_of_cons(sg_presolve *ps, size_t k, fedge *e)
+{
+    const sg_problem *p = ps->p;
+    const sg_constraint *c = &p->cons[k];
+    lin f, g;
+    sg_presolve_begin(ps);
+    ps->work = 0;
+    switch (c->kind) {
+    case SG_CORE_GUARD:
+        if (!c->expr || sg_expr_kind(c->expr) != SG_EQ || !rel_form(ps, c->expr, &f))
+            return false;
+        break;
+    case SG_CORE_REPLACEMENT:
+        if (!lin_node(ps, p->ninputs + c->index, &f) || !lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) ||
+            !lin_axpy(&f, -1, &g))
+            return false;
+        break;
+    case SG_CORE_INPUT:
+        if (!p->inputs[c->index].value || !lin_node(ps, c->index, &f) ||
+            !lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) || !lin_axpy(&f, -1, &g))
+            return false;
+        break;
+    default:
+        return false;
+    }
+    return edge_of_form(ps, &f, k, e);
+}
+
+static bool edge_of_def(sg_presolve *ps, size_t k, fedge *e)
+{
+    const sg_problem *p = ps->p;
+    const sg_symbol_info *si = &p->syms[k];
+    size_t sn = p->ninputs + k, i;
+    long x = -1;
+    lin f, g;
+    sg_presolve_begin(ps);
+    ps->work = 0;
+    for (i = 0; i < si->nsources && x < 0; i++)
+        x = x_of(ps, si->sources[i]);
+    e->x = sn;
+    e->label = p->ncons + k;
+    if (p->sym_input[k] >= 0) {
+        e->y = (size_t)p->sym_input[k];
+        return true;
+    }
+    if (x >= 0) {
+        e->y = p->ninputs + p->nsyms + (size_t)x;
+        return true;
+    }
+    if (!si->replacement || si->unbacked || !lin_node(ps, sn, &f) || !lin_of(ps, si->replacement, NULL, 0, &g, 0) ||
+        !lin_axpy(&f, -1, &g))
+        return false;
+    return edge_of_form(ps, &f, p->ncons + k, e);
+}
+
+int sg_presolve_forest(sg_presolve *ps, const size_t *syms, size_t nsyms, const size_t *cons, size_t ncons)
+{
+    size_t i, *fill = NULL;
+    int pass;
+    sg_free(ps->edges);
+    sg_free(ps->estart);
+    sg_free(ps->eadj);
+    sg_free(ps->queue);
+    sg_free(ps->hseq);
+    ps->eadj = ps->queue = ps->hseq = NULL;
+    ps->nedges = ps->qcap = 0;
+    ps->edges = sg__malloc((nsyms + ncons + 1) * sizeof *ps->edges);
+    ps->estart = sg__calloc(ps->nnodes + 2, sizeof *ps->estart);
+    if (!ps->edges || !ps->estart)
+        goto oom;
+    /* definitions, then the constraints in the caller's order: a node's edges are tried in
+     * that order by the search, so ties between equally short paths go to earlier edges */
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < (pass ? ncons : nsyms); i++) {
+            fedge e;
+            if ((pass ? edge_of_cons(ps, cons[i], &e) : edge_of_def(ps, syms[i], &e)) && e.x != e.y)
+                ps->edges[ps->nedges++] = e;
+        }
+    sg_presolve_begin(ps);
+    ps->eadj = sg__malloc((2 * ps->nedges + 1) * sizeof *ps->eadj);
+    ps->qcap = 2 * ps->nedges + 2;
+    ps->queue = sg__malloc(ps->qcap * sizeof *ps->queue);
+    ps->hseq = sg__malloc(ps->qcap * sizeof *ps->hseq);
+    fill = sg__malloc((ps->nnodes + 1) * sizeof *fill);
+    if (!ps->eadj || !ps->queue || !ps->hseq || !fill)
+        goto oom;
+    for (i = 0; i < ps->nedges; i++) {
+        ps->estart[ps->edges[i].x + 1]++;
+        ps->estart[ps->edges[i].y + 1]++;
+    }
+    for (i = 0; i < ps->nnodes; i++)
+        ps->estart[i + 1] += ps->estart[i];
+    memcpy(fill, ps->estart, (ps->nnodes + 1) * sizeof *fill);
+    for (i = 0; i < ps->nedges; i++) { /* edge indices, in insertion order per node */
+        ps->eadj[fill[ps->edges[i].x]++] = i;
+        ps->eadj[fill[ps->edges[i].y]++] = i;
+    }
+    sg_free(fill);
+    ps->has_forest = true;
+    return 0;
+oom:
+    sg_free(fill);
+    ps->has_forest = false;
+    return SG_ENOMEM;
+}
+
+/* The facts of labels[0..n-1] but `skip_at` (SIZE_MAX: none), then: does D_input = value over D_root hold? */
+static bool proves(sg_presolve *ps, const size_t *labels, size_t n, size_t skip_at, size_t input, size_t root)
+{
+    const sg_problem *p = ps->p;
+    size_t j;
+    lin f, g;
+    sg_presolve_begin(ps);
+    for (j = 0; j < n; j++) {
+        if (j == skip_at)
+            continue;
+        if (labels[j] >= p->ncons)
+            sg_presolve_def(ps, labels[j] - p->ncons);
+        else
+            sg_presolve_constraint(ps, labels[j]);
+    }
+    ps->work = 0;
+    if (ps->empty || !lin_node(ps, input, &f) ||
+        !lin_of(ps, p->inputs[input].value, p->inputs[root].value, root, &g, 0) || !lin_axpy(&f, -1, &g))
+        return false;
+    return decide_lin(ps, SG_EQ, &f) == SG_TRI_TRUE && !ps->empty;
+}
+
+static int drop_rank(const sg_problem *p, size_t label)
+{
+    if (label >= p->ncons)
+        return -1; /* a definition: hard, never in a core */
+    return p->cons[label].kind == SG_CORE_GUARD ? 2 : p->cons[label].kind == SG_CORE_RANGE ? 1 : 0;
+}
+
+#define EDGE_OTHER 3 /* a shape or replacement weighs three guards: guards are preferred, not at any length */
+
+static size_t edge_cost(const sg_problem *p, size_t label)
+{
+    if (label >= p->ncons)
+        return 0;
+    return p->cons[label].kind == SG_CORE_GUARD ? 1 : EDGE_OTHER;
+}
+
+/* A binary min-heap of nodes by fdist in ps->queue (lazy deletion: a node may be pushed again
+ * with a smaller distance; a stale entry pops later and is expanded again harmlessly). Ties go
+ * to the node pushed first (a sequence number), so the search is deterministic. */
+static bool heap_less(const sg_presolve *ps, size_t i, size_t j)
+{
+    size_t a = ps->queue[i], b = ps->queue[j];
+    if (ps->fdist[a] != ps->fdist[b])
+        return ps->fdist[a] < ps->fdist[b];
+    return ps->hseq[i] < ps->hseq[j];
+}
+
+static void heap_swap(sg_presolve *ps, size_t i, size_t j)
+{
+    size_t t = ps->queue[i];
+    ps->queue[i] = ps->queue[j];
+    ps->queue[j] = t;
+    t = ps->hseq[i];
+    ps->hseq[i] = ps->hseq[j];
+    ps->hseq[j] = t;
+}
+
+static void heap_push(sg_presolve *ps, size_t *n, size_t x)
+{
+    size_t i;
+    if (*n >= ps->qcap)
+        return; /* cannot happen: at most one entry per edge end plus the start */
+    i = (*n)++;
+    ps->queue[i] = x;
+    ps->hseq[i] = ps->nseq++;
+    while (i && heap_less(ps, i, (i - 1) / 2)) {
+        heap_swap(ps, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static size_t heap_pop(sg_presolve *ps, size_t *n)
+{
+    size_t top = ps->queue[0], i = 0;
+    ps->queue[0] = ps->queue[--(*n)];
+    ps->hseq[0] = ps->hseq[*n];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && heap_less(ps, l, m))
+            m = l;
+        if (r < *n && heap_less(ps, r, m))
+            m = r;
+        if (m == i)
+            break;
+        heap_swap(ps, i, m);
+        i = m;
+    }
+    return top;
+}
+
+int sg_presolve_explain(sg_presolve *ps, size_t input, size_t root, size_t skip, size_t **core, size_t *ncore)
+{
+    const sg_problem *p = ps->p;
+    size_t a = input, b = root, n = 0, cap = 16, *labels, j, m;
+    int pass;
+    *core = NULL;
+    *ncore = 0;
+    if (presolve_off || input >= p->ninputs || root >= p->ninputs || !p->inputs[input].value ||
+        !p->inputs[root].value || sg_expr_kind(p->inputs[root].value) != SG_SYM)
+        return 0;
+    if (!ps->has_forest)
+        return 0;
+    if (!(labels = sg__malloc(cap * sizeof *labels)))
+        return SG_ENOMEM;
+    /* the cheapest path from D_input to D_root that avoids `skip`: definitions cost nothing
+     * (they are hard), guards 1, traced shapes and replacements EDGE_OTHER (explain_relation
+     * keeps guards rather than the shapes they caused); Dijkstra, fpar[y] the edge y was
+     * reached by, fdist[y] its distance */
+    {
+        size_t nheap = 0;
+        bool found = false;
+        ps->forest++;
+        ps->fepoch[a] = ps->forest;
+        ps->fpar[a] = SIZE_MAX;
+        ps->fdist[a] = 0;
+        ps->queue[nheap++] = a;
+        while (nheap && !found) {
+            size_t x = heap_pop(ps, &nheap), t;
+            if (x == b) {
+                found = true;
+                break;
+            }
+            for (t = ps->estart[x]; t < ps->estart[x + 1]; t++) {
+                const fedge *e = &ps->edges[ps->eadj[t]];
+                size_t y = e->x == x ? e->y : e->x, d = ps->fdist[x] + edge_cost(p, e->label);
+                if (e->label == skip || (ps->fepoch[y] == ps->forest && ps->fdist[y] <= d))
+                    continue;
+                ps->fepoch[y] = ps->forest;
+                ps->fpar[y] = ps->eadj[t];
+                ps->fdist[y] = d;
+                heap_push(ps, &nheap, y);
+            }
+        }
+        if (!found) {
+            sg_free(labels);
+            return 0;
+        }
+        for (; b != a; b = ps->edges[ps->fpar[b]].x == b ? ps->edges[ps->fpar[b]].y : ps->edges[ps->fpar[b]].x) {
+            if (sg__grow((void **)&labels, &cap, n + 1, sizeof *labels)) {
+                sg_free(labels);
+                return SG_ENOMEM;
+            }
+            labels[n++] = ps->edges[ps->fpar[b]].label;
+        }
+    }
+    if (!proves(ps, labels, n, SIZE_MAX, input, root)) {
+        sg_free(labels);
+        return 0;
+    }
+    /* drop what is not needed: shapes and replacements first, then ranges, then guards */
+    for (pass = 0; pass < 3; pass++)
+        for (j = 0; j < n; j++)
+            if (drop_rank(p, labels[j]) == pass && proves(ps, labels, n, j, input, root)) {
+                labels[j] = labels[--n];
+                j--;
+            }
+    for (j = m = 0; j < n; j++)
+        if (labels[j] < p->ncons)
+            labels[m++] = labels[j];
+    sg_presolve_begin(ps);
+    *core = labels;
+    *ncore = m;
+    return 1;
+}

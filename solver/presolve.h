@@ -1,0 +1,89 @@
+/*
+ * presolve.h - exact cheap reasoning on the hard facts of a check, before Z3
+ * (issue 14; design in bench/DESIGN-presolve.md, docs/presolve.md).
+ *
+ * A presolve is filled, per question, with facts that hold on every model of
+ * the hard system H (definitions, spec items or adopted relations and pins,
+ * assumed constraints), then asked whether a checked constraint holds on
+ * every model. Facts are read at the expression level (no Z3):
+ *
+ *   equalities  x = +-y + b between two variables (input dims D_i, symbols,
+ *               spec roots X): weighted union-find, 1000 equal dims = one class;
+ *   constants   x = v, and bounds lo <= x <= hi, folded into the class domain
+ *               (an interval over the class root);
+ *
+ * and a question is decided by substituting every variable by its class
+ * root: an affine question exactly over the box of root domains (min / max of
+ * a linear form, gcd for Eq / Ne), any other by the interval evaluator
+ * (expr/interval.h) on the substituted expression.
+ *
+ * Soundness: a fact the presolve cannot read exactly (a non-unit coefficient,
+ * a product, an equality that contradicts an earlier one) is left out, which
+ * only weakens what it knows; every point of H is a point of the presolve's
+ * box, so TRUE (FALSE) on the box is TRUE (FALSE) on H. When a domain becomes
+ * empty (H may be unsatisfiable) nothing is decided. All arithmetic is checked
+ * 128-bit; an overflow leaves the question UNKNOWN (to Z3).
+ *
+ * Solver-internal (analysis/check.c); no Z3 here. Not thread-safe: one
+ * presolve per check.
+ */
+#ifndef SG_SOLVER_PRESOLVE_H
+#define SG_SOLVER_PRESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "expr/interval.h"
+#include "solver/problem.h"
+
+typedef struct sg_presolve sg_presolve;
+
+/* A presolve over the variables of `p` (borrowed: it must outlive the presolve). */
+int sg_presolve_new(sg_presolve **out, sg_problem *p, sg_error *err);
+void sg_presolve_free(sg_presolve *ps);
+
+/* Forget every fact: the start of a new question set (O(1): nodes are reset when touched). */
+void sg_presolve_begin(sg_presolve *ps);
+
+/* Facts of H, as problem.h defines them. Each returns nothing: a fact that cannot be read
+ * exactly is dropped (sound, see above). */
+void sg_presolve_def(sg_presolve *ps, size_t sym);               /* symbol `sym`'s definition */
+void sg_presolve_spec(sg_presolve *ps, size_t input);            /* dim `input`'s spec item */
+void sg_presolve_pin(sg_presolve *ps, size_t input, sg_int size); /* D_input = size */
+/* The relation phase 1 adopts: D_input = value of `input` over D_root (root's traced value a
+ * bare symbol) or, else, D_input = value and D_root = root's value; `root` SIZE_MAX: value is
+ * a constant. */
+void sg_presolve_relation(sg_presolve *ps, size_t input, size_t root);
+void sg_presolve_constraint(sg_presolve *ps, size_t cons);       /* an assumed constraint */
+
+/* Does checked constraint `cons` hold on every model of the facts given since
+ * sg_presolve_begin? TRUE / FALSE only when certain; UNKNOWN otherwise. */
+sg_tri sg_presolve_decide(sg_presolve *ps, size_t cons);
+
+/* Does boolean `e` (over the trace's symbols) hold on every model of the facts? */
+sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e);
+
+/*
+ * Explaining relations without Z3: a proof forest over the unit affine
+ * equalities of one component (definitions first, then `cons` in the order
+ * given: the ones a core should rather keep first), and the path between two
+ * input dims in it.
+ *
+ * sg_presolve_forest builds it (forgets every fact: call it between question
+ * sets). sg_presolve_explain finds the constraints on the path between
+ * D_input and D_root (the relation phase 1 adopts, root's traced value a bare
+ * symbol), re-proves the relation from exactly them by the presolve, and
+ * drops each member whose removal keeps it proved, traced shapes and replacements first, then traced ranges, then
+ * guards (explain_relation's order). Returns 1 with the core (indices into the problem's
+ * constraints; new array, sg_free) when the relation is proved this way, 0
+ * when not (ask Z3), SG_ENOMEM. A core never contains `skip`.
+ */
+int sg_presolve_forest(sg_presolve *ps, const size_t *syms, size_t nsyms, const size_t *cons, size_t ncons);
+int sg_presolve_explain(sg_presolve *ps, size_t input, size_t root, size_t skip, size_t **core, size_t *ncore);
+
+/* Per thread: presolve on (the default) or off (every question UNKNOWN, so everything
+ * goes to Z3). For the differential tests that compare the two. */
+void sg_presolve_enable(bool on);
+bool sg_presolve_enabled(void);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * test_presolve.c - the presolve (solver/presolve.c) is an optimisation, never a
+ * change of answer: every corpus case and a few hundred random small traces
+ * are checked with the presolve on and off (sg_presolve_enable), and the
+ * reports must agree on the verdict, every dim's status and reason, every
+ * violation's kind, dim and message, and the inferred facts; every
+ * counterexample of either run must really fail the trace (tests/witness.c,
+ * exact evaluation). Cores and counterexamples themselves may differ (Z3 is
+ * asked fewer questions with the presolve on). The brute-force oracle
+ * (test_oracle) runs with the presolve on, the product's default.
+ *
+ *   SG_PRESOLVE_SEED    seed of the random traces (default 1)
+ *   SG_PRESOLVE_TRACES  how many (default 400)
+ *
+ * Budgets are Z3 rlimits only (no wall clock), so the answers are reproducible.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/check.h"
+#include "corpus_walk.h"
+#include "oracle_model.h"
+#include "report/report.h"
+#include "solver/presolve.h"
+#include "test.h"
+#include "witness.h"
+
+static sg_check_options options(void)
+{
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    o.timeout_ms = 0;
+    o.query_timeout_ms = 0;
+    o.query_rlimit = 20000000;
+    return o;
+}
+
+static int check_with(sg_report **r, const sg_trace *t, bool presolve, sg_error *err)
+{
+    sg_check_options o = options();
+    int rc;
+    sg_presolve_enable(presolve);
+    rc = sg_check(r, t, &o, err);
+    sg_presolve_enable(true);
+    return rc;
+}
+
+static bool same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* Compare the two reports of `label`; returns the number of differences printed. */
+static int compare(const char *label, const sg_trace *t, const sg_report *on, const sg_report *off)
+{
+    size_t i;
+    int bad = 0;
+#define DIFF(...) do { if (bad++ < 4) { fprintf(stderr, "%s: ", label); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+    if (on->verdict != off->verdict)
+        DIFF("verdict %d with the presolve, %d without", (int)on->verdict, (int)off->verdict);
+    if (on->ndims != off->ndims)
+        DIFF("%zu dims with the presolve, %zu without", on->ndims, off->ndims);
+    for (i = 0; i < on->ndims && i < off->ndims; i++)
+        if (on->dims[i].status != off->dims[i].status || strcmp(on->dims[i].reason, off->dims[i].reason) != 0)
+            DIFF("dim %zu: status %d (%s) with the presolve, %d (%s) without", i, (int)on->dims[i].status,
+                 on->dims[i].reason, (int)off->dims[i].status, off->dims[i].reason);
+    if (on->nviolations != off->nviolations)
+        DIFF("%zu violations with the presolve, %zu without", on->nviolations, off->nviolations);
+    for (i = 0; i < on->nviolations && i < off->nviolations; i++) {
+        const sg_violation *a = &on->violations[i], *b = &off->violations[i];
+        if (a->kind != b->kind || a->input != b->input || !same_text(a->dim, b->dim))
+            DIFF("violation %zu: kind %d dim %s with the presolve, kind %d dim %s without", i, (int)a->kind,
+                 a->dim ? a->dim : "-", (int)b->kind, b->dim ? b->dim : "-");
+        if (a->has_counterexample && !witness_fails(t, a->counterexample))
+            DIFF("violation %zu: the counterexample with the presolve passes the trace", i);
+        if (b->has_counterexample && !witness_fails(t, b->counterexample))
+            DIFF("violation %zu: the counterexample without the presolve passes the trace", i);
+        if (a->ncore == 0 && (a->kind == SG_VIOL_EQUAL || a->kind == SG_VIOL_RELATED || a->kind == SG_VIOL_GUARD))
+            DIFF("violation %zu: an empty core with the presolve", i);
+    }
+    if (on->ninferred != off->ninferred)
+        DIFF("%zu inferred facts with the presolve, %zu without", on->ninferred, off->ninferred);
+#undef DIFF
+    return bad;
+}
+
+static void test_corpus_on_off(void)
+{
+    size_t v, ncases = 0, nviol = 0;
+    int differ = 0;
+    for (v = 0; v < CORPUS_NVERSIONS; v++) {
+        char *names[512];
+        int n = corpus_case_names(SG_CORPUS, corpus_versions[v], names, 512), k;
+        CHECK(n > 0);
+        for (k = 0; k < n; k++) {
+            char dir[4096], label[600];
+            sg_trace *t = NULL;
+            sg_report *on = NULL, *off = NULL;
+            sg_error err = SG_ERROR_INIT;
+            snprintf(dir, sizeof dir, "%s/%s/%s", SG_CORPUS, corpus_versions[v], names[k]);
+            snprintf(label, sizeof label, "%s/%s", corpus_versions[v], names[k]);
+            free(names[k]);
+            if (sg_trace_load(&t, dir, &err) != 0)
+                continue; /* not a case folder this build reads: test_trace covers those */
+            CHECK_MSG(check_with(&on, t, true, &err) == 0, "%s: %s", label, err.msg);
+            CHECK_MSG(check_with(&off, t, false, &err) == 0, "%s: %s", label, err.msg);
+            if (on && off) {
+                differ += compare(label, t, on, off) != 0;
+                nviol += on->nviolations;
+            }
+            ncases++;
+            sg_report_free(on);
+            sg_report_free(off);
+            sg_trace_free(t);
+        }
+    }
+    printf("corpus: %zu cases with the presolve on and off, %zu violations, %d differ\n", ncases, nviol, differ);
+    CHECK(ncases >= 80);
+    CHECK_MSG(differ == 0, "%d corpus cases differ", differ);
+}
+
+/* ---- random small traces ---------------------------------------------------------------------- */
+
+static unsigned long rng_state;
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005ul + 1442695040888963407ul;
+    return n ? (unsigned)((rng_state >> 33) % n) : 0;
+}
+
+/* One random guard over symbols s0..s{n-1}: equalities and offsets (what the presolve reads),
+ * bounds, Ne, congruences, sums, products and Boolean structure (what it must leave alone). */
+static void random_guard(sbuf *b, unsigned n)
+{
+    unsigned i = rnd(n), j = rnd(n), c = 1 + rnd(12);
+    switch (rnd(12)) {
+    case 0: sb_printf(b, "Eq(s%u, s%u)", i, j); break;
+    case 1: sb_printf(b, "Eq(s%u, s%u + %u)", i, j, c); break;
+    case 2: sb_printf(b, "Eq(s%u - %u, s%u)", i, c, j); break;
+    case 3: sb_printf(b, "s%u >= %u", i, c); break;
+    case 4: sb_printf(b, "s%u <= %u", i, 4 + c * 2); break;
+    case 5: sb_printf(b, "Ne(s%u, %u)", i, c); break;
+    case 6: sb_printf(b, "Eq(Mod(s%u, %u), 0)", i, 1 + rnd(4)); break;
+    case 7: sb_printf(b, "s%u + s%u <= %u", i, j, 10 + 2 * c); break;
+    case 8: sb_printf(b, "2*s%u >= s%u", i, j); break;
+    case 9: sb_printf(b, "Or(Eq(s%u, %u), s%u >= %u)", i, c, i, c + 2); break;
+    case 10: sb_printf(b, "Ne(s%u, s%u)", i, j); break;
+    default: sb_printf(b, "s%u*s%u >= %u", i, j, c * 3); break;
+    }
+}
+
+static void random_trace(sbuf *b, unsigned *nsym_out)
+{
+    unsigned n = 2 + rnd(4), ng = 1 + rnd(6), i, names = 1 + rnd(n);
+    unsigned val[8];
+    *nsym_out = n;
+    sb_printf(b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+                 "\"shape_env\": true, \"symbols\": [");
+    for (i = 0; i < n; i++) {
+        unsigned hi = 6 + rnd(20);
+        val[i] = 2 + rnd(hi - 1);
+        sb_printf(b, "%s{\"name\": \"s%u\", \"range\": [2, %u], \"hint\": %u, \"unbacked\": false, \"size_like\": false, "
+                     "\"replacement\": %s, \"sources\": [\"L['x%u'].size()[0]\"]}",
+                  i ? ", " : "", i, hi, val[i], "null", i);
+    }
+    sb_printf(b, "], \"guards\": [");
+    for (i = 0; i < ng; i++) {
+        sb_printf(b, "%s{\"origin\": \"shape\", \"expr\": \"", i ? ", " : "");
+        random_guard(b, n);
+        sb_printf(b, "\", \"user_loc\": \"m.py:%u in forward\"}", i + 1);
+    }
+    sb_printf(b, "], \"inputs\": [");
+    for (i = 0; i < n; i++) {
+        unsigned kind = rnd(8), lo = 2 + rnd(3), hi = 8 + rnd(30);
+        sb_printf(b, "%s{\"path\": \"['x%u']\", \"dim\": 0, \"size\": %u, \"source\": \"L['x%u'].size()[0]\", "
+                     "\"traced_source\": \"L['x%u'].size()[0]\", \"value\": \"s%u\", \"spec\": ",
+                  i ? ", " : "", i, val[i], i, i, i);
+        if (kind == 0)
+            sb_printf(b, "{\"kind\": \"static\"}}");
+        else if (kind == 1)
+            sb_printf(b, "{\"kind\": \"auto\"}}");
+        else
+            sb_printf(b, "{\"kind\": \"dim\", \"name\": \"d%u\", \"min\": %u, \"max\": %u}}", rnd(names), lo, hi);
+    }
+    sb_printf(b, "], \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}");
+}
+
+static void test_random_on_off(void)
+{
+    unsigned long seed = env_ulong("SG_PRESOLVE_SEED", 1), count = env_ulong("SG_PRESOLVE_TRACES", 400), k;
+    unsigned long loaded = 0, differ = 0, viol = 0;
+    rng_state = seed;
+    for (k = 0; k < count; k++) {
+        sbuf b = {0};
+        unsigned nsym;
+        sg_trace *t = NULL;
+        sg_report *on = NULL, *off = NULL;
+        sg_error err = SG_ERROR_INIT;
+        char label[64];
+        random_trace(&b, &nsym);
+        snprintf(label, sizeof label, "random trace %lu (seed %lu)", k, seed);
+        if (sg_trace_load_json(&t, b.p, b.n, &err) != 0) {
+            /* the dim names of a random spec may conflict (one name, two static sizes): skip */
+            sb_free(&b);
+            continue;
+        }
+        loaded++;
+        CHECK_MSG(check_with(&on, t, true, &err) == 0, "%s: %s", label, err.msg);
+        CHECK_MSG(check_with(&off, t, false, &err) == 0, "%s: %s", label, err.msg);
+        if (on && off && compare(label, t, on, off)) {
+            differ++;
+            fprintf(stderr, "%s: %s\n", label, b.p);
+        }
+        if (on)
+            viol += on->nviolations;
+        sg_report_free(on);
+        sg_report_free(off);
+        sg_trace_free(t);
+        sb_free(&b);
+    }
+    printf("random: %lu traces loaded of %lu, %lu violations, %lu differ\n", loaded, count, viol, differ);
+    CHECK(loaded >= count / 2);
+    CHECK(differ == 0);
+}
+
+/* Eq(s0, s1) over two dims of separate Dims related by the trace: proved by the presolve
+ * alone, so the check asks Z3 nothing in phase 2 and explains the relation without Z3. */
+static void test_equalities_without_z3(void)
+{
+    sbuf b = {0};
+    unsigned n = 40, i;
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    sb_printf(&b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+                  "\"shape_env\": true, \"symbols\": [");
+    for (i = 0; i < n; i++)
+        sb_printf(&b, "%s{\"name\": \"s%u\", \"range\": [2, 4096], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+                      "\"replacement\": %s, \"sources\": [\"L['x%u'].size()[0]\"]}",
+                  i ? ", " : "", i, i ? "\"s0\"" : "null", i);
+    sb_printf(&b, "], \"guards\": [");
+    for (i = 1; i < n; i++)
+        sb_printf(&b, "%s{\"origin\": \"shape\", \"expr\": \"Eq(s0, s%u)\", \"user_loc\": \"m.py:%u in forward\"}",
+                  i > 1 ? ", " : "", i, i);
+    sb_printf(&b, "], \"inputs\": [");
+    for (i = 0; i < n; i++)
+        sb_printf(&b, "%s{\"path\": \"['x%u']\", \"dim\": 0, \"size\": 6, \"source\": \"L['x%u'].size()[0]\", "
+                      "\"traced_source\": \"L['x%u'].size()[0]\", \"value\": \"s0\", "
+                      "\"spec\": {\"kind\": \"dim\", \"name\": \"d%u\", \"min\": 0, \"max\": 4096}}",
+                  i ? ", " : "", i, i, i, i);
+    sb_printf(&b, "], \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}");
+    CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
+    o.infer = false;
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_VIOLATIONS);
+        CHECK_EQ_INT((int)r->nviolations, (int)(n - 1));
+        for (i = 0; i < r->nviolations; i++) {
+            CHECK_EQ_INT((int)r->violations[i].kind, (int)SG_VIOL_EQUAL);
+            CHECK_EQ_INT((int)r->violations[i].ncore, 1); /* the one guard Eq(s0, s_i) */
+            if (r->violations[i].ncore == 1)
+                CHECK_EQ_INT((int)r->violations[i].core[0].kind, (int)SG_CORE_GUARD);
+        }
+        CHECK_EQ_INT((int)r->dims[0].status, (int)SG_DIM_PROVED);
+        CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+    sb_free(&b);
+}
+
+int main(void)
+{
+    RUN(test_equalities_without_z3);
+    RUN(test_random_on_off);
+    RUN(test_corpus_on_off);
+    return test_summary();
+}
