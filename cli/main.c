@@ -22,6 +22,7 @@ static const sg_cli_command commands[] = {
     {"inspect", sg_cmd_inspect, "show a .pt2 archive's inputs, symbolic shapes, ranges and asserts"},
     {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
     {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},
+    {"serve", sg_cmd_serve, "serve check, spec, verify and pack over HTTP (JSON; docs/service.md)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
