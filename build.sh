@@ -114,7 +114,7 @@ run_ctest() {
 tsan() {
     say "building build-tsan (the threaded tests)"
     cmake -S "$ROOT" -B "$ROOT/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_TSAN=ON
-    cmake --build "$ROOT/build-tsan" -j "$JOBS" --target test_engine test_budget
+    cmake --build "$ROOT/build-tsan" -j "$JOBS" --target test_engine test_budget shapegate serve_traces
     say "ctest -L threads in build-tsan"
     env TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
         ctest --test-dir "$ROOT/build-tsan" --output-on-failure -L threads
