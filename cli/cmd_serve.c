@@ -23,7 +23,7 @@
 
 enum {
     OPT_LISTEN = 256, OPT_THREADS, OPT_IO_THREADS, OPT_MAX_BODY, OPT_CACHE, OPT_MAX_QUEUE, OPT_MAX_CONN,
-    OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE
+    OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE, OPT_MAX_BUFFERED
 };
 
 static const sg_cli_opt serve_opts[] = {
@@ -42,6 +42,8 @@ static const sg_cli_opt serve_opts[] = {
     {"max-connections", OPT_MAX_CONN, true, false, "--max-connections N  open connections at once (default 1024)"},
     {"idle-timeout", OPT_IDLE, true, false,
      "--idle-timeout S     close a connection silent for S seconds (default 15)"},
+    {"max-buffered", OPT_MAX_BUFFERED, true, false,
+     "--max-buffered BYTES JSON bodies held in memory at once, all requests (default 512M): 503 beyond"},
     {"max-guards", OPT_MAX_GUARDS, true, false, "--max-guards N       guards in one trace (default 100000): 413 beyond"},
     {"max-symbols", OPT_MAX_SYMBOLS, true, false, "--max-symbols N      symbols in one trace (default 100000): 413 beyond"},
     {"drain-timeout", OPT_DRAIN, true, false,
@@ -147,6 +149,11 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
         if (v == 0)
             return sg_cli_usage_error(CMD, "--max-body must be at least 1");
         a->cfg.max_body = (size_t)v;
+        return -1;
+    case OPT_MAX_BUFFERED:
+        if ((rc = read_count("max-buffered", arg, SIZE_MAX, true, &v)) >= 0)
+            return rc;
+        a->cfg.max_buffered = (size_t)v;
         return -1;
     default: break;
     }

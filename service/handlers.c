@@ -220,8 +220,7 @@ static void do_trace(sv_request *q, sg_engine *e, bool spec)
         input_error(q, rc, &err, "invalid_trace");
         return;
     }
-    free(q->body); /* the trace holds what it needs */
-    q->body = NULL;
+    sv_body_release(q); /* the trace holds what it needs */
     if (sg_trace_guard_count(t) > c->max_guards || sg_trace_symbol_count(t) > c->max_symbols) {
         sv_error(q, 413, "limit_exceeded", "the trace has %zu guards and %zu symbols; the limits are %zu and %zu",
                  sg_trace_guard_count(t), sg_trace_symbol_count(t), c->max_guards, c->max_symbols);

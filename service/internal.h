@@ -70,10 +70,11 @@ typedef struct sv_request {
     char path[128];          /* the URL path as logged (cut) */
     /* the body: JSON in memory, an archive in an unlinked temporary file */
     char *body;
-    size_t len, cap;
+    size_t len, cap;         /* `cap` bytes counted in the service's `buffered` */
     int fd;
     uint64_t received;
-    bool failed_body;        /* a response was queued while the body was still coming */
+    bool failed_body;        /* answered (413, 503) while the body was coming: the rest is dropped */
+    uint64_t dropped;        /* bytes of body dropped since */
     /* the call */
     sg_check_options opts;
     sg_cancel *cancel;
@@ -146,9 +147,12 @@ struct sg_service {
     char spool[256];         /* private folder for pack outputs */
     _Atomic uint64_t seq;    /* request numbers, for spool names */
     _Atomic int draining;
+    _Atomic uint64_t buffered; /* bytes of JSON bodies held now (cfg.max_buffered) */
     double started;
 };
 
+/* Free q's JSON body and return its bytes to the service's budget. */
+void sv_body_release(sv_request *q);
 /* Run request `q` on a worker (handlers.c): fills its answer. */
 void sv_handle(sv_request *q, void *ctx);
 /* Answer a GET route on the I/O thread (handlers.c). */

@@ -55,14 +55,15 @@ typedef struct sg_service_config {
     unsigned idle_timeout_s;   /* a connection with no traffic for this long is closed */
     size_t max_guards;         /* guards in one trace: 413 beyond */
     size_t max_symbols;        /* symbols in one trace: 413 beyond */
+    size_t max_buffered;       /* JSON body bytes held in memory by all requests together: 503 beyond */
     const char *tmpdir;        /* where archive bodies are spooled (NULL: $TMPDIR or /tmp) */
     FILE *access_log;          /* one JSON line per request, or NULL for none */
     sg_service_inspect_fn inspect_json;
 } sg_service_config;
 
 #define SG_SERVICE_CONFIG_INIT                                                                       \
-    {"127.0.0.1", 8080, 2, 1, (size_t)64 << 20, 30000, 1024, 64, 1024, 15, 100000, 100000, NULL,    \
-     NULL, NULL}
+    {"127.0.0.1", 8080, 2, 1, (size_t)64 << 20, 30000, 1024, 64, 1024, 15, 100000, 100000,          \
+     (size_t)512 << 20, NULL, NULL, NULL}
 
 /*
  * Bind, start the I/O threads and the workers. Returns 0 and the service in
