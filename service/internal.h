@@ -105,8 +105,9 @@ void sv_answer(sv_request *q, unsigned status, const char *code, char *body, siz
 typedef struct sv_pool sv_pool;
 typedef void (*sv_job_fn)(sv_request *q, void *ctx);
 
-/* Start `n` workers calling `fn(q, ctx)` for each submitted request. */
-int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, void *ctx);
+/* Start `n` workers calling `fn(q, ctx)` for each submitted request, then `finish(q, ctx)`, which
+ * hands the request back (after it the pool never touches `q`). */
+int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, sv_job_fn finish, void *ctx);
 /* Hand `q` to a worker: 0, or -1 when the queue is full or the pool stopping. */
 int sv_pool_submit(sv_pool *p, sv_request *q);
 /* Requests waiting, and being worked on. */

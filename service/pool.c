@@ -18,7 +18,7 @@ struct sv_pool {
     sv_request **running;     /* [nthreads]: the request each worker runs, or NULL */
     pthread_t *threads;
     unsigned nthreads;
-    sv_job_fn fn;
+    sv_job_fn fn, finish;
     void *ctx;
 };
 
@@ -48,15 +48,20 @@ static void *worker(void *arg)
         p->running[id] = q;
         pthread_mutex_unlock(&p->lock);
         p->fn(q, p->ctx);
+        /* off the running list before `finish` hands the request back: from then on it may be
+         * freed by another thread at any moment */
         pthread_mutex_lock(&p->lock);
         p->running[id] = NULL;
         p->busy--;
+        pthread_mutex_unlock(&p->lock);
+        p->finish(q, p->ctx);
+        pthread_mutex_lock(&p->lock);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
-int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, void *ctx)
+int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, sv_job_fn finish, void *ctx)
 {
     sv_pool *p;
     unsigned i;
@@ -66,6 +71,7 @@ int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, voi
         return SG_ENOMEM;
     p->cap = max_queue ? max_queue : 1;
     p->fn = fn;
+    p->finish = finish;
     p->ctx = ctx;
     p->ring = calloc(p->cap, sizeof *p->ring);
     p->running = calloc(n, sizeof *p->running);

@@ -315,10 +315,10 @@ static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const ch
     return MHD_YES; /* SV_QUEUED: not ours to act on yet */
 }
 
-/* A worker's job: answer, then wake the connection. */
-static void run_job(sv_request *q, void *ctx)
+/* After a worker's job (sv_handle): wake the connection, which then sends the answer and frees q. */
+static void finish_job(sv_request *q, void *ctx)
 {
-    sv_handle(q, ctx);
+    (void)ctx;
     atomic_store(&q->state, SV_ANSWERED);
     MHD_resume_connection(q->conn);
 }
@@ -468,7 +468,7 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
     eo.cache_entries = c->cache_entries;
     if ((rc = sg_engine_new(&s->engine, &eo, err)) != 0)
         goto fail;
-    if ((rc = sv_pool_new(&s->pool, c->threads, c->max_queue, run_job, s)) != 0) {
+    if ((rc = sv_pool_new(&s->pool, c->threads, c->max_queue, sv_handle, finish_job, s)) != 0) {
         snprintf(err->msg, sizeof err->msg, "cannot start %u workers", c->threads);
         err->code = rc;
         goto fail;
