@@ -23,7 +23,8 @@
 
 enum {
     OPT_LISTEN = 256, OPT_THREADS, OPT_IO_THREADS, OPT_MAX_BODY, OPT_CACHE, OPT_MAX_QUEUE, OPT_MAX_CONN,
-    OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE, OPT_MAX_BUFFERED
+    OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE, OPT_MAX_BUFFERED,
+    OPT_REDIS, OPT_REDIS_TTL
 };
 
 static const sg_cli_opt serve_opts[] = {
@@ -46,6 +47,10 @@ static const sg_cli_opt serve_opts[] = {
      "--max-buffered BYTES JSON bodies held in memory at once, all requests (default 512M): 503 beyond"},
     {"max-guards", OPT_MAX_GUARDS, true, false, "--max-guards N       guards in one trace (default 100000): 413 beyond"},
     {"max-symbols", OPT_MAX_SYMBOLS, true, false, "--max-symbols N      symbols in one trace (default 100000): 413 beyond"},
+    {"redis", OPT_REDIS, true, false,
+     "--redis URL          share answers with other replicas through Redis (redis://HOST[:PORT][/DB]);\n"
+     "                     without Redis reachable the service solves every request itself"},
+    {"redis-ttl", OPT_REDIS_TTL, true, false, "--redis-ttl S        how long Redis keeps an answer (default 86400; 0: no expiry)"},
     {"drain-timeout", OPT_DRAIN, true, false,
      "--drain-timeout MS   at SIGTERM, wait this long for requests in flight (default 30000)"},
     {"port-file", OPT_PORT_FILE, true, false, "--port-file FILE     write the port listened on to FILE once listening"},
@@ -143,6 +148,7 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
     case OPT_LISTEN: return read_listen(a, arg);
     case OPT_NO_LOG: a->cfg.access_log = NULL; return -1;
     case OPT_PORT_FILE: a->port_file = arg; return -1;
+    case OPT_REDIS: a->cfg.redis_url = arg; return -1;
     case OPT_MAX_BODY:
         if ((rc = read_count("max-body", arg, SIZE_MAX, true, &v)) >= 0)
             return rc;
@@ -164,6 +170,7 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
             {OPT_MAX_QUEUE, "max-queue", 1, 1000000}, {OPT_MAX_CONN, "max-connections", 1, 100000},
             {OPT_IDLE, "idle-timeout", 1, 86400}, {OPT_MAX_GUARDS, "max-guards", 1, 100000000},
             {OPT_MAX_SYMBOLS, "max-symbols", 1, 100000000}, {OPT_DRAIN, "drain-timeout", 0, 86400000},
+            {OPT_REDIS_TTL, "redis-ttl", 0, 100000000},
         };
         size_t i;
         for (i = 0; i < sizeof lim / sizeof lim[0] && lim[i].key != key; i++)
@@ -185,6 +192,7 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
         case OPT_MAX_GUARDS: a->cfg.max_guards = (size_t)v; break;
         case OPT_MAX_SYMBOLS: a->cfg.max_symbols = (size_t)v; break;
         case OPT_DRAIN: a->drain_ms = (unsigned)v; break;
+        case OPT_REDIS_TTL: a->cfg.redis_ttl_s = (unsigned)v; break;
         default: break;
         }
     }

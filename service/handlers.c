@@ -210,6 +210,7 @@ static void do_trace(sv_request *q, sg_engine *e, bool spec)
     sg_trace *t = NULL;
     sg_report *r = NULL;
     double t0 = sv_now();
+    char key[80] = "";
     int rc;
 
     if (q->len == 0) {
@@ -226,12 +227,26 @@ static void do_trace(sv_request *q, sg_engine *e, bool spec)
                  sg_trace_guard_count(t), sg_trace_symbol_count(t), c->max_guards, c->max_symbols);
         goto cleanup;
     }
+    /* the shared cache first: a replica may have answered this already */
+    if (q->svc->redis && sv_redis_key(key, q->route->id, &q->opts, t)) {
+        size_t len = 0;
+        char *body = sv_redis_get(q->svc->redis, key, &len);
+        if (body) {
+            sv_answer(q, 200, "ok", body, len, "application/json");
+            q->from_redis = true;
+            goto cleanup;
+        }
+    } else {
+        key[0] = '\0';
+    }
     rc = spec ? sg_engine_spec(e, t, &q->opts, &r, &err) : sg_engine_check(e, t, &q->opts, &r, &err);
     if (rc != 0) {
         input_error(q, rc == SG_ERROR ? SG_ERROR : rc, &err, "invalid_trace");
         goto cleanup;
     }
     report_answer(q, r, t0);
+    if (key[0] && q->status == 200)
+        sv_redis_put(q->svc->redis, key, q->resp, q->resp_len);
 cleanup:
     sg_report_free(r);
     sg_trace_free(t);
@@ -426,7 +441,7 @@ void sv_handle_get(sv_request *q)
     case SV_ROUTE_METRICS: {
         char *text = NULL;
         size_t len = 0;
-        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads) != 0) {
+        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads, s->redis) != 0) {
             sv_error(q, 503, "out_of_memory", "out of memory writing the metrics");
             return;
         }

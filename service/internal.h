@@ -83,6 +83,7 @@ typedef struct sv_request {
     unsigned status;
     char code[40];           /* "ok" or the error code, for the log */
     const char *verdict;     /* the report's verdict name, or NULL */
+    bool from_redis;         /* the answer came from the shared cache */
     char *resp;              /* response body (malloc'd), or NULL with resp_fd >= 0 */
     size_t resp_len;
     int resp_fd;             /* a file to send (pack), or -1 */
@@ -133,8 +134,22 @@ typedef struct sv_metrics {
 
 void sv_metrics_observe(sv_metrics *m, sv_route_id r, unsigned status, double seconds);
 /* The Prometheus text exposition (version 0.0.4) of `m`, the engine's counters and the pool. */
+typedef struct sv_redis sv_redis;
 int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
-                      unsigned workers);
+                      unsigned workers, sv_redis *redis);
+
+/* ---- the shared cache (redis.c) ---------------------------------------------------------------- */
+
+/* Parse `url` (redis://HOST[:PORT][/DB]); nothing is connected yet. 0, or SG_EINVALID / SG_ENOMEM. */
+int sv_redis_new(sv_redis **out, const char *url, unsigned ttl_s, sg_error *err);
+void sv_redis_free(sv_redis *r);
+/* The key of an answer of `route` for `o` and trace `t`; false when the trace cannot be written. */
+bool sv_redis_key(char key[80], sv_route_id route, const sg_check_options *o, const sg_trace *t);
+/* The answer kept under `key` (malloc'd, `*len` bytes), or NULL: none, or Redis down. */
+char *sv_redis_get(sv_redis *r, const char *key, size_t *len);
+/* Keep `len` bytes of `val` under `key` (best effort). */
+void sv_redis_put(sv_redis *r, const char *key, const char *val, size_t len);
+void sv_redis_stats(sv_redis *r, uint64_t *hits, uint64_t *misses, uint64_t *errors, uint64_t *stores, bool *up);
 
 /* ---- the service ------------------------------------------------------------------------------- */
 
@@ -143,6 +158,7 @@ struct sg_service {
     struct MHD_Daemon *daemon;
     sg_engine *engine;
     sv_pool *pool;
+    sv_redis *redis;         /* or NULL */
     sv_metrics metrics;
     unsigned port;
     char spool[256];         /* private folder for pack outputs */

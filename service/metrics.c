@@ -83,7 +83,7 @@ static void gauge(out_buf *b, const char *name, const char *help, uint64_t v)
 }
 
 int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
-                      unsigned workers)
+                      unsigned workers, sv_redis *redis)
 {
     out_buf b = {malloc(8192), 0, 8192, false};
     sg_engine_stats st;
@@ -150,6 +150,16 @@ int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_eng
     counter(&b, "shapegate_solver_contexts_created_total", "Z3 contexts made.", st.contexts_created);
     counter(&b, "shapegate_solver_contexts_reused_total", "Z3 contexts taken warm.", st.contexts_reused);
     gauge(&b, "shapegate_solver_contexts_idle", "Z3 contexts warm now.", st.contexts_idle);
+    if (redis) {
+        uint64_t hits, misses, errors, stores;
+        bool up;
+        sv_redis_stats(redis, &hits, &misses, &errors, &stores, &up);
+        counter(&b, "shapegate_redis_hits_total", "Answers taken from the shared Redis cache.", hits);
+        counter(&b, "shapegate_redis_misses_total", "Redis lookups that found nothing.", misses);
+        counter(&b, "shapegate_redis_stores_total", "Answers written to Redis.", stores);
+        counter(&b, "shapegate_redis_errors_total", "Redis connections or commands that failed.", errors);
+        gauge(&b, "shapegate_redis_up", "1 while Redis is used, 0 while it is left alone after a failure.", up);
+    }
     if (b.failed) {
         free(b.s);
         return SG_ENOMEM;

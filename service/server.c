@@ -368,6 +368,8 @@ static void access_log(sg_service *s, sv_request *q, unsigned status, double sec
             (unsigned long long)q->sent);
     if (q->verdict)
         fprintf(f, ", \"verdict\": \"%s\"", q->verdict);
+    if (q->from_redis)
+        fputs(", \"cache\": \"redis\"", f);
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
         fprintf(f, ", \"ended\": \"%s\"",
                 toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "timeout"
@@ -468,6 +470,8 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
     eo.cache_entries = c->cache_entries;
     if ((rc = sg_engine_new(&s->engine, &eo, err)) != 0)
         goto fail;
+    if (c->redis_url && (rc = sv_redis_new(&s->redis, c->redis_url, c->redis_ttl_s, err)) != 0)
+        goto fail;
     if ((rc = sv_pool_new(&s->pool, c->threads, c->max_queue, sv_handle, finish_job, s)) != 0) {
         snprintf(err->msg, sizeof err->msg, "cannot start %u workers", c->threads);
         err->code = rc;
@@ -544,6 +548,7 @@ void sg_service_free(sg_service *s)
     if (s->daemon)
         MHD_stop_daemon(s->daemon);
     sg_engine_free(s->engine);
+    sv_redis_free(s->redis);
     if (s->spool[0])
         rmdir(s->spool);
     free(s);

@@ -57,13 +57,15 @@ typedef struct sg_service_config {
     size_t max_symbols;        /* symbols in one trace: 413 beyond */
     size_t max_buffered;       /* JSON body bytes held in memory by all requests together: 503 beyond */
     const char *tmpdir;        /* where archive bodies are spooled (NULL: $TMPDIR or /tmp) */
+    const char *redis_url;     /* redis://HOST[:PORT][/DB]: a verdict cache shared by replicas, or NULL */
+    unsigned redis_ttl_s;      /* how long Redis keeps an answer (0: until evicted) */
     FILE *access_log;          /* one JSON line per request, or NULL for none */
     sg_service_inspect_fn inspect_json;
 } sg_service_config;
 
 #define SG_SERVICE_CONFIG_INIT                                                                       \
     {"127.0.0.1", 8080, 2, 1, (size_t)64 << 20, 30000, 1024, 64, 1024, 15, 100000, 100000,          \
-     (size_t)512 << 20, NULL, NULL, NULL}
+     (size_t)512 << 20, NULL, NULL, 86400, NULL, NULL}
 
 /*
  * Bind, start the I/O threads and the workers. Returns 0 and the service in

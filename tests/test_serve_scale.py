@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""test_serve_scale.py - three `shapegate serve` replicas behind a real nginx on loopback.
+"""test_serve_scale.py - three `shapegate serve` replicas behind a real nginx on loopback, sharing
+answers through a real redis-server.
 
 Starts 3 replicas on free ports and nginx (Debian's, its own config, pid and logs in the work
 folder) balancing them; sends checks, archive verifications and packs through nginx from
 concurrent clients and compares every answer with a replica's own; checks that every replica took
-a share; stops one replica and checks that nginx keeps answering from the others; then stops
+a share; checks that an answer one replica stored in Redis another serves byte for byte, and that
+the replicas answer with Redis stopped; stops one replica and checks that nginx keeps answering from the others; then stops
 everything (SIGTERM to the replicas, SIGQUIT to nginx) and checks that nothing is left running.
 The replicas are stateless: any one answers any request the same way.
 
@@ -69,6 +71,14 @@ def wait_port(port, proc, what):
     raise RuntimeError("%s did not listen on %d" % (what, port))
 
 
+def metric(port, name):
+    st, text = request(port, "GET", "/metrics")
+    for line in text.decode().splitlines():
+        if line.startswith(name + " "):
+            return int(float(line.split()[1]))
+    return -1
+
+
 NGINX_CONF = """
 worker_processes 2;
 pid {work}/nginx.pid;
@@ -109,8 +119,9 @@ def main():
     ap.add_argument("--work", required=True)
     args = ap.parse_args()
     nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-    if not nginx:
-        print("nginx not installed (apt-get install nginx): skipped")
+    redis = shutil.which("redis-server")
+    if not nginx or not redis:
+        print("nginx or redis-server not installed (apt-get install nginx redis-server): skipped")
         return 77
     shutil.rmtree(args.work, ignore_errors=True)
     tdir = os.path.join(args.work, "traces")
@@ -124,12 +135,18 @@ def main():
 
     replicas = []
     ng = None
+    rport = free_port()
+    rd = subprocess.Popen([redis, "--port", str(rport), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                           "--dir", args.work], stdout=open(os.path.join(args.work, "redis.log"), "wb"),
+                          stderr=subprocess.STDOUT)
     try:
+        wait_port(rport, rd, "redis-server")
         for i in range(3):
             pf = os.path.join(args.work, "r%d.port" % i)
             log = open(os.path.join(args.work, "r%d.log" % i), "wb")
             p = subprocess.Popen([args.shapegate, "serve", "--listen", "127.0.0.1:0", "--port-file", pf,
-                                  "--threads", "1"], stdout=subprocess.DEVNULL, stderr=log)
+                                  "--threads", "1", "--redis", "redis://127.0.0.1:%d" % rport],
+                                 stdout=subprocess.DEVNULL, stderr=log)
             deadline = time.time() + 30
             while not os.path.exists(pf) and time.time() < deadline and p.poll() is None:
                 time.sleep(0.02)
@@ -183,6 +200,23 @@ def main():
             with open(os.path.join(args.work, "r%d.log" % i)) as f:
                 n = sum(1 for l in f if '"path": "/v1/check"' in l)
             ok(n >= 10, "replica %d answered %d checks (every replica takes a share)" % (i, n))
+        # the shared cache: what replica 1 solved, replica 2 answers from Redis, byte for byte
+        fresh = json.loads(bodies[sorted(bodies)[0]])
+        fresh["torch_version"] = fresh.get("torch_version", "") + "+scale-test"  # a trace no replica saw
+        fresh = json.dumps(fresh).encode()
+        st1, a1 = request(replicas[1][1], "POST", "/v1/check", fresh, "application/json")
+        before = metric(replicas[2][1], "shapegate_redis_hits_total")
+        st2, a2 = request(replicas[2][1], "POST", "/v1/check", fresh, "application/json")
+        ok(st1 == st2 == 200 and a1 == a2, "the same answer from two replicas")
+        ok(metric(replicas[2][1], "shapegate_redis_hits_total") == before + 1, "replica 2 answered from Redis")
+        ok(sum(metric(r[1], "shapegate_redis_hits_total") for r in replicas) > 0, "Redis hits across replicas")
+        # Redis goes: the replicas answer without it
+        rd.send_signal(signal.SIGTERM)
+        ok(rd.wait(30) == 0, "redis-server stopped")
+        fresh2 = fresh.replace(b"+scale-test", b"+scale-test-2")
+        st, got = request(port, "POST", "/v1/check", fresh2, "application/json")
+        ok(st == 200 and json.loads(got)["verdict"] == json.loads(a1)["verdict"], "answered with Redis down: %d" % st)
+        ok(any(metric(r[1], "shapegate_redis_up") == 0 for r in replicas), "a replica saw Redis down")
         # one replica goes: nginx answers from the others
         p0 = replicas[0][0]
         p0.send_signal(signal.SIGTERM)
@@ -214,6 +248,9 @@ def main():
             time.sleep(0.2)
             left = subprocess.run(["pgrep", "-f", "nginx -p " + args.work], capture_output=True).stdout.split()
             ok(not left, "nginx and its workers stopped: %r" % left)
+        if rd.poll() is None:
+            rd.send_signal(signal.SIGTERM)
+            rd.wait(30)
     print("%d passed, %d failed" % (PASSED, FAILED))
     return 1 if FAILED else 0
 
