@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,8 +450,23 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
         ((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
         ((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)c->port);
     } else {
-        snprintf(err->msg, sizeof err->msg, "listen address '%s' is not a numeric IPv4 or IPv6 address", c->host);
-        return err->code = SG_EINVALID;
+        /* a name ("localhost"): its first address */
+        struct addrinfo hints, *res = NULL;
+        memset(&hints, 0, sizeof hints);
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_PASSIVE;
+        if (getaddrinfo(c->host, NULL, &hints, &res) != 0 || !res || res->ai_addrlen > sizeof ss) {
+            if (res)
+                freeaddrinfo(res);
+            snprintf(err->msg, sizeof err->msg, "listen address '%.100s': no such host", c->host);
+            return err->code = SG_EINVALID;
+        }
+        memcpy(&ss, res->ai_addr, res->ai_addrlen);
+        freeaddrinfo(res);
+        if (ss.ss_family == AF_INET6)
+            ((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)c->port);
+        else
+            ((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)c->port);
     }
     if (!(s = calloc(1, sizeof *s))) {
         snprintf(err->msg, sizeof err->msg, "out of memory");

@@ -43,7 +43,7 @@ typedef void (*sg_service_inspect_fn)(FILE *out, sg_archive *a, const sg_graph *
 
 /* What the service listens on and the limits it holds. Fill with SG_SERVICE_CONFIG_INIT. */
 typedef struct sg_service_config {
-    const char *host;          /* numeric address to bind ("127.0.0.1", "::1", "0.0.0.0") */
+    const char *host;          /* address to bind ("127.0.0.1", "::1", "0.0.0.0"; a name: its first address) */
     unsigned port;             /* 0: any free port (sg_service_port() says which) */
     unsigned threads;          /* solver workers, each with a warm Z3 context (default 2) */
     unsigned io_threads;       /* libmicrohttpd polling threads (default 1) */

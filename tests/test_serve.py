@@ -715,6 +715,28 @@ def test_drain(args):
     ok('"abandoned": 0' in log, "drained with nothing abandoned")
 
 
+def test_command_line(args, busy_port):
+    """`shapegate serve` itself: usage errors exit 2, an address it cannot listen on 3, one line each."""
+    for argv, want in ((["--threads", "0"], 2), (["--listen", "127.0.0.1"], 2), (["--max-body", "12Q"], 2),
+                       (["--listen", "127.0.0.1:99999"], 2), (["extra"], 2), (["--bogus"], 2),
+                       (["--listen", "127.0.0.1:%d" % busy_port], 3), (["--listen", "no-such-host.invalid:0"], 3),
+                       (["--redis", "http://x"], 3)):
+        p = subprocess.run([args.shapegate, "serve"] + argv, capture_output=True, timeout=60)
+        lines = p.stderr.decode().strip().splitlines()
+        ok(p.returncode == want and len(lines) == 1 and lines[0].startswith("shapegate serve: "),
+           "serve %r: exit %d, expected %d; stderr %r" % (argv, p.returncode, want, p.stderr[:200]))
+    p = subprocess.run([args.shapegate, "serve", "--help"], capture_output=True, timeout=60)
+    ok(p.returncode == 0 and b"--listen" in p.stdout and b"--redis" in p.stdout, "serve --help")
+    p = subprocess.Popen([args.shapegate, "serve", "--listen", "localhost:0", "--port-file",
+                          os.path.join(args.work, "lh.port"), "--no-access-log"], stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(args.work, "lh.port")) and time.time() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    ok(p.poll() is None, "--listen localhost:0 starts")
+    p.send_signal(signal.SIGTERM)
+    ok(p.wait(30) == 0, "--listen localhost:0 exits 0 after SIGTERM")
+
+
 def main():
     global ARGS, SMALL
     ap = argparse.ArgumentParser()
@@ -743,6 +765,7 @@ def main():
         test_concurrent(s, traces)
         test_curl(s, traces)
         test_soak(s, traces)
+        test_command_line(args, s.port)
         ok(healthy(s), "main server healthy at the end")
     finally:
         ok(s.stop() == 0, "main server exit 0 after SIGTERM")

@@ -26,20 +26,10 @@ import sys
 import threading
 import time
 
-PASSED = 0
-FAILED = 0
-LOCK = threading.Lock()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_serve as common  # noqa: E402 - the counters and ok() of the single-server test
 
-
-def ok(cond, what):
-    global PASSED, FAILED
-    with LOCK:
-        if cond:
-            PASSED += 1
-        else:
-            FAILED += 1
-            print("FAIL:", what, flush=True)
-    return cond
+ok = common.ok
 
 
 def free_port():
@@ -251,8 +241,8 @@ def main():
         if rd.poll() is None:
             rd.send_signal(signal.SIGTERM)
             rd.wait(30)
-    print("%d passed, %d failed" % (PASSED, FAILED))
-    return 1 if FAILED else 0
+    print("%d passed, %d failed" % (common.PASSED, common.FAILED))
+    return 1 if common.FAILED else 0
 
 
 if __name__ == "__main__":
