@@ -411,12 +411,16 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     char msg[512];
     size_t n;
 
-    if (!s->cfg.access_log)
-        return;
     vsnprintf(msg, sizeof msg, fmt, ap);
     n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
         msg[--n] = '\0';
+    if (!s->running) { /* while starting (this thread): kept for the one-line error, if it fails */
+        snprintf(s->start_msg, sizeof s->start_msg, "%s", msg);
+        return;
+    }
+    if (!s->cfg.access_log)
+        return;
     flockfile(s->cfg.access_log);
     fputs("{\"level\": \"libmicrohttpd\", \"message\": ", s->cfg.access_log);
     sv_json_string(s->cfg.access_log, msg);
@@ -516,11 +520,12 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
                                      MHD_OPTION_END);
     }
     if (!s->daemon) {
-        snprintf(err->msg, sizeof err->msg, "cannot listen on %s:%u (address in use, or not allowed)", c->host,
-                 c->port);
+        snprintf(err->msg, sizeof err->msg, "cannot listen on %.60s:%u: %.160s", c->host, c->port,
+                 s->start_msg[0] ? s->start_msg : "libmicrohttpd would not start");
         rc = err->code = SG_EIO;
         goto fail;
     }
+    s->running = true;
     di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
     sl = sizeof ss;
     if (di && getsockname(di->listen_fd, (struct sockaddr *)&ss, &sl) == 0)
