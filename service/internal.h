@@ -166,7 +166,7 @@ struct sg_service {
     _Atomic int draining;
     _Atomic uint64_t buffered; /* bytes of JSON bodies held now (cfg.max_buffered) */
     double started;
-    bool running;            /* libmicrohttpd started: its messages go to the log, not start_msg */
+    _Atomic bool running;    /* libmicrohttpd started: its messages go to the log, not start_msg */
     char start_msg[200];     /* its last message while starting */
 };
 

@@ -415,7 +415,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
         msg[--n] = '\0';
-    if (!s->running) { /* while starting (this thread): kept for the one-line error, if it fails */
+    if (!atomic_load(&s->running)) { /* while starting (this thread): kept for the one-line error, if it fails */
         snprintf(s->start_msg, sizeof s->start_msg, "%s", msg);
         return;
     }
@@ -525,7 +525,7 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
         rc = err->code = SG_EIO;
         goto fail;
     }
-    s->running = true;
+    atomic_store(&s->running, true);
     di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
     sl = sizeof ss;
     if (di && getsockname(di->listen_fd, (struct sockaddr *)&ss, &sl) == 0)
