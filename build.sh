@@ -17,7 +17,7 @@ ROOT=$PWD
 
 # Keep this list equal to the one in .ci/run.
 PACKAGES=(build-essential cmake ninja-build pkg-config libz3-dev z3 libzip-dev libcjson-dev
-          libmicrohttpd-dev python3 jq clang libclang-rt-14-dev)
+          libmicrohttpd-dev python3 jq clang libclang-rt-14-dev curl nginx libhiredis-dev redis-server)
 DEMO_CASE=tests/corpus/cases/err_div_view_8
 DEMO_SPEC_CASE=tests/corpus/cases/large_transformer_8layers_auto
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -114,7 +114,7 @@ run_ctest() {
 tsan() {
     say "building build-tsan (the threaded tests)"
     cmake -S "$ROOT" -B "$ROOT/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_TSAN=ON
-    cmake --build "$ROOT/build-tsan" -j "$JOBS" --target test_engine test_budget
+    cmake --build "$ROOT/build-tsan" -j "$JOBS" --target test_engine test_budget shapegate serve_traces
     say "ctest -L threads in build-tsan"
     env TSAN_OPTIONS="suppressions=$ROOT/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
         ctest --test-dir "$ROOT/build-tsan" --output-on-failure -L threads

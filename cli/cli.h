@@ -152,8 +152,12 @@ void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms);
 int sg_cli_start_solver(sg_cli_supervisor *sv, const char *cmd, int argc, char **argv, bool json,
                         unsigned hard_ms);
 
-/* cmd_inspect.c: `shapegate inspect`. */
+/* cmd_inspect.c: `shapegate inspect`; its JSON object, which `serve` answers with too. */
 int sg_cmd_inspect(int argc, char **argv);
+void sg_cli_inspect_json(FILE *out, sg_archive *a, const sg_graph *g);
+
+/* cmd_serve.c: `shapegate serve`. */
+int sg_cmd_serve(int argc, char **argv);
 
 /* cmd_verify.c: `shapegate verify`, and the pipeline `pack` shares with it. */
 int sg_cmd_verify(int argc, char **argv);

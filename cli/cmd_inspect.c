@@ -232,7 +232,7 @@ static void print_text(FILE *out, const char *path, sg_archive *a, const sg_grap
 }
 
 /* JSON output: one object. */
-static void print_json(FILE *out, sg_archive *a, const sg_graph *g)
+void sg_cli_inspect_json(FILE *out, sg_archive *a, const sg_graph *g)
 {
     const sg_archive_versions *v = sg_archive_versions_of(a);
     int major, minor;
@@ -386,7 +386,7 @@ int sg_cmd_inspect(int argc, char **argv)
         goto cleanup;
     }
     if (json)
-        print_json(stdout, a, g);
+        sg_cli_inspect_json(stdout, a, g);
     else
         print_text(stdout, argv[optind], a, g);
     rc = sg_cli_finish_output(CMD, SG_EXIT_OK);

@@ -23,6 +23,7 @@ static const sg_cli_command commands[] = {
     {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
     {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},
     {"gate", sg_cmd_gate, "does NEW.pt2 accept every input shape OLD.pt2 accepts? (release gate)"},
+    {"serve", sg_cmd_serve, "serve check, spec, verify and pack over HTTP (JSON; docs/service.md)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

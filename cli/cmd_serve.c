@@ -1,0 +1,259 @@
+/*
+ * cmd_serve.c - `shapegate serve`: run the HTTP service (service/service.h,
+ * docs/service.md) until SIGTERM or SIGINT, then drain the requests in flight
+ * and exit 0.
+ *
+ * Signals are blocked in every thread and taken here with sigwait(), so that
+ * no library or libmicrohttpd thread is interrupted; SIGPIPE is ignored (a
+ * client that goes away is libmicrohttpd's to notice, not a reason to die).
+ */
+#define _POSIX_C_SOURCE 200809L /* sigwait, pthread_sigmask */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "service/service.h"
+
+#define CMD "serve"
+
+enum {
+    OPT_LISTEN = 256, OPT_THREADS, OPT_IO_THREADS, OPT_MAX_BODY, OPT_CACHE, OPT_MAX_QUEUE, OPT_MAX_CONN,
+    OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE, OPT_MAX_BUFFERED,
+    OPT_REDIS, OPT_REDIS_TTL
+};
+
+static const sg_cli_opt serve_opts[] = {
+    {"listen", OPT_LISTEN, true, false,
+     "--listen ADDR:PORT   where to listen (default 127.0.0.1:8080; [::1]:8080 for IPv6;\n"
+     "                     port 0: any free port, see --port-file)"},
+    {"threads", OPT_THREADS, true, false, "--threads N          solver workers, one warm Z3 context each (default 2)"},
+    {"io-threads", OPT_IO_THREADS, true, false, "--io-threads N       threads moving bytes (default 1)"},
+    {"max-body", OPT_MAX_BODY, true, false,
+     "--max-body BYTES     largest request body, e.g. 1048576, 64M (default 64M): 413 above"},
+    {"timeout", SG_CLI_KEY_TIMEOUT, true, false,
+     "--timeout MS         solving budget of one request (default 30000; 0: none): 504 past it"},
+    {"cache", OPT_CACHE, true, false, "--cache N            reports kept for identical requests (default 1024; 0: none)"},
+    {"max-queue", OPT_MAX_QUEUE, true, false,
+     "--max-queue N        requests waiting for a worker (default 64): 429 beyond"},
+    {"max-connections", OPT_MAX_CONN, true, false, "--max-connections N  open connections at once (default 1024)"},
+    {"idle-timeout", OPT_IDLE, true, false,
+     "--idle-timeout S     close a connection silent for S seconds (default 15)"},
+    {"max-buffered", OPT_MAX_BUFFERED, true, false,
+     "--max-buffered BYTES JSON bodies held in memory at once, all requests (default 512M): 503 beyond"},
+    {"max-guards", OPT_MAX_GUARDS, true, false, "--max-guards N       guards in one trace (default 100000): 413 beyond"},
+    {"max-symbols", OPT_MAX_SYMBOLS, true, false, "--max-symbols N      symbols in one trace (default 100000): 413 beyond"},
+    {"redis", OPT_REDIS, true, false,
+     "--redis URL          share answers with other replicas through Redis (redis://HOST[:PORT][/DB]);\n"
+     "                     without Redis reachable the service solves every request itself"},
+    {"redis-ttl", OPT_REDIS_TTL, true, false, "--redis-ttl S        how long Redis keeps an answer (default 86400; 0: no expiry)"},
+    {"drain-timeout", OPT_DRAIN, true, false,
+     "--drain-timeout MS   at SIGTERM, wait this long for requests in flight (default 30000)"},
+    {"port-file", OPT_PORT_FILE, true, false, "--port-file FILE     write the port listened on to FILE once listening"},
+    {"no-access-log", OPT_NO_LOG, false, false, "--no-access-log      no JSON access log lines on stderr"},
+    SG_CLI_OPT_HELP,
+    SG_CLI_OPT_END,
+};
+
+static const sg_cli_spec serve_spec = {
+    CMD,
+    "usage: shapegate serve [options]\n"
+    "\n"
+    "Serve shapegate over HTTP: POST /v1/check and /v1/spec take a JSON trace, POST\n"
+    "/v1/archives/inspect, /verify and /pack a .pt2 archive; GET /healthz, /readyz,\n"
+    "/metrics, /v1/version and /v1/openapi.json (docs/service.md). One JSON access log\n"
+    "line per request on stderr. SIGTERM or SIGINT: drain, then exit 0.\n"
+    "\n"
+    "Options:\n",
+    serve_opts,
+    "\n"
+    "Exit: 0 after a signal, 2 usage, 3 cannot listen, 5 internal error.\n",
+    false,
+    NULL,
+};
+
+typedef struct serve_args {
+    sg_service_config cfg;
+    char host[64];
+    unsigned drain_ms;
+    const char *port_file;
+} serve_args;
+
+/* A non-negative integer of at most `max`, with an optional K/M/G suffix when `suffix`. */
+static int read_count(const char *opt, const char *arg, unsigned long long max, bool suffix,
+                      unsigned long long *out)
+{
+    char *end;
+    unsigned long long v, mul = 1;
+
+    errno = 0;
+    if (!arg || *arg < '0' || *arg > '9')
+        goto bad;
+    v = strtoull(arg, &end, 10);
+    if (suffix && *end && !end[1]) {
+        mul = *end == 'K' || *end == 'k' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : *end == 'G' ? 1ull << 30 : 0;
+        if (mul)
+            end++;
+    }
+    if (errno || *end || !mul || v > max / mul)
+        goto bad;
+    *out = v * mul;
+    return -1;
+bad:
+    return sg_cli_usage_error(CMD, "option '--%s' takes an integer up to %llu%s, not '%s'", opt, max,
+                              suffix ? " (K, M, G suffixes)" : "", arg ? arg : "");
+}
+
+static int read_listen(serve_args *a, const char *arg)
+{
+    const char *colon;
+    unsigned long long port;
+    size_t n;
+    int rc;
+
+    if (arg[0] == '[') {
+        const char *close = strchr(arg, ']');
+        if (!close || close[1] != ':')
+            return sg_cli_usage_error(CMD, "--listen '%s': expected [ADDR]:PORT", arg);
+        n = (size_t)(close - arg - 1);
+        colon = close + 1;
+        arg++;
+    } else {
+        if (!(colon = strrchr(arg, ':')))
+            return sg_cli_usage_error(CMD, "--listen '%s': expected ADDR:PORT", arg);
+        n = (size_t)(colon - arg);
+    }
+    if (n == 0 || n >= sizeof a->host)
+        return sg_cli_usage_error(CMD, "--listen: no address or one too long");
+    memcpy(a->host, arg, n);
+    a->host[n] = '\0';
+    if ((rc = read_count("listen", colon + 1, 65535, false, &port)) >= 0)
+        return rc;
+    a->cfg.host = a->host;
+    a->cfg.port = (unsigned)port;
+    return -1;
+}
+
+static int on_serve_opt(int key, const char *arg, void *ctx)
+{
+    serve_args *a = ctx;
+    unsigned long long v = 0;
+    int rc;
+
+    switch (key) {
+    case OPT_LISTEN: return read_listen(a, arg);
+    case OPT_NO_LOG: a->cfg.access_log = NULL; return -1;
+    case OPT_PORT_FILE: a->port_file = arg; return -1;
+    case OPT_REDIS: a->cfg.redis_url = arg; return -1;
+    case OPT_MAX_BODY:
+        if ((rc = read_count("max-body", arg, SIZE_MAX, true, &v)) >= 0)
+            return rc;
+        if (v == 0)
+            return sg_cli_usage_error(CMD, "--max-body must be at least 1");
+        a->cfg.max_body = (size_t)v;
+        return -1;
+    case OPT_MAX_BUFFERED:
+        if ((rc = read_count("max-buffered", arg, SIZE_MAX, true, &v)) >= 0)
+            return rc;
+        a->cfg.max_buffered = (size_t)v;
+        return -1;
+    default: break;
+    }
+    {
+        static const struct { int key; const char *name; unsigned long long min, max; } lim[] = {
+            {OPT_THREADS, "threads", 1, 256}, {OPT_IO_THREADS, "io-threads", 1, 64},
+            {SG_CLI_KEY_TIMEOUT, "timeout", 0, 86400000}, {OPT_CACHE, "cache", 0, 1000000},
+            {OPT_MAX_QUEUE, "max-queue", 1, 1000000}, {OPT_MAX_CONN, "max-connections", 1, 100000},
+            {OPT_IDLE, "idle-timeout", 1, 86400}, {OPT_MAX_GUARDS, "max-guards", 1, 100000000},
+            {OPT_MAX_SYMBOLS, "max-symbols", 1, 100000000}, {OPT_DRAIN, "drain-timeout", 0, 86400000},
+            {OPT_REDIS_TTL, "redis-ttl", 0, 100000000},
+        };
+        size_t i;
+        for (i = 0; i < sizeof lim / sizeof lim[0] && lim[i].key != key; i++)
+            ;
+        if (i == sizeof lim / sizeof lim[0])
+            return -1;
+        if ((rc = read_count(lim[i].name, arg, lim[i].max, false, &v)) >= 0)
+            return rc;
+        if (v < lim[i].min)
+            return sg_cli_usage_error(CMD, "option '--%s' must be at least %llu", lim[i].name, lim[i].min);
+        switch (key) {
+        case OPT_THREADS: a->cfg.threads = (unsigned)v; break;
+        case OPT_IO_THREADS: a->cfg.io_threads = (unsigned)v; break;
+        case SG_CLI_KEY_TIMEOUT: a->cfg.timeout_ms = (unsigned)v; break;
+        case OPT_CACHE: a->cfg.cache_entries = (unsigned)v; break;
+        case OPT_MAX_QUEUE: a->cfg.max_queue = (unsigned)v; break;
+        case OPT_MAX_CONN: a->cfg.max_connections = (unsigned)v; break;
+        case OPT_IDLE: a->cfg.idle_timeout_s = (unsigned)v; break;
+        case OPT_MAX_GUARDS: a->cfg.max_guards = (size_t)v; break;
+        case OPT_MAX_SYMBOLS: a->cfg.max_symbols = (size_t)v; break;
+        case OPT_DRAIN: a->drain_ms = (unsigned)v; break;
+        case OPT_REDIS_TTL: a->cfg.redis_ttl_s = (unsigned)v; break;
+        default: break;
+        }
+    }
+    return -1;
+}
+
+int sg_cmd_serve(int argc, char **argv)
+{
+    sg_service_config defaults = SG_SERVICE_CONFIG_INIT;
+    sg_error err = SG_ERROR_INIT;
+    sg_service *s = NULL;
+    serve_args a;
+    sigset_t sigs;
+    unsigned left;
+    int rc, sig = 0;
+
+    memset(&a, 0, sizeof a);
+    a.cfg = defaults;
+    a.cfg.access_log = stderr;
+    a.cfg.inspect_json = sg_cli_inspect_json;
+    a.drain_ms = 30000;
+    if ((rc = sg_cli_parse(&serve_spec, argc, argv, on_serve_opt, &a)) >= 0)
+        return rc;
+    if (optind != argc)
+        return sg_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+
+    /* before any thread exists: the signals go to sigwait() below only */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if ((rc = sg_service_start(&s, &a.cfg, &err)) != 0) {
+        sg_cli_errorf(CMD, "%s", err.msg);
+        return rc == SG_EINVALID || rc == SG_EIO ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;
+    }
+    fprintf(stderr, "{\"level\": \"info\", \"message\": \"listening\", \"address\": \"%s\", \"port\": %u, "
+            "\"threads\": %u, \"version\": \"%s\"}\n", a.cfg.host, sg_service_port(s), a.cfg.threads, sg_version());
+    if (a.port_file) {
+        char tmp[PATH_MAX];
+        FILE *f;
+        snprintf(tmp, sizeof tmp, "%s.tmp", a.port_file);
+        if (!(f = fopen(tmp, "w")) || fprintf(f, "%u\n", sg_service_port(s)) < 0 || fclose(f) != 0
+            || rename(tmp, a.port_file) != 0) {
+            sg_cli_errorf(CMD, "%s: %s", a.port_file, strerror(errno));
+            sg_service_free(s);
+            return SG_EXIT_INTERNAL;
+        }
+    }
+    for (;;) {
+        if (sigwait(&sigs, &sig) != 0)
+            continue;
+        if (sig == SIGHUP)
+            continue; /* the log is stderr: nothing to reopen */
+        break;
+    }
+    fprintf(stderr, "{\"level\": \"info\", \"message\": \"draining\", \"signal\": %d}\n", sig);
+    left = sg_service_drain(s, a.drain_ms);
+    sg_service_free(s);
+    fprintf(stderr, "{\"level\": \"info\", \"message\": \"stopped\", \"abandoned\": %u}\n", left);
+    return SG_EXIT_OK;
+}

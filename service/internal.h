@@ -1,0 +1,184 @@
+/*
+ * internal.h - what the files of service/ share: the request record, the
+ * routes, the worker pool (pool.c), the metrics (metrics.c) and the
+ * endpoint handlers (handlers.c). server.c holds libmicrohttpd's side.
+ */
+#ifndef SG_SERVICE_INTERNAL_H
+#define SG_SERVICE_INTERNAL_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "service.h"
+
+/* MHD_Result appeared in 0.9.71; older headers return int. */
+#if MHD_VERSION < 0x00097002
+typedef int sv_mhd_result;
+#else
+typedef enum MHD_Result sv_mhd_result;
+#endif
+
+/* ---- routes ------------------------------------------------------------------------------------ */
+
+typedef enum sv_route_id {
+    SV_ROUTE_CHECK,
+    SV_ROUTE_SPEC,
+    SV_ROUTE_INSPECT,
+    SV_ROUTE_VERIFY,
+    SV_ROUTE_PACK,
+    SV_ROUTE_HEALTHZ,
+    SV_ROUTE_READYZ,
+    SV_ROUTE_VERSION,
+    SV_ROUTE_METRICS,
+    SV_ROUTE_OPENAPI,
+    SV_ROUTE_OTHER, /* no such route (404): counted under one label */
+    SV_NROUTES
+} sv_route_id;
+
+typedef enum sv_body { SV_BODY_NONE, SV_BODY_JSON, SV_BODY_ARCHIVE } sv_body;
+
+typedef struct sv_route {
+    sv_route_id id;
+    const char *path;
+    const char *method; /* "GET" or "POST" */
+    sv_body body;       /* what a POST carries */
+} sv_route;
+
+/* The route for `path`, or NULL. */
+const sv_route *sv_route_find(const char *path);
+/* The label /metrics gives route `id`. */
+const char *sv_route_label(sv_route_id id);
+
+/* ---- one request ------------------------------------------------------------------------------- */
+
+typedef enum sv_state {
+    SV_RECEIVING, /* reading the body on an I/O thread */
+    SV_QUEUED,    /* with the pool; the connection suspended */
+    SV_ANSWERED,  /* the worker left its answer; the connection resumed */
+    SV_SENT       /* a response was queued with libmicrohttpd */
+} sv_state;
+
+typedef struct sv_request {
+    sg_service *svc;
+    struct MHD_Connection *conn;
+    const sv_route *route;
+    double t0;               /* monotonic seconds at the first byte of the header */
+    char method[8];
+    char path[128];          /* the URL path as logged (cut) */
+    /* the body: JSON in memory, an archive in an unlinked temporary file */
+    char *body;
+    size_t len, cap;         /* `cap` bytes counted in the service's `buffered` */
+    int fd;
+    uint64_t received;
+    bool failed_body;        /* answered (413, 503) while the body was coming: the rest is dropped */
+    uint64_t dropped;        /* bytes of body dropped since */
+    /* the call */
+    sg_check_options opts;
+    sg_cancel *cancel;
+    _Atomic int state;       /* sv_state */
+    /* the answer, set by whoever made it */
+    unsigned status;
+    char code[40];           /* "ok" or the error code, for the log */
+    const char *verdict;     /* the report's verdict name, or NULL */
+    bool from_redis;         /* the answer came from the shared cache */
+    char *resp;              /* response body (malloc'd), or NULL with resp_fd >= 0 */
+    size_t resp_len;
+    int resp_fd;             /* a file to send (pack), or -1 */
+    uint64_t resp_fd_len;
+    const char *ctype;
+    char extra_header[2][96];/* "Name: value" pairs set on the response, or "" */
+    uint64_t sent;           /* bytes of body queued */
+} sv_request;
+
+/* Write `s` to `f` as a JSON string literal, every byte outside printable ASCII escaped. */
+void sv_json_string(FILE *f, const char *s);
+/* Set `q`'s answer to the JSON error {"error": {"code", "message", "status"}}. */
+void sv_error(sv_request *q, unsigned status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Set `q`'s answer to `body` (taken: malloc'd) with `ctype`. */
+void sv_answer(sv_request *q, unsigned status, const char *code, char *body, size_t len, const char *ctype);
+
+/* ---- the worker pool --------------------------------------------------------------------------- */
+
+typedef struct sv_pool sv_pool;
+typedef void (*sv_job_fn)(sv_request *q, void *ctx);
+
+/* Start `n` workers calling `fn(q, ctx)` for each submitted request, then `finish(q, ctx)`, which
+ * hands the request back (after it the pool never touches `q`). */
+int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, sv_job_fn finish, void *ctx);
+/* Hand `q` to a worker: 0, or -1 when the queue is full or the pool stopping. */
+int sv_pool_submit(sv_pool *p, sv_request *q);
+/* Requests waiting, and being worked on. */
+void sv_pool_load(sv_pool *p, unsigned *queued, unsigned *busy);
+/* Stop: the requests still queued get `drop(q, ctx)`, running ones their cancel token
+ * requested; join the workers. */
+void sv_pool_free(sv_pool *p, void (*drop)(sv_request *q, void *ctx));
+
+/* ---- metrics ----------------------------------------------------------------------------------- */
+
+#define SV_NBUCKETS 14
+#define SV_NSTATUS 13
+typedef struct sv_metrics {
+    _Atomic uint64_t requests[SV_NROUTES][SV_NSTATUS]; /* by route and status (metrics.c) */
+    _Atomic uint64_t buckets[SV_NROUTES][SV_NBUCKETS + 1];
+    _Atomic uint64_t latency_us[SV_NROUTES];
+    _Atomic uint64_t count[SV_NROUTES];
+    _Atomic uint64_t in_flight;
+    _Atomic uint64_t rejected_busy;
+    _Atomic uint64_t budget_exceeded;
+    _Atomic uint64_t bytes_in, bytes_out;
+} sv_metrics;
+
+void sv_metrics_observe(sv_metrics *m, sv_route_id r, unsigned status, double seconds);
+/* The Prometheus text exposition (version 0.0.4) of `m`, the engine's counters and the pool. */
+typedef struct sv_redis sv_redis;
+int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
+                      unsigned workers, sv_redis *redis);
+
+/* ---- the shared cache (redis.c) ---------------------------------------------------------------- */
+
+/* Parse `url` (redis://HOST[:PORT][/DB]); nothing is connected yet. 0, or SG_EINVALID / SG_ENOMEM. */
+int sv_redis_new(sv_redis **out, const char *url, unsigned ttl_s, sg_error *err);
+void sv_redis_free(sv_redis *r);
+/* The key of an answer of `route` for `o` and trace `t`; false when the trace cannot be written. */
+bool sv_redis_key(char key[80], sv_route_id route, const sg_check_options *o, const sg_trace *t);
+/* The answer kept under `key` (malloc'd, `*len` bytes), or NULL: none, or Redis down. */
+char *sv_redis_get(sv_redis *r, const char *key, size_t *len);
+/* Keep `len` bytes of `val` under `key` (best effort). */
+void sv_redis_put(sv_redis *r, const char *key, const char *val, size_t len);
+void sv_redis_stats(sv_redis *r, uint64_t *hits, uint64_t *misses, uint64_t *errors, uint64_t *stores, bool *up);
+
+/* ---- the service ------------------------------------------------------------------------------- */
+
+struct sg_service {
+    sg_service_config cfg;
+    struct MHD_Daemon *daemon;
+    sg_engine *engine;
+    sv_pool *pool;
+    sv_redis *redis;         /* or NULL */
+    sv_metrics metrics;
+    unsigned port;
+    char spool[256];         /* private folder for pack outputs */
+    _Atomic uint64_t seq;    /* request numbers, for spool names */
+    _Atomic int draining;
+    _Atomic uint64_t buffered; /* bytes of JSON bodies held now (cfg.max_buffered) */
+    double started;
+    _Atomic bool running;    /* libmicrohttpd started: its messages go to the log, not start_msg */
+    char start_msg[200];     /* its last message while starting */
+};
+
+/* Free q's JSON body and return its bytes to the service's budget. */
+void sv_body_release(sv_request *q);
+/* Run request `q` on a worker (handlers.c): fills its answer. */
+void sv_handle(sv_request *q, void *ctx);
+/* Answer a GET route on the I/O thread (handlers.c). */
+void sv_handle_get(sv_request *q);
+/* Read the request's query parameters into q->opts: 0, or -1 with a 400 answer set. */
+int sv_read_params(sv_request *q);
+
+double sv_now(void);
+
+#endif

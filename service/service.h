@@ -1,0 +1,91 @@
+/*
+ * service.h - `shapegate serve`: an HTTP JSON service over the engine, on
+ * libmicrohttpd (docs/service.md has the API, the statuses and the metrics).
+ *
+ * The service is a thin client of the public headers, like the CLI: a request
+ * body becomes a trace (or an archive in a temporary file), the engine
+ * answers, and the report's own JSON writer makes the response, the same
+ * object `shapegate check --json` prints. libmicrohttpd's threads only move
+ * bytes; solving runs on a pool of workers that share one engine (one warm
+ * Z3 context per worker), so a slow client or a long solve never holds up
+ * the reading and writing of other connections.
+ *
+ *     sg_service_config c = SG_SERVICE_CONFIG_INIT;
+ *     c.port = 8080;
+ *     sg_service *s = NULL;
+ *     if (sg_service_start(&s, &c, &err) == 0) {
+ *         ... wait for SIGTERM ...
+ *         sg_service_drain(s, 30000);
+ *         sg_service_free(s);
+ *     }
+ *
+ * Threading: sg_service_start() starts the threads and returns; the other
+ * calls may come from any one thread (the one that started it).
+ */
+#ifndef SG_SERVICE_H
+#define SG_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "shapegate/shapegate.h"
+
+typedef struct sg_service sg_service;
+
+/*
+ * Writes the `inspect` JSON object of archive `a` and its program `g` to
+ * `out` (the object `shapegate inspect --json` prints). The CLI hands its
+ * writer in, so that both print the same object; NULL: /v1/archives/inspect
+ * answers 501.
+ */
+typedef void (*sg_service_inspect_fn)(FILE *out, sg_archive *a, const sg_graph *g);
+
+/* What the service listens on and the limits it holds. Fill with SG_SERVICE_CONFIG_INIT. */
+typedef struct sg_service_config {
+    const char *host;          /* address to bind ("127.0.0.1", "::1", "0.0.0.0"; a name: its first address) */
+    unsigned port;             /* 0: any free port (sg_service_port() says which) */
+    unsigned threads;          /* solver workers, each with a warm Z3 context (default 2) */
+    unsigned io_threads;       /* libmicrohttpd polling threads (default 1) */
+    size_t max_body;           /* largest request body in bytes, JSON or archive: 413 above */
+    unsigned timeout_ms;       /* wall-clock budget of one request's solving: 504 past it (0: none) */
+    unsigned cache_entries;    /* reports the engine keeps for identical requests (0: none) */
+    unsigned max_queue;        /* requests waiting for a worker: 429 beyond */
+    unsigned max_connections;  /* open connections at once: refused beyond */
+    unsigned idle_timeout_s;   /* a connection with no traffic for this long is closed */
+    size_t max_guards;         /* guards in one trace: 413 beyond */
+    size_t max_symbols;        /* symbols in one trace: 413 beyond */
+    size_t max_buffered;       /* JSON body bytes held in memory by all requests together: 503 beyond */
+    const char *tmpdir;        /* where archive bodies are spooled (NULL: $TMPDIR or /tmp) */
+    const char *redis_url;     /* redis://HOST[:PORT][/DB]: a verdict cache shared by replicas, or NULL */
+    unsigned redis_ttl_s;      /* how long Redis keeps an answer (0: until evicted) */
+    FILE *access_log;          /* one JSON line per request, or NULL for none */
+    sg_service_inspect_fn inspect_json;
+} sg_service_config;
+
+#define SG_SERVICE_CONFIG_INIT                                                                       \
+    {"127.0.0.1", 8080, 2, 1, (size_t)64 << 20, 30000, 1024, 64, 1024, 15, 100000, 100000,          \
+     (size_t)512 << 20, NULL, NULL, 86400, NULL, NULL}
+
+/*
+ * Bind, start the I/O threads and the workers. Returns 0 and the service in
+ * `*out` (free with sg_service_free()), SG_EINVALID (a bad address or
+ * option), SG_EIO (cannot bind or create the spool folder), SG_ENOMEM,
+ * SG_ERROR (libmicrohttpd would not start), with a one-line message.
+ */
+int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err);
+
+/* The port the service listens on. */
+unsigned sg_service_port(const sg_service *s);
+
+/*
+ * Stop accepting connections, answer new requests on open ones with 503, and
+ * wait up to `wait_ms` for the requests in flight to be answered. Returns the
+ * number still in flight at the end (0: drained).
+ */
+unsigned sg_service_drain(sg_service *s, unsigned wait_ms);
+
+/* Stop everything and free the service (after sg_service_drain(), or at once). NULL-safe. */
+void sg_service_free(sg_service *s);
+
+#endif

@@ -1,0 +1,789 @@
+#!/usr/bin/env python3
+"""test_serve.py - `shapegate serve` with real clients over real sockets.
+
+Starts the server on free ports (--listen 127.0.0.1:0 --port-file), then talks
+to it with http.client, raw sockets and curl: every endpoint against the CLI's
+--json output, every error class with its JSON body and code, the OpenAPI
+document against the real responses, truncated and oversized bodies,
+malformed HTTP, slow clients, disconnects, concurrent clients, a soak with RSS
+and metrics checks, and SIGTERM draining. Python 3 standard library only.
+
+    test_serve.py --shapegate BIN --traces SERVE_TRACES --source SRC --work DIR
+
+Ends with "N passed, N failed"; exit 1 when any failed.
+"""
+import argparse
+import http.client
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+
+PASSED = 0
+FAILED = 0
+# SG_SERVE_QUICK=1 (the ThreadSanitizer build, where solving is ten times slower): a sample of the
+# corpus and a shorter soak; every kind of check still runs.
+QUICK = os.environ.get("SG_SERVE_QUICK") == "1"
+# SG_SERVE_ASAN=1 (the ASan build): its quarantine keeps freed memory, so RSS says nothing about leaks
+# there (LeakSanitizer does: a leak fails the servers' exit status).
+ASAN = os.environ.get("SG_SERVE_ASAN") == "1"
+LOCK = threading.Lock()
+
+
+def ok(cond, what):
+    global PASSED, FAILED
+    with LOCK:
+        if cond:
+            PASSED += 1
+        else:
+            FAILED += 1
+            print("FAIL:", what, flush=True)
+    return cond
+
+
+class Server:
+    """One `shapegate serve` process on a free port."""
+
+    def __init__(self, args, name, *opts):
+        self.log_path = os.path.join(args.work, name + ".log")
+        port_file = os.path.join(args.work, name + ".port")
+        if os.path.exists(port_file):
+            os.unlink(port_file)
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [args.shapegate, "serve", "--listen", "127.0.0.1:0", "--port-file", port_file] + list(opts),
+            stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.time() + 30
+        while not os.path.exists(port_file):
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("server %s did not start: %s" % (name, open(self.log_path).read()))
+            time.sleep(0.02)
+        self.port = int(open(port_file).read())
+
+    def conn(self, timeout=60):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def request(self, method, path, body=None, ctype=None, headers=None, conn=None, timeout=60):
+        h = dict(headers or {})
+        if ctype:
+            h["Content-Type"] = ctype
+        c = conn or self.conn(timeout)
+        try:
+            c.request(method, path, body=body, headers=h)
+            r = c.getresponse()
+            data = r.read()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+        finally:
+            if conn is None:
+                c.close()
+
+    def rss_kb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                rc = self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                rc = self.proc.wait()
+        else:
+            rc = self.proc.returncode
+        self.log.close()
+        return rc
+
+    def log_lines(self):
+        out = []
+        with open(self.log_path, "rb") as f:
+            for raw in f:
+                out.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        return out
+
+
+def run_cli(args, *argv):
+    p = subprocess.run([args.shapegate] + list(argv), capture_output=True, timeout=300)
+    return p.returncode, p.stdout
+
+
+def without_times(obj):
+    """The report minus its timings ("seconds", which differ run to run)."""
+    if isinstance(obj, dict):
+        return {k: without_times(v) for k, v in obj.items() if k != "seconds"}
+    if isinstance(obj, list):
+        return [without_times(v) for v in obj]
+    return obj
+
+
+def dim_statuses(report):
+    return [(d.get("source"), d.get("status")) for d in report.get("dims", [])]
+
+
+# ---- the OpenAPI document, checked against real responses ----------------------------------------
+
+class OpenAPI:
+    def __init__(self, doc):
+        self.doc = doc
+
+    def ref(self, node):
+        while isinstance(node, dict) and "$ref" in node:
+            target = self.doc
+            for part in node["$ref"].lstrip("#/").split("/"):
+                target = target[part]
+            node = target
+        return node
+
+    def validate(self, schema, value, where):
+        """A small JSON-schema check: type, required, enum, properties, additionalProperties, items."""
+        schema = self.ref(schema)
+        t = schema.get("type")
+        types = {"object": dict, "array": list, "string": str, "boolean": bool}
+        if t == "integer":
+            if not (isinstance(value, int) and not isinstance(value, bool)):
+                return "%s: expected an integer, got %r" % (where, value)
+        elif t in types and not isinstance(value, types[t]):
+            return "%s: expected %s, got %s" % (where, t, type(value).__name__)
+        if "enum" in schema and value not in schema["enum"]:
+            return "%s: %r not in %r" % (where, value, schema["enum"])
+        if isinstance(value, dict):
+            for k in schema.get("required", []):
+                if k not in value:
+                    return "%s: missing %r" % (where, k)
+            props = schema.get("properties", {})
+            if schema.get("additionalProperties") is False:
+                extra = set(value) - set(props)
+                if extra:
+                    return "%s: unexpected %r" % (where, sorted(extra))
+            for k, sub in props.items():
+                if k in value:
+                    e = self.validate(sub, value[k], where + "." + k)
+                    if e:
+                        return e
+        if isinstance(value, list) and "items" in schema:
+            for i, v in enumerate(value):
+                e = self.validate(schema["items"], v, "%s[%d]" % (where, i))
+                if e:
+                    return e
+        return None
+
+    def check(self, method, path, status, headers, body):
+        """None when the response is one the document describes, else why not."""
+        op = self.doc["paths"].get(path, {}).get(method.lower())
+        if op is None:
+            return "%s %s: not in the document" % (method, path)
+        resp = op["responses"].get(str(status))
+        if resp is None:
+            return "%s %s: status %d not documented" % (method, path, status)
+        resp = self.ref(resp)
+        ctype = headers.get("content-type", "").split(";")[0].strip()
+        content = resp.get("content", {})
+        if ctype not in content:
+            return "%s %s %d: content type %r not documented (%r)" % (method, path, status, ctype, list(content))
+        for h in resp.get("headers", {}):
+            if h.lower() not in headers:
+                return "%s %s %d: header %s missing" % (method, path, status, h)
+        if ctype == "application/json":
+            try:
+                value = json.loads(body)
+            except ValueError as e:
+                return "%s %s %d: body is not JSON: %s" % (method, path, status, e)
+            return self.validate(content[ctype]["schema"], value, "%s %s %d" % (method, path, status))
+        return None
+
+
+API = None
+SEEN = set()
+
+
+def conform(method, path, status, headers, body):
+    """Check one real response against the OpenAPI document; errors also have their code and status."""
+    SEEN.add((method, path, status))
+    e = API.check(method, path, status, headers, body) if API else "no document"
+    ok(e is None, "openapi: %s" % e)
+    if status >= 400 and headers.get("content-type", "").startswith("application/json"):
+        err = json.loads(body).get("error", {})
+        ok(err.get("status") == status, "%s %s: error.status %r vs HTTP %d" % (method, path, err.get("status"), status))
+
+
+# ---- the tests ---------------------------------------------------------------------------------
+
+def test_get_routes(s):
+    global API
+    st, h, body = s.request("GET", "/v1/openapi.json")
+    ok(st == 200, "openapi.json status %d" % st)
+    doc = json.loads(body)
+    API = OpenAPI(doc)
+    ok(doc.get("openapi", "").startswith("3."), "openapi version")
+    with open(os.path.join(ARGS.source, "service", "openapi.json"), "rb") as f:
+        ok(json.loads(f.read()) == doc, "served document is service/openapi.json")
+    conform("GET", "/v1/openapi.json", st, h, body)
+    for path in ("/healthz", "/readyz", "/v1/version"):
+        st, h, body = s.request("GET", path)
+        ok(st == 200, "%s status %d" % (path, st))
+        conform("GET", path, st, h, body)
+    st, h, body = s.request("GET", "/v1/version")
+    rc, out = run_cli(ARGS, "--version")
+    ok(json.loads(body)["shapegate"] in out.decode(), "version matches the CLI's")
+    st, h, body = s.request("GET", "/metrics")
+    ok(st == 200 and h.get("content-type", "").startswith("text/plain"), "metrics status/type")
+    conform("GET", "/metrics", st, h, body)
+    text = body.decode()
+    for name in ("shapegate_http_requests_total", "shapegate_http_request_duration_seconds_bucket",
+                 "shapegate_http_in_flight", "shapegate_solver_queries_total", "shapegate_cache_hits_total",
+                 "shapegate_solver_budget_stops_total"):
+        ok(name in text, "metrics has %s" % name)
+    # every line is a comment or `name{labels} value`
+    bad = [l for l in text.splitlines()
+           if l and not l.startswith("#") and not re.match(r'^[a-z_]+(\{[^}]*\})? [0-9.e+-]+$', l)]
+    ok(not bad, "metrics lines well-formed: %r" % bad[:3])
+
+
+def test_check_corpus(s, traces):
+    """Every corpus case as a request, against `shapegate check --json` on the same trace."""
+    n = 0
+    names = sorted(traces)
+    if QUICK:
+        names = sorted(names, key=lambda k: os.path.getsize(traces[k]))[:6]
+    for name in names:
+        path = traces[name]
+        with open(path, "rb") as f:
+            body = f.read()
+        st, h, got = s.request("POST", "/v1/check", body, "application/json")
+        conform("POST", "/v1/check", st, h, got)
+        if not ok(st == 200, "check %s: status %d %s" % (name, st, got[:200])):
+            continue
+        rc, out = run_cli(ARGS, "check", "--json", path)
+        mine, cli = json.loads(got), json.loads(out)
+        ok(mine["verdict"] == cli["verdict"], "check %s: verdict %s vs CLI %s" % (name, mine["verdict"], cli["verdict"]))
+        ok(dim_statuses(mine) == dim_statuses(cli), "check %s: dims differ from the CLI's" % name)
+        ok(sorted(mine) == sorted(cli), "check %s: keys %s vs %s" % (name, sorted(mine), sorted(cli)))
+        n += 1
+    ok(n >= (6 if QUICK else 40), "checked %d corpus traces" % n)
+
+
+def test_spec(s, traces):
+    for name in sorted(traces)[:2 if QUICK else 6]:
+        with open(traces[name], "rb") as f:
+            body = f.read()
+        st, h, got = s.request("POST", "/v1/spec", body, "application/json")
+        conform("POST", "/v1/spec", st, h, got)
+        rc, out = run_cli(ARGS, "spec", "--json", traces[name])
+        if ok(st == 200, "spec %s: %d" % (name, st)) and out:
+            ok(without_times(json.loads(got)) == without_times(json.loads(out)),
+               "spec %s: differs from `shapegate spec --json`" % name)
+
+
+def archives():
+    root = os.path.join(ARGS.source, "tests", "corpus", "cases")
+    return sorted(os.path.join(root, d, "model.pt2") for d in os.listdir(root)
+                  if os.path.exists(os.path.join(root, d, "model.pt2")))
+
+
+def test_archives(s):
+    pt2s = archives()
+    ok(len(pt2s) >= 5, "corpus has archives")
+    for path in pt2s[:2 if QUICK else 8]:
+        with open(path, "rb") as f:
+            body = f.read()
+        name = os.path.basename(os.path.dirname(path))
+        st, h, got = s.request("POST", "/v1/archives/inspect", body, "application/octet-stream")
+        conform("POST", "/v1/archives/inspect", st, h, got)
+        rc, out = run_cli(ARGS, "inspect", "--json", path)
+        ok(st == 200 and json.loads(got) == json.loads(out), "inspect %s equals the CLI's" % name)
+        st, h, got = s.request("POST", "/v1/archives/verify", body, "application/zip")
+        conform("POST", "/v1/archives/verify", st, h, got)
+        rc, out = run_cli(ARGS, "verify", "--json", path)
+        if ok(st == 200, "verify %s: %d %s" % (name, st, got[:200])):
+            mine, cli = json.loads(got), json.loads(out)
+            ok(mine["verdict"] == cli["verdict"], "verify %s: verdict" % name)
+            ok(dim_statuses(mine["report"]) == dim_statuses(cli["report"]), "verify %s: dims" % name)
+        st, h, got = s.request("POST", "/v1/archives/pack", body, "application/octet-stream")
+        conform("POST", "/v1/archives/pack", st, h, got)
+        if ok(st == 200 and h.get("content-type") == "application/zip", "pack %s: %d" % (name, st)):
+            z = zipfile.ZipFile(io.BytesIO(got))
+            names = z.namelist()
+            rec = [n for n in names if n.endswith("shapegate/constraints.json")]
+            ok(len(rec) == 1, "pack %s: one constraints record in %r" % (name, names[-3:]))
+            orig = zipfile.ZipFile(path)
+            ok(all(z.read(n) == orig.read(n) for n in orig.namelist() if not n.endswith("shapegate/constraints.json")),
+               "pack %s: every original member copied byte for byte" % name)
+            ok(json.loads(z.read(rec[0])).get("verdict", h.get("x-shapegate-verdict")) is not None,
+               "pack %s: record is JSON" % name)
+            ok(z.testzip() is None, "pack %s: CRCs" % name)
+            # the packed archive is itself a valid request
+            st2, h2, got2 = s.request("POST", "/v1/archives/verify", got, "application/octet-stream")
+            ok(st2 == 200, "verify of the packed %s: %d" % (name, st2))
+
+
+def expect_error(s, method, path, status, code, body=None, ctype=None, headers=None, doc_path=None):
+    st, h, got = s.request(method, path, body, ctype, headers)
+    ok(st == status, "%s %s: status %d, expected %d (%s)" % (method, path, st, status, got[:200]))
+    try:
+        err = json.loads(got)["error"]
+    except (ValueError, KeyError, TypeError):
+        ok(False, "%s %s %d: not a JSON error body: %r" % (method, path, st, got[:200]))
+        return h
+    ok(err.get("code") == code, "%s %s: code %r, expected %r" % (method, path, err.get("code"), code))
+    if doc_path:
+        conform(method, doc_path, st, h, got)
+    return h
+
+
+def test_errors(s, small, traces):
+    some = open(sorted(traces.values())[0], "rb").read()
+    expect_error(s, "GET", "/nope", 404, "not_found")
+    expect_error(s, "POST", "/v1/checks", 404, "not_found")
+    h = expect_error(s, "GET", "/v1/check", 405, "method_not_allowed")
+    ok(h.get("allow") == "POST", "405 has Allow: POST")
+    h = expect_error(s, "DELETE", "/healthz", 405, "method_not_allowed")
+    ok(h.get("allow") == "GET, HEAD", "405 has Allow: GET, HEAD: %r" % h.get("allow"))
+    st, _, got = s.request("HEAD", "/healthz")
+    ok(st == 200 and got == b"", "HEAD /healthz: %d %r" % (st, got))
+    expect_error(s, "POST", "/v1/check", 415, "unsupported_media_type", some, None, doc_path="/v1/check")
+    expect_error(s, "POST", "/v1/check", 415, "unsupported_media_type", some, "text/plain", doc_path="/v1/check")
+    expect_error(s, "POST", "/v1/archives/verify", 415, "unsupported_media_type", b"PK", "application/json",
+                 doc_path="/v1/archives/verify")
+    # content type parameters and case are accepted
+    st, _, _ = s.request("POST", "/v1/check", some, "Application/JSON; charset=utf-8")
+    ok(st == 200, "media type with parameters: %d" % st)
+    expect_error(s, "POST", "/v1/check", 400, "malformed_json", b'{"format": "shapegate-trace", ', "application/json",
+                 doc_path="/v1/check")
+    expect_error(s, "POST", "/v1/check", 400, "malformed_json", b"\xff\xfe garbage", "application/json")
+    expect_error(s, "POST", "/v1/check", 400, "empty_body", b"", "application/json", doc_path="/v1/check")
+    expect_error(s, "POST", "/v1/check?infer=maybe", 400, "bad_parameter", some, "application/json")
+    expect_error(s, "POST", "/v1/check?bogus=1", 400, "bad_parameter", some, "application/json")
+    expect_error(s, "POST", "/v1/check", 422, "invalid_trace", b'{"format": "shapegate-trace", "version": 1, "symbols": "none"}',
+                 "application/json", doc_path="/v1/check")
+    expect_error(s, "POST", "/v1/check", 422, "invalid_trace", b'[1, 2, 3]', "application/json")
+    bad_expr = json.loads(some)
+    bad_expr["guards"] = [{"origin": "guard", "expr": "Eq(s0 +* 2)"}]
+    expect_error(s, "POST", "/v1/spec", 422, "invalid_trace", json.dumps(bad_expr).encode(), "application/json",
+                 doc_path="/v1/spec")
+    newer = json.loads(some)
+    newer["version"] = 99
+    expect_error(s, "POST", "/v1/check", 422, "unsupported", json.dumps(newer).encode(), "application/json")
+    deep = b"[" * 5000 + b"]" * 5000
+    expect_error(s, "POST", "/v1/check", 413, "limit_exceeded", deep, "application/json", doc_path="/v1/check")
+    expect_error(s, "POST", "/v1/archives/verify", 422, "invalid_archive", b"PK\x03\x04 not a zip at all" * 10,
+                 "application/octet-stream", doc_path="/v1/archives/verify")
+    expect_error(s, "POST", "/v1/archives/inspect", 400, "empty_body", b"", "application/octet-stream")
+    # a truncated archive
+    pt2 = open(archives()[0], "rb").read()
+    expect_error(s, "POST", "/v1/archives/pack", 422, "invalid_archive", pt2[: len(pt2) // 2], "application/zip",
+                 doc_path="/v1/archives/pack")
+    # the small-limits server: body size by Content-Length and by a chunked body, guard counts
+    expect_error(small, "POST", "/v1/check", 413, "body_too_large", b"x" * 5000, "application/json",
+                 doc_path="/v1/check")
+    c = small.conn()
+    c.putrequest("POST", "/v1/check")
+    c.putheader("Content-Type", "application/json")
+    c.putheader("Transfer-Encoding", "chunked")
+    c.endheaders()
+    try:
+        for _ in range(10):
+            c.send(b"200\r\n" + b" " * 0x200 + b"\r\n")
+        c.send(b"0\r\n\r\n")
+        r = c.getresponse()
+        st, data = r.status, r.read()
+    except (BrokenPipeError, ConnectionResetError) as e:
+        st, data = 0, repr(e).encode()
+    c.close()
+    ok(st == 413 and b"body_too_large" in data, "chunked body over the limit: %d %r" % (st, data[:100]))
+    many = json.loads(some)
+    st, _, got = small.request("POST", "/v1/check", json.dumps(many).encode(), "application/json")
+    if len(many.get("guards", [])) > 1:
+        ok(st == 413 and b"limit_exceeded" in got, "guard limit: %d" % st)
+
+
+def raw(s, data, read=True, timeout=5):
+    """Send bytes on a new socket; the reply's first line (b'' when closed without one)."""
+    sock = socket.create_connection(("127.0.0.1", s.port), timeout=timeout)
+    try:
+        sock.sendall(data)
+        if not read:
+            return sock
+        buf = b""
+        try:
+            while b"\r\n" not in buf:
+                k = sock.recv(4096)
+                if not k:
+                    break
+                buf += k
+        except (ConnectionResetError, socket.timeout):
+            pass
+        return buf.split(b"\r\n")[0]
+    finally:
+        if read:
+            sock.close()
+
+
+def healthy(s):
+    st, _, _ = s.request("GET", "/healthz", timeout=5)
+    return st == 200
+
+
+def test_malformed_http(s, traces):
+    some = open(sorted(traces.values())[0], "rb").read()
+    cases = {
+        "garbage": b"\x00\x01\x02 hello\r\n\r\n",
+        "no version": b"GET /healthz\r\n\r\n",
+        "bad version": b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n",
+        "no host": b"GET /healthz HTTP/1.1\r\n\r\n",  # libmicrohttpd < 1.0 answers it
+        "header without colon": b"GET /healthz HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n",
+        "huge header": b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 200000 + b"\r\n\r\n",
+        "bad content-length": b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: -5\r\n\r\n{}",
+        "bad chunk": b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    }
+    for name, data in cases.items():
+        line = raw(s, data)
+        status = int(line.split()[1]) if line.startswith(b"HTTP/1.") and len(line.split()) > 1 else 0
+        ok(status == 0 or 400 <= status < 500 or status == 505 or (name == "no host" and status == 200),
+           "malformed HTTP (%s): answered %r" % (name, line[:60]))
+        ok(healthy(s), "healthy after malformed HTTP (%s)" % name)
+    # a body shorter than its Content-Length, then the client leaves
+    sock = raw(s, b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100000\r\n\r\n" + some[:100], read=False)
+    sock.close()
+    # an archive cut mid-body
+    sock = raw(s, b"POST /v1/archives/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/zip\r\n"
+                  b"Content-Length: 1000000\r\n\r\n" + b"PK" * 1000, read=False)
+    sock.close()
+    # a client that leaves while its request is being solved
+    sock = raw(s, b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(some) + some, read=False)
+    sock.close()
+    time.sleep(0.3)
+    ok(healthy(s), "healthy after clients left mid-body and mid-solve")
+    # pipelined requests on one connection are answered in order
+    line = raw(s, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n")
+    ok(line.startswith(b"HTTP/1.1 200"), "pipelined: first answered %r" % line)
+
+
+def test_slow_clients(args, traces):
+    """Slowloris: connections that dribble a header or a body do not hold up others, and are closed
+    after --idle-timeout."""
+    s = Server(args, "slow", "--threads", "2", "--idle-timeout", "2", "--no-access-log")
+    some = open(sorted(traces.values())[0], "rb").read()
+    socks = []
+    try:
+        for i in range(60):
+            sk = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+            sk.sendall(b"POST /v1/check HTTP/1.1\r\nHost: x\r\n" if i % 2 else
+                       b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 100000\r\n\r\n{")
+            socks.append(sk)
+        t0 = time.time()
+        for _ in range(5):
+            st, _, _ = s.request("POST", "/v1/check", some, "application/json", timeout=10)
+            ok(st == 200, "a small request among slow clients: %d" % st)
+        ok(time.time() - t0 < 5, "5 requests among 60 slow clients took %.2f s" % (time.time() - t0))
+        time.sleep(3.5)
+        closed = 0
+        for sk in socks:
+            try:
+                sk.settimeout(0.5)
+                if sk.recv(1) == b"":
+                    closed += 1
+            except (ConnectionResetError, BrokenPipeError):
+                closed += 1
+            except socket.timeout:
+                pass
+        ok(closed == len(socks), "idle timeout closed %d of %d slow connections" % (closed, len(socks)))
+        st, _, m = s.request("GET", "/metrics")
+        inflight = re.search(r"^shapegate_http_in_flight (\d+)$", m.decode(), re.M)
+        ok(inflight and inflight.group(1) == "1", "in flight is 1 (this request) once the slow clients are gone: %r"
+           % (inflight and inflight.group(1)))
+    finally:
+        for sk in socks:
+            sk.close()
+        ok(s.stop() == 0, "slow server exit 0")
+
+
+def test_memory_budget(args, traces):
+    """Bodies being read share --max-buffered: beyond it 503 overloaded; the budget comes back when
+    the connections holding it go."""
+    some = open(sorted(traces.values())[0], "rb").read()
+    s = Server(args, "mem", "--max-buffered", "40K", "--idle-timeout", "1", "--no-access-log")
+    try:
+        socks = [raw(s, b"POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 30000\r\n\r\n" + b" " * 1000, read=False) for _ in range(2)]
+        time.sleep(0.3)
+        st, h, got = s.request("POST", "/v1/check", some, "application/json")
+        ok(st == 503 and json.loads(got)["error"]["code"] == "overloaded", "memory budget full: %d %r" % (st, got[:80]))
+        conform("POST", "/v1/check", st, h, got)
+        ok(healthy(s), "GET routes answer with the memory budget full")
+        for sk in socks:
+            sk.close()
+        time.sleep(2.5)
+        st, _, _ = s.request("POST", "/v1/check", some, "application/json")
+        ok(st == 200, "memory budget back after the holders timed out: %d" % st)
+    finally:
+        ok(s.stop() == 0, "mem server exit 0")
+
+
+def wait_pool(s, busy, queued, timeout=60):
+    """Wait until the server's pool has `busy` workers solving and `queued` requests waiting."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st, _, m = s.request("GET", "/metrics")
+        text = m.decode()
+        b = re.search(r"^shapegate_pool_busy (\d+)$", text, re.M)
+        q = re.search(r"^shapegate_pool_queued (\d+)$", text, re.M)
+        if b and q and int(b.group(1)) == busy and int(q.group(1)) == queued:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_budget_and_busy(args):
+    """504 with the partial verdict when the budget runs out; 429 when every worker and queue slot is
+    taken; both with JSON bodies."""
+    hard = open(os.path.join(args.source, "tests", "data", "hard_nonlinear.json"), "rb").read()
+    s = Server(args, "busy", "--threads", "1", "--max-queue", "1", "--timeout", "1500", "--cache", "0")
+    try:
+        st, h, got = s.request("POST", "/v1/check?timeout_ms=300", hard, "application/json")
+        conform("POST", "/v1/check", st, h, got)
+        if ok(st == 504, "budget: status %d" % st):
+            body = json.loads(got)
+            ok(body["error"]["code"] == "budget_exceeded", "504 code")
+            ok(body["partial"]["verdict"] == "unknown" and body["partial"]["dims"], "504 has the partial verdict")
+        results = []
+
+        def slow():
+            results.append(s.request("POST", "/v1/check", hard, "application/json")[0])
+
+        ts = [threading.Thread(target=slow) for _ in range(2)]
+        ts[0].start()
+        ok(wait_pool(s, 1, 0), "the first slow request runs")
+        ts[1].start()
+        ok(wait_pool(s, 1, 1), "the second slow request waits")
+        st, h, got = s.request("POST", "/v1/check", hard, "application/json")
+        conform("POST", "/v1/check", st, h, got)
+        ok(st == 429 and json.loads(got)["error"]["code"] == "busy", "queue full: %d" % st)
+        st, h, got = s.request("GET", "/readyz")
+        ok(st == 503, "readyz while the queue is full: %d" % st)
+        conform("GET", "/readyz", st, h, got)
+        ok(healthy(s), "healthz answers while the workers are busy")
+        for t in ts:
+            t.join()
+        ok(results == [504, 504], "the running and queued requests end with 504: %r" % results)
+        st, _, m = s.request("GET", "/metrics")
+        text = m.decode()
+        ok('route="/v1/check",status="429"} 1' in text, "metrics count the 429")
+        ok(re.search(r"shapegate_http_budget_exceeded_total [1-9]", text), "metrics count the 504s")
+        ok(re.search(r"shapegate_solver_budget_stops_total [1-9]", text), "engine budget stops counted")
+    finally:
+        ok(s.stop() == 0, "busy server exit 0")
+
+
+def test_concurrent(s, traces):
+    names = sorted(traces, key=lambda k: os.path.getsize(traces[k]))[:4 if QUICK else 12]
+    bodies = {n: open(traces[n], "rb").read() for n in names}
+    expect = {}
+    for n in names:
+        st, _, got = s.request("POST", "/v1/check", bodies[n], "application/json")
+        expect[n] = (st, json.loads(got)["verdict"] if st == 200 else None)
+    errors = []
+
+    def client(k):
+        c = s.conn()
+        try:
+            for i in range(6 if QUICK else 30):
+                n = names[(k * 7 + i) % len(names)]
+                st, _, got = s.request("POST", "/v1/check", bodies[n], "application/json", conn=c)
+                v = json.loads(got).get("verdict") if st == 200 else None
+                if (st, v) != expect[n]:
+                    errors.append((n, st, v))
+        except Exception as e:  # noqa: BLE001 - any client failure is a test failure
+            errors.append(repr(e))
+        finally:
+            c.close()
+
+    ts = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    ok(not errors, "8 concurrent keep-alive clients agree with sequential answers: %r" % errors[:3])
+
+
+def test_soak(s, traces):
+    body = open(traces[sorted(traces)[0]], "rb").read()
+    c = s.conn()
+    for _ in range(50 if QUICK else 200):  # warm up: allocator and caches settle
+        s.request("POST", "/v1/check", body, "application/json", conn=c)
+    rss0 = s.rss_kb()
+    t0 = time.time()
+    n, bad = (300 if QUICK else 3000), 0
+    for i in range(n):
+        st, _, _ = s.request("POST", "/v1/check", body, "application/json", conn=c)
+        bad += st != 200
+        if i % 500 == 499:
+            c.close()
+            c = s.conn()
+    c.close()
+    secs = time.time() - t0
+    rss1 = s.rss_kb()
+    ok(bad == 0, "soak: %d of %d not 200" % (bad, n))
+    ok(ASAN or rss1 - rss0 < 8192, "soak: RSS grew %d kB over %d requests (%d -> %d)" % (rss1 - rss0, n, rss0, rss1))
+    print("soak: %d requests in %.2f s (%.0f/s, one client), RSS %d -> %d kB" % (n, secs, n / secs, rss0, rss1))
+    st, _, m = s.request("GET", "/metrics")
+    hits = re.search(r"^shapegate_cache_hits_total (\d+)$", m.decode(), re.M)
+    ok(hits and int(hits.group(1)) >= n, "soak: repeated identical checks come from the cache")
+
+
+def test_curl(s, traces):
+    if not shutil.which("curl"):
+        ok(False, "curl not installed")
+        return
+    path = traces[sorted(traces)[0]]
+    url = "http://127.0.0.1:%d" % s.port
+    p = subprocess.run(["curl", "-sS", "-w", "\n%{http_code}", "-H", "Content-Type: application/json",
+                        "--data-binary", "@" + path, url + "/v1/check"], capture_output=True, timeout=60)
+    body, _, code = p.stdout.rpartition(b"\n")
+    rc, out = run_cli(ARGS, "check", "--json", path)
+    ok(p.returncode == 0 and code == b"200", "curl check: %r" % code)
+    ok(json.loads(body)["verdict"] == json.loads(out)["verdict"], "curl check verdict equals the CLI's")
+    pt2 = archives()[0]
+    outp = os.path.join(ARGS.work, "curl-packed.pt2")
+    p = subprocess.run(["curl", "-sS", "-f", "-o", outp, "-H", "Content-Type: application/octet-stream",
+                        "--data-binary", "@" + pt2, url + "/v1/archives/pack"], capture_output=True, timeout=60)
+    ok(p.returncode == 0 and zipfile.is_zipfile(outp), "curl pack writes a zip")
+    rc, _ = run_cli(ARGS, "verify", outp)
+    ok(rc in (0, 1, 4), "the CLI reads the archive the service packed (exit %d)" % rc)
+    # Expect: 100-continue with a body over the limit: refused before the body is sent
+    p = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
+                        "-H", "Expect: 100-continue", "--data-binary", "@" + pt2, url.replace(str(s.port), str(SMALL.port))
+                        + "/v1/check"], capture_output=True, timeout=60)
+    ok(p.stdout == b"413", "curl with Expect: 100-continue over the limit: %r" % p.stdout)
+    p = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT", url + "/v1/check"],
+                       capture_output=True, timeout=60)
+    ok(p.stdout == b"405", "curl PUT: %r" % p.stdout)
+
+
+def test_access_log(s):
+    lines = s.log_lines()
+    recs = []
+    for l in lines:
+        try:
+            recs.append(json.loads(l))
+        except ValueError:
+            ok(False, "log line is not JSON: %r" % l[:100])
+    reqs = [r for r in recs if "status" in r]
+    ok(len(reqs) > 100, "access log has %d request lines" % len(reqs))
+    ok(all({"ts", "method", "path", "status", "code", "ms"} <= set(r) for r in reqs), "access log fields")
+    ok(any(r["status"] == 404 and r["code"] == "not_found" for r in reqs), "access log has the 404s")
+    ok(any(r.get("verdict") for r in reqs), "access log has verdicts")
+
+
+def test_drain(args):
+    """SIGTERM while a request is being solved: it is answered, then the process exits 0."""
+    hard = open(os.path.join(args.source, "tests", "data", "hard_nonlinear.json"), "rb").read()
+    s = Server(args, "drain", "--threads", "1", "--timeout", "1200", "--cache", "0")
+    result = []
+
+    def slow():
+        result.append(s.request("POST", "/v1/check", hard, "application/json")[0])
+
+    t = threading.Thread(target=slow)
+    t.start()
+    ok(wait_pool(s, 1, 0), "the slow request runs")
+    s.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    try:
+        refused = s.request("GET", "/healthz", timeout=3)[0] == 503
+    except (ConnectionRefusedError, ConnectionResetError, http.client.RemoteDisconnected):
+        refused = True
+    ok(refused, "new connections refused while draining")
+    t.join()
+    ok(result == [504], "the request in flight at SIGTERM was answered: %r" % result)
+    rc = s.proc.wait(30)
+    ok(rc == 0, "exit 0 after SIGTERM (got %r)" % rc)
+    s.stop()
+    log = " ".join(s.log_lines())
+    ok('"abandoned": 0' in log, "drained with nothing abandoned")
+
+
+def test_command_line(args, busy_port):
+    """`shapegate serve` itself: usage errors exit 2, an address it cannot listen on 3, one line each."""
+    for argv, want in ((["--threads", "0"], 2), (["--listen", "127.0.0.1"], 2), (["--max-body", "12Q"], 2),
+                       (["--listen", "127.0.0.1:99999"], 2), (["extra"], 2), (["--bogus"], 2),
+                       (["--listen", "127.0.0.1:%d" % busy_port], 3), (["--listen", "no-such-host.invalid:0"], 3),
+                       (["--redis", "http://x"], 3)):
+        p = subprocess.run([args.shapegate, "serve"] + argv, capture_output=True, timeout=60)
+        lines = p.stderr.decode().strip().splitlines()
+        ok(p.returncode == want and len(lines) == 1 and lines[0].startswith("shapegate serve: "),
+           "serve %r: exit %d, expected %d; stderr %r" % (argv, p.returncode, want, p.stderr[:200]))
+    p = subprocess.run([args.shapegate, "serve", "--help"], capture_output=True, timeout=60)
+    ok(p.returncode == 0 and b"--listen" in p.stdout and b"--redis" in p.stdout, "serve --help")
+    p = subprocess.Popen([args.shapegate, "serve", "--listen", "localhost:0", "--port-file",
+                          os.path.join(args.work, "lh.port"), "--no-access-log"], stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not os.path.exists(os.path.join(args.work, "lh.port")) and time.time() < deadline and p.poll() is None:
+        time.sleep(0.02)
+    ok(p.poll() is None, "--listen localhost:0 starts")
+    p.send_signal(signal.SIGTERM)
+    ok(p.wait(30) == 0, "--listen localhost:0 exits 0 after SIGTERM")
+
+
+def main():
+    global ARGS, SMALL
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapegate", required=True)
+    ap.add_argument("--traces", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--work", required=True)
+    ARGS = args = ap.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    tdir = os.path.join(args.work, "traces")
+    os.makedirs(tdir)
+    cases = os.path.join(args.source, "tests", "corpus", "cases")
+    dirs = [os.path.join(cases, d) for d in sorted(os.listdir(cases)) if os.path.isdir(os.path.join(cases, d))]
+    subprocess.run([args.traces, tdir] + dirs, check=True)
+    traces = {f[:-5]: os.path.join(tdir, f) for f in os.listdir(tdir)}
+
+    s = Server(args, "main", "--threads", "2", "--timeout", "20000")
+    SMALL = Server(args, "small", "--threads", "1", "--max-body", "4K", "--max-guards", "1")
+    try:
+        test_get_routes(s)
+        test_check_corpus(s, traces)
+        test_spec(s, traces)
+        test_archives(s)
+        test_errors(s, SMALL, traces)
+        test_malformed_http(s, traces)
+        test_concurrent(s, traces)
+        test_curl(s, traces)
+        test_soak(s, traces)
+        test_command_line(args, s.port)
+        ok(healthy(s), "main server healthy at the end")
+    finally:
+        ok(s.stop() == 0, "main server exit 0 after SIGTERM")
+        ok(SMALL.stop() == 0, "small server exit 0")
+    test_access_log(s)
+    test_slow_clients(args, traces)
+    test_budget_and_busy(args)
+    test_memory_budget(args, traces)
+    test_drain(args)
+    documented = {(m.upper(), p) for p, ops in API.doc["paths"].items() for m in ops} if API else set()
+    exercised = {(m, p) for m, p, _ in SEEN}
+    ok(documented <= exercised, "every documented operation exercised: missing %r" % sorted(documented - exercised))
+    print("%d passed, %d failed" % (PASSED, FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
