@@ -658,6 +658,75 @@ static bool input_path(const char *src, sg_buf *b, bool *positional)
     return true;
 }
 
+/* Attribute components (".features" of a dataclass or namedtuple field) have no index in
+ * the log; pytree paths do. Fakification visits the leaves in flatten order, so the fields
+ * of one parent are numbered in the order they first appear. */
+typedef struct tt_attr {
+    char *parent, *name;
+    long index;
+} tt_attr;
+
+typedef struct tt_attrs {
+    tt_attr *a;
+    size_t n, cap;
+} tt_attrs;
+
+static void free_attrs(tt_attrs *m)
+{
+    size_t i;
+    for (i = 0; i < m->n; i++) {
+        sg_free(m->a[i].parent);
+        sg_free(m->a[i].name);
+    }
+    sg_free(m->a);
+}
+
+/* `in` (a path whose components may be ".name") into `out`, with ".name" as "[index]". */
+static void index_attrs(const char *in, tt_attrs *m, sg_buf *out)
+{
+    const char *p = in;
+    while (*p && !out->failed) {
+        if (*p == '.') {
+            size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"), i;
+            long idx = 0;
+            bool found = false;
+            for (i = 0; i < m->n && !found; i++)
+                if (strcmp(m->a[i].parent, out->data ? out->data : "") == 0) {
+                    if (strlen(m->a[i].name) == n && strncmp(m->a[i].name, p + 1, n) == 0) {
+                        idx = m->a[i].index;
+                        found = true;
+                    } else {
+                        idx = m->a[i].index + 1 > idx ? m->a[i].index + 1 : idx;
+                    }
+                }
+            if (!found) {
+                tt_attr *a;
+                if (sg__grow((void **)&m->a, &m->cap, m->n + 1, sizeof *m->a)) {
+                    out->failed = SG_ENOMEM;
+                    return;
+                }
+                a = &m->a[m->n];
+                a->parent = sg__strndup(out->data ? out->data : "", out->len);
+                a->name = sg__strndup(p + 1, n);
+                a->index = idx;
+                if (!a->parent || !a->name) {
+                    sg_free(a->parent);
+                    sg_free(a->name);
+                    out->failed = SG_ENOMEM;
+                    return;
+                }
+                m->n++;
+            }
+            sg_buf_printf(out, "[%ld]", idx);
+            p += 1 + n;
+            if (n == 0)
+                return; /* not an attribute: leave the rest out */
+        } else {
+            sg_buf_putc(out, *p++);
+        }
+    }
+}
+
 /* The symbol of the frame whose source is `src` (a dim's "...size()[d]"), or NULL. */
 static const tt_sym *symbol_for(const tt_frame *f, const char *src)
 {
@@ -671,7 +740,8 @@ static const tt_sym *symbol_for(const tt_frame *f, const char *src)
 static int write_frame(tt_state *S, char **out, size_t *len)
 {
     tt_frame *f = &S->f;
-    sg_buf b, path, src, names;
+    sg_buf b, path, raw, src, names;
+    tt_attrs attrs = {0};
     size_t i, d, nin = 0, ng = 0, nsym = 0;
     int pass;
     long maxarg = -1;
@@ -680,6 +750,7 @@ static int write_frame(tt_state *S, char **out, size_t *len)
 
     sg_buf_init(&b, SG_TRACE_MAX_FILE);
     sg_buf_init(&path, 1 << 16);
+    sg_buf_init(&raw, 1 << 16);
     sg_buf_init(&src, 1 << 16);
     sg_buf_init(&names, 1 << 20);
     sg_buf_puts(&b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": ");
@@ -731,9 +802,13 @@ static int write_frame(tt_state *S, char **out, size_t *len)
             continue;
         for (j = 0; j < i && !dup; j++)
             dup = f->tensors[j].source && strcmp(f->tensors[j].source, t->source) == 0;
+        raw.len = 0;
         path.len = 0;
-        if (dup || !input_path(t->source, &path, &pos))
+        if (dup || !input_path(t->source, &raw, &pos))
             continue;
+        index_attrs(raw.data, &attrs, &path);
+        if (path.failed)
+            break;
         positional |= pos;
         /* the argument's name (first path component), once */
         {
@@ -773,7 +848,7 @@ static int write_frame(tt_state *S, char **out, size_t *len)
             sg__json_put_str_or_null(&b, s ? src.data : NULL);
             if (s) {
                 sg_buf_puts(&b, ", \"value\": ");
-                sg__json_put_str(&b, s->name);
+                sg__json_put_str(&b, s->repl ? s->repl : s->name); /* after replacements, as a capture */
                 /* no spec in the log: every traced dim as Dim.AUTO (torch picks) until --spec/--dim */
                 sg_buf_puts(&b, ", \"spec\": {\"kind\": \"auto\"}}");
             } else {
@@ -781,30 +856,35 @@ static int write_frame(tt_state *S, char **out, size_t *len)
             }
         }
     }
-    sg_buf_puts(&b, "],\n\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": {\"arg_names\": [");
-    {
+    /* Argument names: only the positional ones are known (arg0, arg1, ...); otherwise none, so
+     * that a spec naming non-tensor arguments is matched by the tensors' paths alone. */
+    sg_buf_puts(&b, "],\n\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": ");
+    if (positional) {
         long k;
-        size_t n = 0;
         const char *q;
-        for (k = 0; positional && k <= maxarg; k++)
-            sg_buf_printf(&b, "%s\"arg%ld\"", n++ ? ", " : "", k);
+        sg_buf_puts(&b, "{\"arg_names\": [");
+        for (k = 0; k <= maxarg; k++)
+            sg_buf_printf(&b, "%s\"arg%ld\"", k ? ", " : "", k);
         for (q = names.data; q && q < names.data + names.len; q += strlen(q) + 1) {
-            if (n++)
-                sg_buf_puts(&b, ", ");
+            sg_buf_puts(&b, ", ");
             sg__json_put_str(&b, q);
         }
+        sg_buf_puts(&b, "]}");
+    } else {
+        sg_buf_puts(&b, "null");
     }
-    sg_buf_puts(&b, "]}");
     if (f->error) {
         sg_buf_puts(&b, ", \"torch_error\": ");
         sg__json_put_str(&b, f->error);
     }
     sg_buf_puts(&b, "}\n}\n");
-    if (path.failed || src.failed || names.failed)
+    if (path.failed || raw.failed || src.failed || names.failed)
         b.failed = b.failed ? b.failed : SG_ENOMEM;
     *len = b.len;
     rc = sg_buf_finish(&b, out, "the trace of the frame", S->err);
     sg_buf_dispose(&path);
+    sg_buf_dispose(&raw);
+    free_attrs(&attrs);
     sg_buf_dispose(&src);
     sg_buf_dispose(&names);
     return rc;
