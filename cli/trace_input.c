@@ -53,8 +53,7 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, unsigne
         t = t2;
     }
     /* a TORCH_TRACE log records no dynamic_shapes: say what is checked instead */
-    if (!spec_file && !ndims && !sg_trace_dynamic_shapes_json(t) && sg_trace_has_shape_env(t)
-        && sg_trace_has_flat_spec(t) && strcmp(cmd, "trace") != 0)
+    if (!spec_file && !ndims && strcmp(cmd, "trace") != 0 && sg_trace_is_torch_trace_path(path))
         fprintf(stderr, "%s %s: note: %s records no dynamic_shapes spec: every traced dim is checked as Dim.AUTO; "
                 "give yours with --spec FILE or --dim ITEM\n", SG_CLI_PROG, cmd, path);
     *out = t;

@@ -333,8 +333,22 @@ int sg_trace_load_frame(sg_trace **out, const char *path, unsigned frame, sg_err
         sg__error_one_line(err);
         return rc;
     }
-    if (S_ISDIR(st.st_mode))
+    if (S_ISDIR(st.st_mode)) {
+        char probe[4096];
+        struct stat st2;
+        bool capture = false;
+        snprintf(probe, sizeof probe, "%s/guards.json", path);
+        capture |= stat(probe, &st2) == 0;
+        snprintf(probe, sizeof probe, "%s/case.json", path);
+        capture |= stat(probe, &st2) == 0;
+        if (!capture) {
+            rc = sg_error_set(err, SG_EIO, "%s: neither a capture folder (guards.json, case.json) nor a TORCH_TRACE "
+                              "folder (*.log, *.log.gz)", path);
+            sg__error_one_line(err);
+            return rc;
+        }
         return sg_trace_load_dir(out, path, err);
+    }
     rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
     if (rc == 0)
         rc = sg_trace__load_json_named(out, text, len, path, err);

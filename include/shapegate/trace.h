@@ -106,6 +106,9 @@ SG_API int sg_trace_load_torch_trace(sg_trace **out, const char *path, unsigned 
  */
 SG_API int sg_trace_load_frame(sg_trace **out, const char *path, unsigned frame, sg_error *err);
 
+/** Whether `path` is a TORCH_TRACE folder or log file (what sg_trace_load_frame reads as one). */
+SG_API bool sg_trace_is_torch_trace_path(const char *path);
+
 /* ---- copies and spec edits: a loaded trace is never modified -------------------------- */
 
 /**

@@ -67,6 +67,29 @@ def read_json(path, default=None):
         return default
 
 
+def log_spec(trace, log_trace):
+    """The capture's dynamic_shapes in the form the TORCH_TRACE trace of the same export matches:
+    as given, unless the log names its arguments by position only (torch 2.6 non-strict
+    ``L['args'][0][k]``, strict ``L['flat_args'][k]``; ``shapegate trace`` names them arg0, arg1,
+    ...), where a dict keyed by argument names becomes a list in argument order, a ``*varargs``
+    entry spread over its positions."""
+    ds = (trace.get("spec") or {}).get("dynamic_shapes")
+    names = (((log_trace or {}).get("spec") or {}).get("inputs") or {}).get("arg_names") or []
+    if not (names[:1] == ["arg0"] and isinstance(ds, dict)):
+        return ds
+    inp = (trace.get("spec") or {}).get("inputs") or {}
+    sig = inp.get("signature") or ""
+    out = []
+    for n in inp.get("arg_names") or []:
+        v = ds.get(n)
+        if "*" + n in sig and "**" + n not in sig:
+            v = v.get("__tuple__") if isinstance(v, dict) else v
+            out.extend(v or [])
+        else:
+            out.append(v)
+    return out
+
+
 def tail(text, n=12):
     return "\n".join(text.rstrip().split("\n")[-n:])
 

@@ -598,8 +598,8 @@ static int read_log(tt_state *S, const char *path)
             rc = line.failed == SG_ENOMEM ? oom(S) : fail(S, SG_ELIMIT, "a line longer than %zu bytes", MAX_LINE);
             goto cleanup;
         }
-        if (n && chunk[n - 1] != '\n' && !gzeof(gz))
-            continue; /* the rest of a long line */
+        if (n && chunk[n - 1] != '\n')
+            continue; /* the rest of a long line, or a last line without '\n' (after the loop) */
         S->line++;
         if (memchr(line.data, '\0', line.len)) {
             rc = fail(S, SG_EINVALID, "a NUL byte: not a text log");
@@ -614,8 +614,10 @@ static int read_log(tt_state *S, const char *path)
     if (zerr != Z_OK && zerr != Z_STREAM_END)
         rc = fail(S, zerr == Z_MEM_ERROR ? SG_ENOMEM : SG_EINVALID, "%s",
                   zerr == Z_ERRNO ? strerror(errno) : "corrupt or truncated gzip data");
-    else if (line.len && (rc = on_line(S, line.data, line.len)) == 0) /* a last line without '\n' */
+    else if (line.len) { /* a last line without '\n' */
         S->line++;
+        rc = on_line(S, line.data, line.len);
+    }
     if (rc == 0)
         rc = end_payload(S);
 cleanup:
@@ -737,6 +739,58 @@ static const tt_sym *symbol_for(const tt_frame *f, const char *src)
     return NULL;
 }
 
+static tt_sym *sym_named(tt_frame *f, const char *name, size_t n)
+{
+    size_t i;
+    for (i = 0; i < f->nsyms; i++)
+        if (strlen(f->syms[i].name) == n && strncmp(f->syms[i].name, name, n) == 0)
+            return &f->syms[i];
+    return NULL;
+}
+
+/* Python's comparison of the two hints (absent: sys.maxsize, as torch sorts) then names. */
+static int sym_order(const tt_sym *a, const tt_sym *b)
+{
+    long long ha = a->hint ? strtoll(a->hint, NULL, 10) : 0x7fffffffffffffffLL;
+    long long hb = b->hint ? strtoll(b->hint, NULL, 10) : 0x7fffffffffffffffLL;
+    if (ha != hb)
+        return ha < hb ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/*
+ * The replacements torch makes for guards Eq(a, b) of two backed symbols (the log records
+ * the guard, not the replacement; ShapeEnv._maybe_guard_rel): of the two, the one with the
+ * larger hint, then the larger name, is replaced by the other. Equalities torch solves in
+ * other forms (Eq(s0, 2*s1)) are not replayed: their guards stay, so the check still decides
+ * them, but the dims keep their own symbols.
+ */
+static int replay_replacements(tt_state *S)
+{
+    tt_frame *f = &S->f;
+    size_t i;
+
+    for (i = 0; i < f->nguards; i++) {
+        const char *e = f->guards[i].expr, *comma;
+        size_t n = strlen(e);
+        tt_sym *a, *b, *t;
+        if (strncmp(e, "Eq(", 3) != 0 || e[n - 1] != ')' || !(comma = strstr(e, ", ")))
+            continue;
+        a = sym_named(f, e + 3, (size_t)(comma - e - 3));
+        b = sym_named(f, comma + 2, (size_t)(e + n - 1 - comma - 2));
+        if (!a || !b || a == b || a->unbacked || b->unbacked || a->repl || b->repl)
+            continue;
+        if (sym_order(a, b) < 0) {
+            t = a;
+            a = b;
+            b = t;
+        }
+        if (!(a->repl = dup_or_null(b->name)))
+            return oom(S);
+    }
+    return 0;
+}
+
 static int write_frame(tt_state *S, char **out, size_t *len)
 {
     tt_frame *f = &S->f;
@@ -746,8 +800,10 @@ static int write_frame(tt_state *S, char **out, size_t *len)
     int pass;
     long maxarg = -1;
     bool positional = false;
-    int rc = 0;
+    int rc;
 
+    if ((rc = replay_replacements(S)) != 0)
+        return rc;
     sg_buf_init(&b, SG_TRACE_MAX_FILE);
     sg_buf_init(&path, 1 << 16);
     sg_buf_init(&raw, 1 << 16);
@@ -989,6 +1045,16 @@ sg_trace__file_kind sg_trace__sniff_file(const char *path)
     if (n >= 6 && glog_head((const char *)h, n))
         return SG_TRACE_FILE_LOG;
     return SG_TRACE_FILE_UNKNOWN;
+}
+
+bool sg_trace_is_torch_trace_path(const char *path)
+{
+    struct stat st;
+    if (!path || stat(path, &st) != 0)
+        return false;
+    if (S_ISDIR(st.st_mode))
+        return sg_trace__is_torch_trace_dir(path);
+    return S_ISREG(st.st_mode) && sg_trace__sniff_file(path) == SG_TRACE_FILE_LOG;
 }
 
 int sg_trace_load_torch_trace(sg_trace **out, const char *path, unsigned frame, sg_error *err)
