@@ -44,6 +44,8 @@
 /* Longest log line read (a record with its stack), and most log files in a directory. */
 #define MAX_LINE ((size_t)64 << 20)
 #define MAX_FILES 4096
+/* Largest index of the file-name table ("str" records; one per source file torch saw). */
+#define MAX_STRS (1 << 20)
 
 typedef struct tt_sym {
     char *name, *lo, *hi, *hint, *source, *repl;
@@ -85,7 +87,7 @@ typedef struct tt_state {
     bool collecting;    /* the current frame is the wanted one */
     tt_frame f;
     char **strs;        /* file-name table */
-    size_t nstrs;
+    size_t nstrs, cstrs;
     char *torch_version;
     bool in_version_payload;
     sg_buf payload;
@@ -434,22 +436,19 @@ static int on_describe_source(tt_state *S, const cJSON *v)
 static int on_str(tt_state *S, const cJSON *v)
 {
     const char *s = sg__json_str(cJSON_GetArrayItem(v, 0));
-    long idx;
-    size_t cap;
-
+    size_t idx;
     sg_int i;
 
     if (!cJSON_IsArray(v) || !s || !sg__json_int(cJSON_GetArrayItem(v, 1), &i))
         return fail(S, SG_EINVALID, "str: expected [\"text\", index]");
-    if (i < 0 || i > 10000000)
-        return fail(S, SG_EINVALID, "str: index out of range");
-    idx = (long)i;
-    if ((size_t)idx >= S->nstrs) {
-        cap = S->nstrs;
-        if (sg__grow((void **)&S->strs, &cap, (size_t)idx + 1, sizeof *S->strs))
+    if (i < 0 || i >= MAX_STRS)
+        return fail(S, SG_ELIMIT, "str: index %lld out of range (0..%d)", (long long)i, MAX_STRS - 1);
+    idx = (size_t)i;
+    if (idx >= S->nstrs) {
+        if (sg__grow((void **)&S->strs, &S->cstrs, idx + 1, sizeof *S->strs))
             return oom(S);
-        memset(S->strs + S->nstrs, 0, ((size_t)idx + 1 - S->nstrs) * sizeof *S->strs);
-        S->nstrs = (size_t)idx + 1;
+        memset(S->strs + S->nstrs, 0, (idx + 1 - S->nstrs) * sizeof *S->strs);
+        S->nstrs = idx + 1;
     }
     sg_free(S->strs[idx]);
     if (!(S->strs[idx] = dup_or_null(s)))
@@ -688,8 +687,9 @@ static void index_attrs(const char *in, tt_attrs *m, sg_buf *out)
 {
     const char *p = in;
     while (*p && !out->failed) {
-        if (*p == '.') {
-            size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"), i;
+        size_t n = *p == '.' ? strspn(p + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") : 0;
+        if (n) {
+            size_t i;
             long idx = 0;
             bool found = false;
             for (i = 0; i < m->n && !found; i++)
@@ -721,8 +721,6 @@ static void index_attrs(const char *in, tt_attrs *m, sg_buf *out)
             }
             sg_buf_printf(out, "[%ld]", idx);
             p += 1 + n;
-            if (n == 0)
-                return; /* not an attribute: leave the rest out */
         } else {
             sg_buf_putc(out, *p++);
         }
