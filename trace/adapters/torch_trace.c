@@ -275,11 +275,24 @@ static int on_symbol(tt_state *S, const cJSON *v, bool unbacked)
     const char *name = sg__json_str(sg__json_get(v, "symbol"));
     const char *val = sg__json_str(sg__json_get(v, "val"));
     tt_sym *s;
+    size_t i;
 
     if (!name)
         return fail(S, SG_EINVALID, "%s: no \"symbol\"", unbacked ? "create_unbacked_symbol" : "create_symbol");
     if (!S->collecting)
         return 0;
+    for (i = 0; i < S->f.nsyms; i++) {
+        /* the same symbol again: fine when it is the same record; another meaning (a second
+         * ShapeEnv in one frame) would mix two sets of guards, so refuse it */
+        const tt_sym *o = &S->f.syms[i];
+        const char *src = sg__json_str(sg__json_get(v, "source"));
+        if (strcmp(o->name, name) != 0)
+            continue;
+        if (o->unbacked == unbacked && (!o->source) == (!src) && (!src || strcmp(o->source, src) == 0))
+            return 0;
+        return fail(S, SG_EUNSUPPORTED, "symbol %s created twice in one export frame, for %s and %s", name,
+                    o->source ? o->source : "(no source)", src ? src : "(no source)");
+    }
     if (sg__grow((void **)&S->f.syms, &S->f.csyms, S->f.nsyms + 1, sizeof *S->f.syms))
         return oom(S);
     s = &S->f.syms[S->f.nsyms++];
@@ -812,12 +825,6 @@ static int write_frame(tt_state *S, char **out, size_t *len)
     sg_buf_printf(&b, ", \"strict\": %s, \"shape_env\": true,\n\"symbols\": [", f->strict ? "true" : "false");
     for (i = 0; i < f->nsyms; i++) {
         const tt_sym *s = &f->syms[i];
-        size_t j;
-        bool dup = false;
-        for (j = 0; j < i && !dup; j++)
-            dup = strcmp(f->syms[j].name, s->name) == 0;
-        if (dup)
-            continue; /* a symbol created twice in one frame: the first record stands */
         sg_buf_puts(&b, nsym++ ? ",\n {\"name\": " : "\n {\"name\": ");
         sg__json_put_str(&b, s->name);
         if (s->lo)
