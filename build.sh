@@ -17,7 +17,7 @@ ROOT=$PWD
 
 # Keep this list equal to the one in .ci/run.
 PACKAGES=(build-essential cmake ninja-build pkg-config libz3-dev z3 libzip-dev libcjson-dev
-          libmicrohttpd-dev python3 jq clang libclang-rt-14-dev curl nginx libhiredis-dev redis-server)
+          libmicrohttpd-dev python3 jq clang libclang-rt-14-dev curl nginx libhiredis-dev redis-server zlib1g-dev)
 DEMO_CASE=tests/corpus/cases/err_div_view_8
 DEMO_SPEC_CASE=tests/corpus/cases/large_transformer_8layers_auto
 JOBS=$(nproc 2>/dev/null || echo 2)

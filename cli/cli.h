@@ -106,14 +106,17 @@ int sg_cmd_check(int argc, char **argv);
 /* cmd_spec.c: `shapegate spec`. */
 int sg_cmd_spec(int argc, char **argv);
 
-/* trace_input.c: load the trace at `path`, then apply --spec FILE (or NULL) and the
+/* cmd_trace.c: `shapegate trace`. */
+int sg_cmd_trace(int argc, char **argv);
+
+/* trace_input.c: load the trace at `path` (export frame `frame` of a TORCH_TRACE log), then apply --spec FILE (or NULL) and the
  * --dim items; errors reported as command `cmd`. Returns an exit code; `*out` the
  * trace on SG_EXIT_OK (free with sg_trace_free()), else NULL. */
-int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
+int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, unsigned frame, const char *spec_file,
                       const char *const *dims, size_t ndims);
 /* What `check` and `spec` read besides their own options: --json, --spec FILE, the --dim
  * items (a list to free()), the budgets. */
-enum { SG_CLI_KEY_SPEC = 320, SG_CLI_KEY_DIM };
+enum { SG_CLI_KEY_SPEC = 320, SG_CLI_KEY_DIM, SG_CLI_KEY_FRAME };
 typedef struct sg_cli_trace_args {
     const char *cmd;
     sg_check_options opts;
@@ -121,6 +124,7 @@ typedef struct sg_cli_trace_args {
     const char *spec_file;
     const char **dims;
     size_t ndims;
+    unsigned frame; /* --frame N: export frame N of a TORCH_TRACE log (0: the only one) */
 } sg_cli_trace_args;
 void sg_cli_trace_args_init(sg_cli_trace_args *a, const char *cmd);
 /* Apply one of those options; -1 to go on, or an exit code (usage error, out of memory). */

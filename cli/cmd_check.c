@@ -25,6 +25,8 @@ static const sg_cli_opt check_opts[] = {
      "                     may be empty), A*NAME+B (derived), AUTO, DYNAMIC, AUTO:MIN..MAX,\n"
      "                     STATIC or a size; or NAME:MIN..MAX alone, a range for a derived\n"
      "                     dim's root. E.g. --dim 'x.0=batch:1..1024' --dim 'y.0=2*batch'"},
+    {"frame", SG_CLI_KEY_FRAME, true, false,
+     "--frame N            export frame N (from 1) of a TORCH_TRACE log holding several"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query, deterministic (default 50000000; 0: none)"),
     {"no-infer", OPT_NO_INFER, false, false,
      "--no-infer           skip inferring ranges, relations, congruences and holes"},
@@ -50,8 +52,10 @@ static const sg_cli_spec check_spec = {
     "       shapegate check --json [options] INPUT...   (a batch: one JSON object per line)\n"
     "\n"
     "Decide whether every shape the dynamic_shapes spec allows passes the guards torch\n"
-    "recorded. INPUT is a capture folder (guards.json + case.json, as in tests/corpus/cases/*)\n"
-    "or a single-file JSON trace (docs/trace-format.md).\n"
+    "recorded. INPUT is a JSON trace (`python3 -m shapegate capture`, docs/trace-format.md),\n"
+    "a capture folder (guards.json + case.json, as in tests/corpus/cases/*), or a TORCH_TRACE\n"
+    "folder or log file (.log, .log.gz; give the spec with --spec/--dim, else every traced\n"
+    "dim is checked as Dim.AUTO).\n"
     "\n"
     "Options:\n",
     check_opts,
@@ -120,7 +124,7 @@ int sg_cmd_check(int argc, char **argv)
     if ((rc = sg_cli_start_solver(&sv, "check", argc, argv, a.in.json,
                                   sg_cli_hard_limit(a.in.opts.timeout_ms, a.no_fix ? 1 : 3))) >= 0)
         goto done;
-    if ((rc = sg_cli_open_trace(&t, "check", argv[optind], a.in.spec_file, a.in.dims, a.in.ndims)) != SG_EXIT_OK)
+    if ((rc = sg_cli_open_trace(&t, "check", argv[optind], a.in.frame, a.in.spec_file, a.in.dims, a.in.ndims)) != SG_EXIT_OK)
         goto cleanup;
     /* what the output needs: fixes unless --no-fix, torch's lines re-checked for --json and
      * --explain, torch's text for --json and --torch */

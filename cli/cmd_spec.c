@@ -17,6 +17,7 @@ static const sg_cli_opt spec_opts[] = {
      "--json               print one JSON object: {\"verified\", \"spec\", \"python\", \"lines\", \"notes\"}"},
     {"spec", SG_CLI_KEY_SPEC, true, false, "--spec FILE, --dim ITEM   start from another spec, as for `shapegate check`"},
     {"dim", SG_CLI_KEY_DIM, true, false, NULL},
+    {"frame", SG_CLI_KEY_FRAME, true, false, "--frame N            export frame N of a TORCH_TRACE log, as for `shapegate check`"},
     {"timeout", SG_CLI_KEY_TIMEOUT, true, false,
      "--timeout MS, --query-timeout MS, --rlimit N   budgets, as for `shapegate check`"},
     {"query-timeout", SG_CLI_KEY_QUERY_TIMEOUT, true, false, NULL},
@@ -32,8 +33,8 @@ static const sg_cli_spec spec_spec = {
     "Print the widest dynamic_shapes spec the guards of a trace allow: every dynamic dim\n"
     "(named Dims, Dim.AUTO, Dim.DYNAMIC) as an explicit Dim with its widest valid range,\n"
     "equal and derived dims as relations, divisibility as a new root (_dx, dx = 8*_dx).\n"
-    "The spec is checked against the trace before it is printed. INPUT is a capture\n"
-    "folder or a single-file JSON trace, as for `shapegate check`.\n"
+    "The spec is checked against the trace before it is printed. INPUT is a JSON trace,\n"
+    "a capture folder or a TORCH_TRACE folder or log, as for `shapegate check`.\n"
     "\n"
     "Options:\n",
     spec_opts,
@@ -63,7 +64,7 @@ int sg_cmd_spec(int argc, char **argv)
     /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */
     if ((rc = sg_cli_start_solver(&sv, "spec", argc, argv, a.json, sg_cli_hard_limit(a.opts.timeout_ms, 2))) >= 0)
         goto done;
-    if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], a.spec_file, a.dims, a.ndims)) != SG_EXIT_OK)
+    if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], a.frame, a.spec_file, a.dims, a.ndims)) != SG_EXIT_OK)
         goto cleanup;
     a.opts.torch_fixes = a.opts.torch_message = a.json; /* the JSON form carries torch's text and lines */
     if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_spec(engine, t, &a.opts, &r, &err)) != 0) {

@@ -19,6 +19,7 @@ static const sg_cli_command commands[] = {
     {"eval", sg_cmd_eval, "evaluate one expression with integer values for its symbols"},
     {"check", sg_cmd_check, "decide a traced export against its dynamic_shapes spec"},
     {"spec", sg_cmd_spec, "print the widest valid dynamic_shapes for a trace, verified, as Python or JSON"},
+    {"trace", sg_cmd_trace, "print any input check reads (capture, TORCH_TRACE log, ...) as a v1 JSON trace"},
     {"inspect", sg_cmd_inspect, "show a .pt2 archive's inputs, symbolic shapes, ranges and asserts"},
     {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
     {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},

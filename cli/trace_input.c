@@ -8,7 +8,7 @@
 
 #include "cli.h"
 
-int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const char *spec_file,
+int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, unsigned frame, const char *spec_file,
                       const char *const *dims, size_t ndims)
 {
     sg_error err = SG_ERROR_INIT;
@@ -16,7 +16,7 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
     int rc;
 
     *out = NULL;
-    rc = sg_trace_load(&t, path, &err);
+    rc = sg_trace_load_frame(&t, path, frame, &err);
     if (rc) {
         sg_cli_errorf(cmd, "%s: %s", path, err.msg);
         return rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
@@ -52,6 +52,10 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, const c
         sg_trace_free(t);
         t = t2;
     }
+    /* a TORCH_TRACE log records no dynamic_shapes: say what is checked instead */
+    if (!spec_file && !ndims && strcmp(cmd, "trace") != 0 && sg_trace_is_torch_trace_path(path))
+        fprintf(stderr, "%s %s: note: %s records no dynamic_shapes spec: every traced dim is checked as Dim.AUTO; "
+                "give yours with --spec FILE or --dim ITEM\n", SG_CLI_PROG, cmd, path);
     *out = t;
     return SG_EXIT_OK;
 }
@@ -75,6 +79,14 @@ int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg)
     case SG_CLI_KEY_SPEC:
         a->spec_file = arg;
         return -1;
+    case SG_CLI_KEY_FRAME: {
+        char *end;
+        unsigned long n = strtoul(arg, &end, 10);
+        if (!*arg || *end || n < 1 || n > 1000000 || arg[0] == '-')
+            return sg_cli_usage_error(a->cmd, "--frame '%s': expected a frame number from 1", arg);
+        a->frame = (unsigned)n;
+        return -1;
+    }
     case SG_CLI_KEY_DIM:
         if (!(grown = realloc(a->dims, (a->ndims + 1) * sizeof *a->dims))) {
             sg_cli_errorf(a->cmd, "out of memory");

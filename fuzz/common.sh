@@ -6,7 +6,7 @@
 #
 # Needs ROOT (the source tree) and B (the build tree) set by the caller.
 
-FUZZ_TARGETS="expr trace archive graph check spec dir"
+FUZZ_TARGETS="expr trace archive graph check spec dir torch_trace"
 
 fuzz_build() {
     CC=clang cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSG_FUZZ=ON \
@@ -21,7 +21,7 @@ fuzz_opts() {
     case "$1" in
     expr) echo "-dict=$ROOT/fuzz/expr.dict"; echo "-max_len=4096" ;;
     spec) echo "-dict=$ROOT/fuzz/spec.dict"; echo "-max_len=4096" ;;
-    archive | graph | dir) echo "-max_len=65536" ;;
+    archive | graph | dir | torch_trace) echo "-max_len=65536" ;;
     *) echo "-max_len=4096" ;;
     esac
     echo "-rss_limit_mb=2048"

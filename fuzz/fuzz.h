@@ -31,6 +31,8 @@ int sg_fuzz_spec(const uint8_t *data, size_t size);
 /** The capture-folder loader on guards.json and case.json (the bytes split at the
  *  first NUL) written to a temporary folder. Returns 0. */
 int sg_fuzz_dir(const uint8_t *data, size_t size);
+/** The TORCH_TRACE adapter on the bytes as one log file, frames 0..2. Returns 0. */
+int sg_fuzz_torch_trace(const uint8_t *data, size_t size);
 
 /* ---- shared properties (fuzz/props.c) ---- */
 

@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$1
 OUT=$2
 rm -rf "$OUT"
-mkdir -p "$OUT"/{expr,trace,archive,graph,check,spec,dir}
+mkdir -p "$OUT"/{expr,trace,archive,graph,check,spec,dir,torch_trace}
 
 # expr: one file per distinct guard text (name = hash of the text).
 n=0
@@ -102,7 +102,14 @@ for d in "$C"/* "$ROOT"/tests/corpus/cases-2.6/*; do
     { cat "$d/guards.json"; printf '\0'; cat "$d/case.json"; } >"$OUT/dir/$(basename "$(dirname "$d")")_$(basename "$d")"
 done
 
-for t in expr trace archive graph check spec dir; do
+# torch_trace: the TORCH_TRACE fixtures (real torch 2.14 and 2.6 logs) cut to their first 60 KiB (whole lines).
+for f in "$ROOT"/tests/data/torch_trace/*/*.log.gz; do
+    [ -f "$f" ] || continue
+    # head stops reading early: zcat's SIGPIPE is expected, not a failure
+    { zcat "$f" || true; } | head -c 61440 | sed '$d' >"$OUT/torch_trace/$(basename "$(dirname "$f")")_$(basename "$f" .log.gz)"
+done
+
+for t in expr trace archive graph check spec dir torch_trace; do
     if [ -d "$ROOT/tests/data/regress/$t" ]; then
         find "$ROOT/tests/data/regress/$t" -type f ! -name '*.md' -exec cp {} "$OUT/$t/" \;
     fi

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "trace/adapters/torch_trace.h"
 #include "trace/trace_impl.h"
 
 #include <errno.h>
@@ -285,7 +286,9 @@ const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym
 
 /* ---- loading from a path ------------------------------------------------------------ */
 
-int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
+int sg_trace_load(sg_trace **out, const char *path, sg_error *err) { return sg_trace_load_frame(out, path, 0, err); }
+
+int sg_trace_load_frame(sg_trace **out, const char *path, unsigned frame, sg_error *err)
 {
     struct stat st;
     char *text = NULL;
@@ -300,8 +303,52 @@ int sg_trace_load(sg_trace **out, const char *path, sg_error *err)
         sg__error_one_line(err);
         return SG_EIO;
     }
-    if (S_ISDIR(st.st_mode))
+    if (S_ISDIR(st.st_mode) && sg_trace__is_torch_trace_dir(path))
+        return sg_trace_load_torch_trace(out, path, frame, err);
+    if (!S_ISDIR(st.st_mode)) {
+        switch (sg_trace__sniff_file(path)) {
+        case SG_TRACE_FILE_LOG:
+            return sg_trace_load_torch_trace(out, path, frame, err);
+        case SG_TRACE_FILE_PT2:
+            rc = sg_error_set(err, SG_EINVALID, "%s: a .pt2 archive, not a trace: use `shapegate verify` or "
+                              "`shapegate inspect` on it", path);
+            sg__error_one_line(err);
+            return rc;
+        case SG_TRACE_FILE_UNKNOWN:
+            if (S_ISREG(st.st_mode)) {
+                rc = sg_error_set(err, SG_EINVALID, "%s: not an input shapegate reads; it takes a JSON trace "
+                                  "(`python3 -m shapegate capture`), a capture folder, or a TORCH_TRACE folder or "
+                                  "log (.log, .log.gz)", path);
+                sg__error_one_line(err);
+                return rc;
+            }
+            break;
+        case SG_TRACE_FILE_JSON:
+            break;
+        }
+    }
+    if (frame > 1) {
+        rc = sg_error_set(err, SG_EINVALID, "%s: --frame %u: only a TORCH_TRACE log has several export frames",
+                          path, frame);
+        sg__error_one_line(err);
+        return rc;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        char probe[4096];
+        struct stat st2;
+        bool capture = false;
+        snprintf(probe, sizeof probe, "%s/guards.json", path);
+        capture |= stat(probe, &st2) == 0;
+        snprintf(probe, sizeof probe, "%s/case.json", path);
+        capture |= stat(probe, &st2) == 0;
+        if (!capture) {
+            rc = sg_error_set(err, SG_EIO, "%s: neither a capture folder (guards.json, case.json) nor a TORCH_TRACE "
+                              "folder (*.log, *.log.gz)", path);
+            sg__error_one_line(err);
+            return rc;
+        }
         return sg_trace_load_dir(out, path, err);
+    }
     rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
     if (rc == 0)
         rc = sg_trace__load_json_named(out, text, len, path, err);

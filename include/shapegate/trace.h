@@ -76,8 +76,38 @@ SG_API int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err);
  */
 SG_API int sg_trace_load_json(sg_trace **out, const char *json, size_t len, sg_error *err);
 
-/** Load a trace from a path: a folder (sg_trace_load_dir) or a single-file JSON trace. */
+/** Load a trace from a path: a capture folder (sg_trace_load_dir), a single-file JSON trace, or a
+ *  TORCH_TRACE folder or log holding one export frame (sg_trace_load_frame with frame 0). */
 SG_API int sg_trace_load(sg_trace **out, const char *path, sg_error *err);
+
+/**
+ * Load export frame `frame` (numbered from 1 in log order; 0: the only one) of
+ * a TORCH_TRACE log: a folder TORCH_TRACE=DIR wrote (its *.log and *.log.gz
+ * files, in name order) or one such file (docs/trace-format.md §3). Symbols
+ * come from create_symbol / create_unbacked_symbol, guards from
+ * guard_added_fast / guard_added, specialisations, input sizes and sources
+ * from describe_tensor / describe_source, the torch version from its artifact
+ * (torch >= 2.7). The log has no dynamic_shapes spec: every traced dim gets
+ * SG_SPEC_AUTO (give the spec with sg_trace_with_spec_json / sg_trace_edit).
+ * Arguments the log names by position only (torch 2.6 non-strict
+ * L['args'][0][k], strict L['flat_args'][k]) get the names "arg0", "arg1", ...
+ * Returns 0, or SG_EIO (unreadable), SG_EINVALID ("PATH:LINE: ..." for a line
+ * that is not a record or not JSON, a corrupt gzip stream, no export frame, a
+ * missing `frame`, several frames and `frame` 0), SG_ELIMIT, SG_EUNSUPPORTED
+ * (a guard shapegate does not handle), SG_ENOMEM.
+ */
+SG_API int sg_trace_load_torch_trace(sg_trace **out, const char *path, unsigned frame, sg_error *err);
+
+/**
+ * sg_trace_load() for every input kind: a capture folder, a JSON trace, a
+ * TORCH_TRACE folder or log file (export frame `frame`, 0: the only one; for
+ * the other kinds `frame` must be 0 or 1). A .pt2 archive or a file of no
+ * known kind is SG_EINVALID with a message saying what is accepted.
+ */
+SG_API int sg_trace_load_frame(sg_trace **out, const char *path, unsigned frame, sg_error *err);
+
+/** Whether `path` is a TORCH_TRACE folder or log file (what sg_trace_load_frame reads as one). */
+SG_API bool sg_trace_is_torch_trace_path(const char *path);
 
 /* ---- copies and spec edits: a loaded trace is never modified -------------------------- */
 

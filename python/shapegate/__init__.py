@@ -9,8 +9,8 @@
                                                               # shapegate's diagnosis when it raises
 
 The capture part needs torch only (importing this package does not import torch). ``check`` and
-``spec`` run the C engine: the ``shapegate`` binary (``$SHAPEGATE_BIN`` or PATH) with ``--json``;
-a ctypes backend over libshapegate.so is planned (``shapegate._backend``). See docs/capture.md.
+``spec`` run the C engine through libshapegate.so (ctypes) when it is found, else the ``shapegate``
+binary's ``--json`` (``shapegate._backend``); each report names the backend. See docs/capture.md.
 """
 
 __version__ = "0.1.0"
@@ -77,23 +77,25 @@ def _run(command, trace_or_path, spec_obj, backend, options):
 
 
 def check(trace_or_path, *, spec=None, dims=None, timeout_ms=None, query_timeout_ms=None, rlimit=None,
-          infer=True, minimize=True, fix=True, backend=None):
+          infer=True, minimize=True, fix=True, backend=None, frame=None):
     """Decide a trace against its dynamic_shapes spec (docs/check.md); returns a CheckReport.
 
     ``trace_or_path``: a trace file, a capture folder, a trace dict or a captured call.
     ``spec``: a replacement spec in the structured form (a dict, or a JSON file's path);
     ``dims``: ``--dim`` items (``"x.0=dx:16..100"``); budgets in milliseconds and Z3 rlimit;
-    ``backend``: None (best available), "cli" or "ctypes"."""
+    ``backend``: None (best available), "cli" or "ctypes"; ``frame``: the export frame (from 1)
+    of a TORCH_TRACE folder or log holding several."""
     opts = dict(dims=list(dims or ()), timeout_ms=timeout_ms, query_timeout_ms=query_timeout_ms,
-                rlimit=rlimit, infer=infer, minimize=minimize, fix=fix)
+                rlimit=rlimit, infer=infer, minimize=minimize, fix=fix, frame=frame)
     j, code, used, shown = _run("check", trace_or_path, spec, backend, opts)
     return CheckReport.from_json(j, backend=used, input=shown, exit_code=code)
 
 
 def spec(trace_or_path, *, spec=None, dims=None, timeout_ms=None, query_timeout_ms=None, rlimit=None,
-         backend=None):
+         backend=None, frame=None):
     """The widest valid dynamic_shapes for a trace, verified (``shapegate spec``); a SpecReport."""
-    opts = dict(dims=list(dims or ()), timeout_ms=timeout_ms, query_timeout_ms=query_timeout_ms, rlimit=rlimit)
+    opts = dict(dims=list(dims or ()), timeout_ms=timeout_ms, query_timeout_ms=query_timeout_ms, rlimit=rlimit,
+                frame=frame)
     j, code, used, shown = _run("spec", trace_or_path, spec, backend, opts)
     return SpecReport.from_json(j, backend=used, input=shown, exit_code=code)
 

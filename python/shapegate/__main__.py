@@ -94,7 +94,8 @@ def cmd_capture(a):
         print(f"shapegate capture: {a.script}: no such file", file=sys.stderr)
         return 2
     try:
-        import torch  # noqa: F401 - the capture needs it before the script runs
+        import torch.export  # noqa: F401 - the capture needs it before the script runs (a bare
+        # "import torch" also succeeds on any folder named torch in the working directory)
     except Exception as e:  # noqa: BLE001
         print(f"shapegate capture: torch cannot be imported in this Python ({sys.executable}): "
               f"{type(e).__name__}: {e}", file=sys.stderr)

@@ -1,6 +1,8 @@
-"""shapegate.check / shapegate.spec through the CLI backend, and the backend selection.
+"""shapegate.check / shapegate.spec through a backend, and the backend selection.
 
-Needs the shapegate binary (run.py finds build/shapegate or $SHAPEGATE_BIN); no torch.
+Needs the shapegate binary (run.py finds build/shapegate or $SHAPEGATE_BIN); no torch. run.py runs
+this module once per backend ($SHAPEGATE_BACKEND = cli, then ctypes over the libshapegate.so next
+to the binary, unless --no-ctypes); test_backends_agree compares the two directly.
 """
 
 import json
@@ -37,7 +39,7 @@ def test_check_corpus_violation_as_objects():
     need_binary()
     r = shapegate.check(os.path.join(CASES, "err_div_view_8"))
     assert r.verdict == "violations" and not r.ok and r.exit_code == 1
-    assert r.backend.startswith("cli: ")
+    assert r.backend.startswith(os.environ.get("SHAPEGATE_BACKEND", "cli") + ": ")
     (v,) = r.violations
     assert (v.dim, v.source, v.kind) == ("dx", "L['x'].size()[0]", "guard")
     assert v.counterexample == {"['x']": [8]}
@@ -125,9 +127,23 @@ def test_torch_26_corpus_through_backend():
     assert r.fixes.verified
 
 
-def test_missing_binary_and_ctypes_not_enabled():
-    saved = os.environ.get("SHAPEGATE_BIN"), os.environ.get("PATH")
+def _without(*names):
+    saved = {k: os.environ.pop(k, None) for k in names}
+    return saved
+
+
+def _restore(saved):
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def test_missing_binary_and_unusable_library():
+    saved = _without("SHAPEGATE_BIN", "PATH", "SHAPEGATE_BACKEND", "SHAPEGATE_LIB")
     try:
+        os.environ["SHAPEGATE_LIB"] = "/nonexistent/libshapegate.so"
         os.environ["SHAPEGATE_BIN"] = "/nonexistent/shapegate"
         raises(shapegate.BackendNotFound, lambda: shapegate.check(os.path.join(CASES, "err_check_ge")),
                "/nonexistent/shapegate")
@@ -135,24 +151,71 @@ def test_missing_binary_and_ctypes_not_enabled():
         os.environ["PATH"] = "/nonexistent"
         raises(shapegate.BackendNotFound, lambda: shapegate.check(os.path.join(CASES, "err_check_ge")),
                "not on PATH")
+        raises(shapegate.BackendNotFound, lambda: shapegate.check(os.path.join(CASES, "err_check_ge"), backend="ctypes"),
+               "libshapegate.so not found")
     finally:
-        for k, v in zip(("SHAPEGATE_BIN", "PATH"), saved):
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        _restore(saved)
+    saved = _without("SHAPEGATE_BACKEND", "SHAPEGATE_LIB")
     with tempfile.TemporaryDirectory() as d:
         lib = os.path.join(d, "libshapegate.so")
-        open(lib, "w").close()
+        open(lib, "w").close()     # not a shared object: found, cannot be loaded
         os.environ["SHAPEGATE_LIB"] = lib
         try:
-            be, note = _backend.select()
-            assert be.name == "cli" and "not enabled" in note     # never picked on its own
-            raises(NotImplementedError, lambda: shapegate.check(os.path.join(CASES, "err_check_ge"), backend="ctypes"),
-                   "not implemented")
+            raises(shapegate.BackendNotFound, lambda: shapegate.check(os.path.join(CASES, "err_check_ge"), backend="ctypes"),
+                   "cannot be loaded")
             if _backend.find_binary():
+                be, note = _backend.select()
+                assert be.name == "cli" and "cannot be loaded" in note
                 r = shapegate.check(os.path.join(CASES, "err_check_ge"))
-                assert "ctypes backend is not enabled" in r.backend
+                assert r.backend.startswith("cli: ") and "cannot be loaded" in r.backend
         finally:
-            del os.environ["SHAPEGATE_LIB"]
+            _restore(saved)
     raises(ValueError, lambda: _backend.select("zmq"))
+
+
+TT = os.path.join(ROOT, "tests", "data", "torch_trace")
+
+
+def _both():
+    lib = _backend.find_library()
+    assert lib, "no libshapegate.so next to the binary (run.py --no-ctypes skips the ctypes backend)"
+    return lib
+
+
+def _same(a, b):
+    """The two reports' JSON and exit codes, equal but for the time taken."""
+    ja, jb = (dict(r.raw, stats=dict(r.raw.get("stats") or {}, seconds=None)) for r in (a, b))
+    return (ja, a.exit_code) == (jb, b.exit_code)
+
+
+def test_backends_agree():
+    """The ctypes backend and the CLI give the same JSON and exit code, for reports and for errors."""
+    need_binary()
+    if os.environ.get("SHAPEGATE_NO_CTYPES"):
+        return
+    _both()
+    cases = [os.path.join(CASES, c) for c in ("err_div_view_8", "ok_nested_dict_list", "err_dim_min_gt_max",
+                                              "err_spec_bad_keys", "err_eq_add")]
+    cases.append(os.path.join(CASES26, "ok_conv2d_stride2"))
+    for c in cases:
+        a = shapegate.check(c, backend="cli")
+        b = shapegate.check(c, backend="ctypes")
+        assert a.backend.startswith("cli: ") and b.backend.startswith("ctypes: ")
+        assert _same(a, b), c
+    a = shapegate.spec(os.path.join(CASES, "large_transformer_8layers_auto"), backend="cli")
+    b = shapegate.spec(os.path.join(CASES, "large_transformer_8layers_auto"), backend="ctypes")
+    assert _same(a, b)
+    case = os.path.join(CASES, "err_check_ge")
+    for be in ("cli", "ctypes"):
+        assert shapegate.check(case, dims=["x.0=dx:16..64"], backend=be).ok
+        raises(shapegate.UsageError, lambda: shapegate.check(case, dims=["z.0=dx"], backend=be), "no tensor input 'z'")
+        raises(shapegate.InvalidInput, lambda: shapegate.check("/nonexistent/trace.json", backend=be), "No such file")
+    # a TORCH_TRACE log with two export frames, frame 2 with the spec the user gave
+    log = os.path.join(TT, "2.14", "two_exports.log.gz")
+    spec2 = os.path.join(TT, "2.14", "two_exports-2.spec.json")
+    if os.path.exists(log):
+        for be in ("cli", "ctypes"):
+            raises(shapegate.InvalidInput, lambda: shapegate.check(log, backend=be), "--frame")
+        a = shapegate.check(log, frame=2, spec=spec2, backend="cli")
+        b = shapegate.check(log, frame=2, spec=spec2, backend="ctypes")
+        assert a.verdict == "violations" and _same(a, b)

@@ -15,9 +15,10 @@ For each torch version (chroot: $SG_REFENV_2_14 / $SG_REFENV_2_6, defaults in ex
    written to OUT/V/NAME/fix-N.py;
 3. inside: the script runs again under ``capture --dynamic-shapes fix-N.py --call N``: the export
    must now succeed (exit 0 when it was the failing call), and outside, the new trace must check ok;
-4. TORCH_TRACE: each run must leave a non-empty log; checking it needs the C TORCH_TRACE adapter
-   (issue 15), detected as ``shapegate trace --help`` exiting 0: until then the comparison is
-   reported as skipped, by count, never as passed.
+4. TORCH_TRACE: each run must leave a non-empty log, and ``shapegate check --spec S [--frame N]``
+   on it must give the capture's verdict (S: the user's spec, ``log_spec``). A binary without the
+   TORCH_TRACE adapter (``shapegate trace --help`` fails) has the comparison reported as skipped,
+   by count, never as passed.
 
 A (version, script) pair passes when every step above holds for it. A chroot that is missing or
 whose torch does not import fails every pair of that version, loudly. Prints a table, the
@@ -65,6 +66,29 @@ def read_json(path, default=None):
             return json.load(fh)
     except (OSError, ValueError):
         return default
+
+
+def log_spec(trace, log_trace):
+    """The capture's dynamic_shapes in the form the TORCH_TRACE trace of the same export matches:
+    as given, unless the log names its arguments by position only (torch 2.6 non-strict
+    ``L['args'][0][k]``, strict ``L['flat_args'][k]``; ``shapegate trace`` names them arg0, arg1,
+    ...), where a dict keyed by argument names becomes a list in argument order, a ``*varargs``
+    entry spread over its positions."""
+    ds = (trace.get("spec") or {}).get("dynamic_shapes")
+    names = (((log_trace or {}).get("spec") or {}).get("inputs") or {}).get("arg_names") or []
+    if not (names[:1] == ["arg0"] and isinstance(ds, dict)):
+        return ds
+    inp = (trace.get("spec") or {}).get("inputs") or {}
+    sig = inp.get("signature") or ""
+    out = []
+    for n in inp.get("arg_names") or []:
+        v = ds.get(n)
+        if "*" + n in sig and "**" + n not in sig:
+            v = v.get("__tuple__") if isinstance(v, dict) else v
+            out.extend(v or [])
+        else:
+            out.append(v)
+    return out
 
 
 def tail(text, n=12):
@@ -210,13 +234,19 @@ def evaluate(host, version, name, spec, vdir, corpus_root, fig):
         else:
             fig["verdict_ok"] += 1
 
-        # the TORCH_TRACE log of the same run, with the capture's spec (once the C adapter exists;
-        # written against issue 15's interface: check --spec S PATH, --frame N for one of several
-        # export frames, numbered from 1 here -- to be confirmed when the adapter lands)
+        # the TORCH_TRACE log of the same run (check --spec S [--frame N] DIR), with the spec the
+        # user gave, in the form the log's trace matches (log_spec: by position where the log
+        # names arguments by position only)
         if host.adapter and logs:
             spec_file = os.path.join(vdir, name, f"spec-{i}.json")
-            write_json(spec_file, (trace.get("spec") or {}).get("dynamic_shapes"))
-            extra = ["--spec", spec_file] + (["--frame", str(i)] if len(calls) > 1 else [])
+            frame = ["--frame", str(i)] if len(calls) > 1 else []
+            p = subprocess.run([host.bin, "trace", *frame, tt], capture_output=True, text=True, timeout=600)
+            try:
+                log_trace = json.loads(p.stdout)
+            except ValueError:
+                log_trace = None
+            write_json(spec_file, log_spec(trace, log_trace))
+            extra = ["--spec", spec_file] + frame
             tj, tcode, terr = host.check(tt, *extra)
             fig["tt_compared"] += 1
             if (tj or {}).get("verdict") != verdict:
