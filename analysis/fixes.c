@@ -342,6 +342,27 @@ static bool class_beats_piece(const sg_inferred *inf, sg_int m, sg_int hint, sg_
     return false;
 }
 
+/*
+ * The group's symbol has one valid value `v`: every member becomes static,
+ * `dx = 4` (torch refuses Dim(min=4, max=4)).
+ */
+static void pin_group(deriver *d, const member *g, size_t ng, sg_int v)
+{
+    size_t k;
+    for (k = 0; k < ng; k++) {
+        sg_int x;
+        if (!eligible(d, g[k].input))
+            continue;
+        if (!sg__mul(g[k].a, v, &x) || !sg__add(x, g[k].b, &x)) {
+            strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+            continue;
+        }
+        push_static(d, g[k].input, x);
+    }
+}
+
+static bool one_value(sg_bound lo, sg_bound hi) { return !lo.inf && !hi.inf && lo.v == hi.v; }
+
 /* The override items for one group of members over one symbol. */
 static void derive_group(deriver *d, const member *g, size_t ng)
 {
@@ -443,6 +464,12 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             rlo.inf = 0;
             rlo.v = div_ceil(-res, m);
         }
+        if (one_value(rlo, rhi)) {
+            sg_int v;
+            if (sg__mul(m, rlo.v, &v) && sg__add(v, res, &v))
+                pin_group(d, g, ng, v);
+            return;
+        }
         push_range(d, rname, rlo, rhi);
         for (k = 0; k < ng; k++) {
             sg_int a, b, t;
@@ -462,6 +489,10 @@ static void derive_group(deriver *d, const member *g, size_t ng)
 
     /* root member: range of sym shifted by its b */
     rname = dim_name(d, g[root].input);
+    if (one_value(lo, hi)) {
+        pin_group(d, g, ng, lo.v);
+        return;
+    }
     {
         sg_bound rlo = lo, rhi = hi;
         if (!rlo.inf)
@@ -561,8 +592,6 @@ static int derive(deriver *d, sg_error *err)
         if (!sym) { /* a constant */
             if (in->kind == SG_SPEC_DERIVED)
                 continue; /* torch names its root instead */
-            if (in->kind == SG_SPEC_DIM && !in->min.inf && !in->max.inf && in->min.v == b && in->max.v == b)
-                continue; /* Dim(min=n, max=n) allows a constant */
             if (d->m == MODE_FIX && !refuted)
                 continue;
             push_static(d, i, b);
@@ -742,6 +771,38 @@ static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
     return true;
 }
 
+/*
+ * torch's Dim() refuses min == max; the spec means the size itself. A copy
+ * of `t` with every such named Dim (and the example at that size) made static
+ * goes to *out (NULL when there is none). Returns 0 or SG_ENOMEM.
+ */
+static int repair_pinned(sg_trace **out, const sg_trace *t, strs *notes, sg_error *err)
+{
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    sg_spec_edits e;
+    char num[SG_INT_STRLEN];
+    int rc = 0;
+
+    *out = NULL;
+    memset(&e, 0, sizeof e);
+    for (i = 0; i < n; i++) {
+        if (in[i].kind != SG_SPEC_DIM || !one_value(in[i].min, in[i].max) || in[i].size != in[i].min.v)
+            continue;
+        if ((rc = sg_spec_edits__static(&e, i, true, in[i].size, err)) != 0)
+            goto cleanup;
+        strs_pushf(notes, "%s: Dim('%s', min=%s, max=%s) is refused by torch; a dim of one size is written as that size",
+                   in[i].source, in[i].name, sg_int_format(num, in[i].size), num);
+    }
+    if (e.n && (rc = sg_trace_edit(out, t, &e, err)) != 0 && rc != SG_ENOMEM) {
+        strs_pushf(notes, "repaired spec rejected: %s", err ? err->msg : "invalid");
+        rc = 0;
+    }
+cleanup:
+    sg_spec_edits__dispose(&e);
+    return rc;
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                const sg_runtime *rt, sg_error *err)
 {
@@ -804,13 +865,34 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
         goto cleanup;
     }
-    if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
+    if (r->verdict == SG_VERDICT_INVALID_SPEC && !r->no_spec) {
+        /* a spec torch refuses to build, repaired where the trace still decides it: Dim(min=v, max=v) -> v */
+        if ((rc = repair_pinned(&cur, t, &notes, err)) != 0)
+            goto cleanup;
+        if (cur) {
+            if (!budget_left(&o, total_ms, start)) {
+                strs_pushf(&notes, "time budget spent before the first check");
+                goto cleanup;
+            }
+            if ((rc = sg_check_rt(&rep, cur, &o, rt, err)) != 0)
+                goto cleanup;
+            r = rep;
+            res->recheck = rep->verdict;
+            if (clean(rep)) {
+                res->verified = true;
+                res->rounds = 1;
+            }
+        }
+    }
+    if (res->verified) {
+        /* repaired: nothing left to derive */
+    } else if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
         res->recheck = r->verdict;
         strs_pushf(&notes, r->no_spec ? "the trace carries no per-dim spec: nothing to fix from"
                                       : "the spec itself is invalid: fix it as the message says, then check again");
         goto cleanup;
     }
-    for (round = 1; round <= MAX_ROUNDS; round++) {
+    for (round = res->rounds + 1; round <= MAX_ROUNDS && !res->verified; round++) {
         const sg_trace *base = cur ? cur : t; /* the trace `r` was made from */
         size_t ncur = 0;
         memset(&d, 0, sizeof d);

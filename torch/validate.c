@@ -2,7 +2,8 @@
  * validate.c - the checks torch applies to a dynamic_shapes spec before tracing
  * (docs/check.md, "Spec validation"), with torch's wording:
  *   - one Dim name with two definitions;
- *   - a Dim whose min exceeds its max;
+ *   - a Dim whose min is not below its max (min == max too: torch's Dim()
+ *     asserts max > min);
  *   - a derived Dim whose derived min is negative;
  *   - example sizes that differ for one Dim name, or that do not have the
  *     derived form, or that lie outside the Dim's range;
@@ -136,6 +137,21 @@ cleanup:
     return rc;
 }
 
+/*
+ * torch's Dim() asserts max > min (a missing min is 0, a missing max int_oo):
+ * a Dim pinned to one value (min == max) is refused like min > max; the spec
+ * must say the size itself. False, with torch's message in `msg`, when refused.
+ */
+static bool dim_bounds_ok(char *msg, size_t cap, sg_bound lo, sg_bound hi)
+{
+    char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    if (hi.inf || hi.v > (lo.inf ? 0 : lo.v))
+        return true;
+    snprintf(msg, cap, "Cannot create Dim with inconsistent min=%s, max=%s", lo.inf ? "None" : sg_int_format(a, lo.v),
+             sg_int_format(b, hi.v));
+    return false;
+}
+
 int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
 {
     size_t n = 0, i, j;
@@ -145,9 +161,8 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
 
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
-        if (d->kind == SG_SPEC_DIM && !d->min.inf && !d->max.inf && d->min.v > d->max.v) {
-            snprintf(msg, sizeof msg, "Cannot create Dim with inconsistent min=%s, max=%s", sg_int_format(a, d->min.v),
-                     sg_int_format(b, d->max.v));
+        if ((d->kind == SG_SPEC_DIM && !dim_bounds_ok(msg, sizeof msg, d->min, d->max))
+            || (d->kind == SG_SPEC_DERIVED && !dim_bounds_ok(msg, sizeof msg, d->root_min, d->root_max))) {
             rc = add(r, d, i, SPEC, msg);
             continue;
         }

@@ -1,0 +1,153 @@
+/*
+ * test_fixes12.c - fixes and specs that torch accepts (issue 12), on the
+ * staged real-torch cases of tests/corpus/staging/ (torch 2.14 and 2.6) and
+ * on spec edits of corpus cases:
+ *
+ *  - a dim pinned to one value is printed `dx = 4`, never Dim(min=4, max=4),
+ *    which torch refuses to build; a spec that says Dim(min=v, max=v) is
+ *    invalid with torch's message, and its fix is `dx = v`;
+ *  - what each case's fix (check) and spec (spec) must and must not say.
+ *
+ * Budgets are Z3's resource limit only (no wall clock).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/fixes.h"
+#include "torch/pyspec.h"
+#include "trace/edit.h"
+#include "test.h"
+
+#define NEED 4
+
+/* One expectation: the fix (or, with `spec`, the generated spec) of a case. */
+typedef struct want {
+    const char *dir, *name;
+    bool spec;                /* sg_spec_generate instead of check + fixes */
+    sg_verdict verdict;       /* the check's verdict (fix mode) */
+    const char *lines[NEED];  /* each a line of the fix, in any position */
+    const char *python[NEED]; /* each a substring of the printed Python */
+    const char *not_in;       /* a substring no line and not the Python may hold */
+} want;
+
+static const want WANT[] = {
+    /* pinned: one valid size is that size */
+    {"staging/cases", "zo_div_root_example1", false, SG_VERDICT_VIOLATIONS, {"dx = 8"}, {"{'x': {0: 8}}"}, "min=8, max=8"},
+    {"staging/cases-2.6", "zo_div_root_example1", false, SG_VERDICT_VIOLATIONS, {"dx = 8"}, {"{0: 8}"}, "max=8)"},
+    {"staging/cases", "zo_div_root_example1", true, SG_VERDICT_OK, {0}, {"{'x': {0: 8}}"}, "Dim("},
+    {"staging/cases", "pin_checks_to_one_value", false, SG_VERDICT_VIOLATIONS, {"dx = 6"}, {"{0: 6}"}, "Dim("},
+    {"staging/cases", "pin_range_meets_max", false, SG_VERDICT_VIOLATIONS, {"dx = 16"}, {"{0: 16}"}, "Dim("},
+};
+
+static bool has_line(const sg_fixes *f, const char *line)
+{
+    size_t i;
+    for (i = 0; i < f->nfixes; i++)
+        if (strcmp(f->fixes[i].line, line) == 0)
+            return true;
+    return false;
+}
+
+static void check_want(const want *w)
+{
+    char dir[1024];
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_fixes *f = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    char *py = NULL;
+    size_t i;
+
+    o.timeout_ms = 0;
+    o.query_timeout_ms = 0;
+    snprintf(dir, sizeof dir, "%s/%s/%s", SG_CORPUS, w->dir, w->name);
+    if (sg_trace_load(&t, dir, &err) != 0) {
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+        return;
+    }
+    if (w->spec) {
+        CHECK_MSG(sg_spec_generate(&f, t, &o, &err) == 0, "%s: spec: %s", dir, err.msg);
+    } else {
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s: check: %s", dir, err.msg);
+        if (r) {
+            CHECK_MSG(r->verdict == w->verdict, "%s: verdict %s, want %s", dir, sg_verdict_name(r->verdict),
+                      sg_verdict_name(w->verdict));
+            CHECK_MSG(sg_fixes_suggest(&f, t, r, &o, &err) == 0, "%s: fixes: %s", dir, err.msg);
+        }
+    }
+    if (!f)
+        goto cleanup;
+    CHECK_MSG(f->verified, "%s%s: not verified (%s)", dir, w->spec ? " (spec)" : "",
+              f->nnotes ? f->notes[f->nnotes - 1] : sg_verdict_name(f->recheck));
+    for (i = 0; i < NEED && w->lines[i]; i++)
+        CHECK_MSG(has_line(f, w->lines[i]), "%s: no line '%s' (first: '%s')", dir, w->lines[i],
+                  f->nfixes ? f->fixes[0].line : "(none)");
+    for (i = 0; i < f->nfixes && w->not_in; i++)
+        CHECK_MSG(!strstr(f->fixes[i].line, w->not_in), "%s: line '%s' holds '%s'", dir, f->fixes[i].line, w->not_in);
+    if (f->verified && f->spec_json) {
+        CHECK_MSG(sg_spec_to_python(&py, t, f->spec_json, &err) == 0, "%s: python: %s", dir, err.msg);
+        for (i = 0; py && i < NEED && w->python[i]; i++)
+            CHECK_MSG(strstr(py, w->python[i]) != NULL, "%s: the Python lacks '%s':\n%s", dir, w->python[i], py);
+        CHECK_MSG(!py || !w->not_in || !strstr(py, w->not_in), "%s: the Python holds '%s':\n%s", dir, w->not_in, py);
+    }
+cleanup:
+    sg_free(py);
+    sg_fixes_free(f);
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
+static void test_staged(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof WANT / sizeof WANT[0]; i++)
+        check_want(&WANT[i]);
+}
+
+/* `--dim dx:20..20` on a case whose example is 20: torch's message, invalid_spec, and the fix `dx = 20`. */
+static void test_pinned_override(void)
+{
+    char dir[1024];
+    sg_trace *t = NULL, *t2 = NULL;
+    sg_report *r = NULL;
+    sg_fixes *f = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    const char *items[] = {"dx:20..20"};
+    size_t i;
+    bool msg = false;
+
+    o.timeout_ms = 0;
+    o.query_timeout_ms = 0;
+    snprintf(dir, sizeof dir, "%s/cases/err_check_ge", SG_CORPUS);
+    if (sg_trace_load(&t, dir, &err) != 0 || sg_trace_with_dims(&t2, t, items, 1, &err) != 0) {
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+        goto cleanup;
+    }
+    CHECK(sg_check(&r, t2, &o, &err) == 0);
+    if (!r)
+        goto cleanup;
+    CHECK_EQ_STR(sg_verdict_name(r->verdict), "invalid_spec");
+    for (i = 0; i < r->nviolations; i++)
+        msg |= r->violations[i].message
+               && strcmp(r->violations[i].message, "Cannot create Dim with inconsistent min=20, max=20") == 0;
+    CHECK_MSG(msg, "torch's message for Dim(min=20, max=20) is not reported");
+    CHECK(sg_fixes_suggest(&f, t2, r, &o, &err) == 0);
+    CHECK(f && f->verified && f->nfixes == 1 && strcmp(f->fixes[0].line, "dx = 20") == 0);
+cleanup:
+    sg_fixes_free(f);
+    sg_report_free(r);
+    sg_trace_free(t2);
+    sg_trace_free(t);
+}
+
+int main(void)
+{
+    RUN(test_staged);
+    RUN(test_pinned_override);
+    return test_summary();
+}
