@@ -456,6 +456,17 @@ static void derive_group(deriver *d, const member *g, size_t ng)
         }
         snprintf(newname, sizeof newname, "_%s", base);
         rname = newname;
+        if (have_hint) {
+            /* torch specialises a root whose example is 0 or 1: write the same sizes over a root whose
+             * example is at least 2 (dx = 8*_dx - 8 rather than dx = 8*_dx at x = 8) */
+            sg_int rex = div_floor(hint - res, m), shift;
+            if (rex < 2 && sg__mul(m, 2 - rex, &shift) && sg__sub(res, shift, &shift)) {
+                res = shift;
+                strs_pushf(d->notes, "%s: the new root %s would have the example size %s, which torch specialises; "
+                           "written with offset %s so that its example is 2", d->in[g[0].input].source, rname,
+                           sg_int_format(lo_s, rex), sg_int_format(hi_s, res));
+            }
+        }
         rlo.inf = lo.inf;
         rhi.inf = hi.inf;
         rlo.v = lo.inf ? 0 : div_ceil(lo.v - res, m);
@@ -589,9 +600,7 @@ static int derive(deriver *d, sg_error *err)
             }
             continue;
         }
-        if (!sym) { /* a constant */
-            if (in->kind == SG_SPEC_DERIVED)
-                continue; /* torch names its root instead */
+        if (!sym) { /* a constant: a derived dim too (its root's line says it, diff_lines()) */
             if (d->m == MODE_FIX && !refuted)
                 continue;
             push_static(d, i, b);
@@ -644,6 +653,12 @@ static bool original_name(const sg_input_dim *in, size_t n, const char *name)
             || (in[i].kind == SG_SPEC_DERIVED && same_name(in[i].root_name, name)))
             return true;
     return false;
+}
+
+/* Is `name` a Dim name of some input of `in` (a Dim, or a derived dim's root)? */
+static bool dim_in(const sg_input_dim *in, size_t n, const char *name)
+{
+    return original_name(in, n, name);
 }
 
 typedef struct fixvec {
@@ -707,6 +722,18 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
                 x->min = f->root_min;
                 x->max = f->root_max;
                 x->line = sg_torch_range_line(f->root_name, f->root_min, f->root_max, true);
+            }
+        }
+        if (!name && o->kind == SG_SPEC_DERIVED && f->kind == SG_SPEC_STATIC && f->has_static_size
+            && sg_trace__derived_affine(o, &a, &b) && a > 0 && !dim_in(fixed, n, o->root_name)) {
+            /* a derived dim made a constant, over a root that no input names: torch's line is the root's */
+            sg_int q = 0, rem = 1;
+            if (sg__sub(f->static_size, b, &q)) {
+                sg__floordiv(q, a, &rem);
+                if (rem * a == q && (x = add_fix(v, SG_FIX_CONSTANT, o->root_name, o->source)) != NULL) {
+                    x->value = rem;
+                    x->line = sg_torch_constant_line(o->root_name, rem);
+                }
             }
         }
         if (!name)

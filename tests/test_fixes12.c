@@ -40,6 +40,15 @@ static const want WANT[] = {
     {"staging/cases", "zo_div_root_example1", true, SG_VERDICT_OK, {0}, {"{'x': {0: 8}}"}, "Dim("},
     {"staging/cases", "pin_checks_to_one_value", false, SG_VERDICT_VIOLATIONS, {"dx = 6"}, {"{0: 6}"}, "Dim("},
     {"staging/cases", "pin_range_meets_max", false, SG_VERDICT_VIOLATIONS, {"dx = 16"}, {"{0: 16}"}, "Dim("},
+    /* a derived dim specialised with its root: the root's line, every dim static (torch's `dx = 5`) */
+    {"staging/cases", "pin_derived_root", false, SG_VERDICT_VIOLATIONS, {"dx = 5"}, {"{'x': {0: 5}, 'y': {0: 6}}"}, "Dim("},
+    {"staging/cases-2.6", "pin_derived_root", false, SG_VERDICT_VIOLATIONS, {"dx = 5"}, {"'y': {0: 6}}"}, "Dim("},
+    {"staging/cases", "nm_list_derived_specialized", false, SG_VERDICT_VIOLATIONS, {"d0 = 4"}, {"[{0: 4}, {0: 5}]"}, "Dim("},
+    /* 0/1: a root whose example is 0 or 1 is specialised by torch */
+    {"staging/cases", "zo_derived_root_example0", false, SG_VERDICT_VIOLATIONS, {"dx = 0"}, {"{'x': {0: 0}, 'y': {0: 2}}"}, "Dim("},
+    {"staging/cases-2.6", "zo_derived_root_example0", false, SG_VERDICT_VIOLATIONS, {"dx = 0"}, {"'y': {0: 2}}"}, "Dim("},
+    {"staging/cases", "zo_derived_only_root1", false, SG_VERDICT_VIOLATIONS, {"dx = 1"}, {"{'y': {0: 3}}"}, "Dim("},
+    {"staging/cases", "zo_derived_fix_root1", false, SG_VERDICT_VIOLATIONS, {"dx = 1", "dy = 2"}, {"{0: 1}"}, "Dim("},
 };
 
 static bool has_line(const sg_fixes *f, const char *line)
@@ -145,8 +154,53 @@ cleanup:
     sg_trace_free(t);
 }
 
+/*
+ * A spec edited after tracing is what torch traces next: a Dim whose example
+ * is 0 or 1, or a derived dim whose root's example is, is specialised there,
+ * so the re-check refutes it (a fix offering it would not re-export).
+ */
+static void test_zero_one_edit(void)
+{
+    char dir[1024];
+    sg_trace *t = NULL, *t3 = NULL;
+    sg_report *r3 = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    /* err_div_view_8 (x = 16, x % 8 == 0, x // 8 != 1): x = 16*_dx holds every size the guards
+     * accept from 16 on, but the root's example is 1 */
+    const char *root1[] = {"x.0=16*_dx", "_dx:1.."}, *root2[] = {"x.0=16*_dx-16", "_dx:2.."};
+
+    o.timeout_ms = 0;
+    o.query_timeout_ms = 0;
+    o.infer = false;
+    snprintf(dir, sizeof dir, "%s/cases/err_div_view_8", SG_CORPUS);
+    if (sg_trace_load(&t, dir, &err) != 0) {
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+        return;
+    }
+    if (sg_trace_with_dims(&t3, t, root1, 2, &err) == 0 && sg_check(&r3, t3, &o, &err) == 0)
+        CHECK_MSG(r3->verdict != SG_VERDICT_OK, "x = 16*_dx at x = 16 (root example 1) checked %s",
+                  sg_verdict_name(r3->verdict));
+    else
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+    sg_report_free(r3);
+    sg_trace_free(t3);
+    r3 = NULL;
+    t3 = NULL;
+    /* the same sizes over a root whose example is 2 */
+    if (sg_trace_with_dims(&t3, t, root2, 2, &err) == 0 && sg_check(&r3, t3, &o, &err) == 0)
+        CHECK_MSG(r3->verdict == SG_VERDICT_OK, "x = 16*_dx - 16 (root example 2) checked %s",
+                  sg_verdict_name(r3->verdict));
+    else
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+    sg_report_free(r3);
+    sg_trace_free(t3);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
+    RUN(test_zero_one_edit);
     RUN(test_staged);
     RUN(test_pinned_override);
     return test_summary();

@@ -231,10 +231,24 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
         return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
     if (r->n)
         return 0;
-    /* torch turns a named dim with example size 0 or 1 into a constant */
+    /*
+     * torch turns a named dim with example size 0 or 1 into a constant, and a
+     * derived dim whose root's example is 0 or 1 (TORCH-SEMANTICS.md 2.2). A
+     * trace shows what torch did with the spec it traced; a spec edited after
+     * tracing (a fix, --dim) is what torch would trace next, so the rule
+     * applies to it too.
+     */
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
-        if (d->kind == SG_SPEC_DIM && (d->size == 0 || d->size == 1) && !sg_trace_has_shape_env(t)) {
+        sg_int da, db, rex = 2;
+        if (sg_trace_has_shape_env(t) && !sg_trace_spec_overridden(t))
+            break;
+        if (d->kind == SG_SPEC_DIM)
+            rex = d->size;
+        else if (d->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(d, &da, &db) && da > 0
+                 && (d->size - db) % da == 0)
+            rex = (d->size - db) / da;
+        if (rex == 0 || rex == 1) {
             snprintf(msg, sizeof msg,
                      "You marked %s as dynamic but your code specialized it to be a constant (%s). If you're using "
                      "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it "
