@@ -147,6 +147,14 @@ static void push_static(deriver *d, size_t input, sg_int size)
         d->failed = true;
 }
 
+/* The edit "dim `input` is Dim.AUTO" (no range). */
+static void push_auto(deriver *d, size_t input)
+{
+    sg_bound none = {0};
+    if (sg_spec_edits__hint(&d->edits, input, SG_SPEC_AUTO, false, none, none, NULL) != 0)
+        d->failed = true;
+}
+
 /* The edit "Dim `name` has range [lo, hi]" (an infinite lo: Dim's default, 0). */
 static void push_range(deriver *d, const char *name, sg_bound lo, sg_bound hi)
 {
@@ -592,11 +600,15 @@ static int derive(deriver *d, sg_error *err)
         if (d->m == MODE_FIX && !refuted && in->kind != SG_SPEC_DERIVED && in->kind != SG_SPEC_DIM)
             continue;
         if (!sg_expr_affine(in->value, &sym, &a, &b)) {
-            if (d->m == MODE_SPEC || refuted) {
+            if ((d->m == MODE_SPEC || refuted) && in->kind != SG_SPEC_AUTO) {
+                /* the nearest spec torch can take: Dim.AUTO for the dependent dim (torch infers the
+                 * relation and keeps it in the program) */
                 char *txt = NULL;
                 sg_expr_print(&txt, in->value, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
-                strs_pushf(d->notes, "%s: traced as %s, which no Dim can express", in->source, txt ? txt : "?");
+                strs_pushf(d->notes, "%s: traced as %s, which no Dim can express: Dim.AUTO for it (torch infers "
+                           "the relation)", in->source, txt ? txt : "?");
                 sg_free(txt);
+                push_auto(d, i);
             }
             continue;
         }
@@ -830,6 +842,44 @@ cleanup:
     return rc;
 }
 
+#define MAX_AUTO 3       /* attempts with Dim.AUTO for dependent dims */
+#define MAX_AUTO_DIMS 16 /* more refuted dims than this: no attempt */
+
+/*
+ * The refuted named dims of `r` (Dims and derived dims of `t`) in the order
+ * they are made Dim.AUTO: those the facts relate to others by a relation no
+ * Dim can say (a non-affine `equals`) first, then the later inputs first
+ * (cat(x, y): y depends on x). Returns how many (at most `cap`; `cap` when more).
+ */
+static size_t auto_candidates(const sg_trace *t, const sg_report *r, size_t *out, size_t cap)
+{
+    size_t n = 0, nin = 0, i, k, pass;
+    const sg_input_dim *in = sg_trace_inputs(t, &nin);
+    for (pass = 0; pass < 2; pass++)
+        for (i = nin; i-- > 0;) {
+            bool dep = false, seen = false;
+            const sg_expr *s2;
+            sg_int a, b;
+            if (i >= r->ndims || r->dims[i].status != SG_DIM_REFUTED
+                || (in[i].kind != SG_SPEC_DIM && in[i].kind != SG_SPEC_DERIVED) || !in[i].value)
+                continue;
+            for (k = 0; k < r->ninferred; k++)
+                if (r->inferred[k].sym == in[i].value && r->inferred[k].equals
+                    && !sg_expr_affine(r->inferred[k].equals, &s2, &a, &b))
+                    dep = true;
+            if (dep != (pass == 0))
+                continue;
+            for (k = 0; k < n; k++)
+                seen |= out[k] == i;
+            if (seen)
+                continue;
+            if (n == cap)
+                return cap;
+            out[n++] = i;
+        }
+    return n;
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                const sg_runtime *rt, sg_error *err)
 {
@@ -844,9 +894,15 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     char **names = NULL;
     size_t nin = 0, i;
     const sg_input_dim *orig = sg_trace_inputs(t, &nin);
-    unsigned round, total_ms;
+    unsigned round, total_ms, attempt = 0;
     double start;
     int rc = 0;
+    const sg_report *rfirst;       /* the report the first round derived from */
+    const sg_trace *from = t;      /* the trace the rounds start from */
+    sg_trace *auto_t = NULL;       /* `t` with Dim.AUTO for dependent dims (owned) */
+    sg_report *auto_r = NULL;      /* its check */
+    bool repaired;
+    size_t nnotes0;
 
     *out = NULL;
     if ((rc = sg_check__options(&o, opts, err)) != 0)
@@ -919,8 +975,12 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
                                       : "the spec itself is invalid: fix it as the message says, then check again");
         goto cleanup;
     }
+    rfirst = r;
+    repaired = cur != NULL;
+    nnotes0 = notes.n;
+again:
     for (round = res->rounds + 1; round <= MAX_ROUNDS && !res->verified; round++) {
-        const sg_trace *base = cur ? cur : t; /* the trace `r` was made from */
+        const sg_trace *base = cur ? cur : from; /* the trace `r` was made from */
         size_t ncur = 0;
         memset(&d, 0, sizeof d);
         d.t = base;
@@ -977,6 +1037,59 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             break;
         }
     }
+    if (!res->verified && m == MODE_FIX && !repaired && attempt < MAX_AUTO) {
+        /*
+         * Nothing over Dims checks clean: the refuted dims are related in a way no Dim can say
+         * (dz = dx + dy kept as a guard, a conv's output size, dx + dy even). The nearest spec
+         * torch takes: Dim.AUTO for the dependent dim(s) (torch infers the relation and checks
+         * it at run time), the others fixed as usual. One more dim each attempt.
+         */
+        size_t cand[MAX_AUTO_DIMS], nc = auto_candidates(t, rfirst, cand, MAX_AUTO_DIMS), k;
+        sg_spec_edits ae;
+        attempt++;
+        if (nc >= attempt && nc < MAX_AUTO_DIMS) {
+            memset(&ae, 0, sizeof ae);
+            for (k = 0; k < attempt && !rc; k++) {
+                sg_bound none = {0};
+                rc = sg_spec_edits__hint(&ae, cand[k], SG_SPEC_AUTO, false, none, none, err);
+            }
+            if (!rc) {
+                sg_trace_free(auto_t);
+                auto_t = NULL;
+                rc = sg_trace_edit(&auto_t, t, &ae, err);
+            }
+            sg_spec_edits__dispose(&ae);
+            if (rc == SG_ENOMEM)
+                goto cleanup;
+            if (rc == 0 && budget_left(&o, total_ms, start)) {
+                while (notes.n > nnotes0) /* what the failed attempt said no longer applies */
+                    sg_free(notes.s[--notes.n]);
+                sg_report_free(auto_r);
+                auto_r = NULL;
+                if ((rc = sg_check_rt(&auto_r, auto_t, &o, rt, err)) != 0)
+                    goto cleanup;
+                for (k = 0; k < attempt; k++)
+                    strs_pushf(&notes, "%s: related to other dims in a way no Dim can express: Dim.AUTO for it "
+                               "(torch infers the relation and checks it at run time)", orig[cand[k]].source);
+                sg_trace_free(cur);
+                cur = NULL;
+                from = auto_t;
+                r = auto_r;
+                res->rounds = 0;
+                res->recheck = auto_r->verdict;
+                if (clean(auto_r)) {
+                    res->verified = true;
+                    res->rounds = 1;
+                    cur = auto_t;
+                    auto_t = NULL;
+                    from = t;
+                } else {
+                    goto again;
+                }
+            }
+            rc = 0;
+        }
+    }
     if (res->verified) {
         size_t nfixed = 0;
         const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);
@@ -1017,6 +1130,8 @@ cleanup:
     sg_free(names);
     sg_report_free(rep);
     sg_report_free(own0);
+    sg_report_free(auto_r);
+    sg_trace_free(auto_t);
     sg_trace_free(cur);
     sg_trace_free(next);
     return rc;

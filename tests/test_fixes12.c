@@ -48,6 +48,12 @@ static const want WANT[] = {
     {"staging/cases", "zo_derived_root_example0", false, SG_VERDICT_VIOLATIONS, {"dx = 0"}, {"{'x': {0: 0}, 'y': {0: 2}}"}, "Dim("},
     {"staging/cases-2.6", "zo_derived_root_example0", false, SG_VERDICT_VIOLATIONS, {"dx = 0"}, {"'y': {0: 2}}"}, "Dim("},
     {"staging/cases", "zo_derived_only_root1", false, SG_VERDICT_VIOLATIONS, {"dx = 1"}, {"{'y': {0: 3}}"}, "Dim("},
+    /* relations no Dim can express: Dim.AUTO for the dependent dim(s), the rest as usual */
+    {"staging/cases", "rel_cat_sum", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}", "dx = Dim('dx'"}, NULL},
+    {"staging/cases-2.6", "rel_cat_sum", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}"}, NULL},
+    {"staging/cases", "rel_outer_product", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}", "a = Dim('a'"}, NULL},
+    {"staging/cases", "rel_conv_stride2_out", false, SG_VERDICT_VIOLATIONS, {0}, {"'y': {2: Dim.AUTO}"}, NULL},
+    {"staging/cases", "kind_list_none_entry_err", false, SG_VERDICT_VIOLATIONS, {0}, {"[None, {0: Dim.AUTO}, {0: Dim.AUTO}]"}, NULL},
     {"staging/cases", "zo_derived_fix_root1", false, SG_VERDICT_VIOLATIONS, {"dx = 1", "dy = 2"}, {"{0: 1}"}, "Dim("},
 };
 
