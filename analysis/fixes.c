@@ -371,6 +371,39 @@ static void pin_group(deriver *d, const member *g, size_t ng, sg_int v)
 
 static bool one_value(sg_bound lo, sg_bound hi) { return !lo.inf && !hi.inf && lo.v == hi.v; }
 
+/*
+ * A joint hole no single-symbol fact shows ((H//2 - 3)*(W//2 - 3) != 1 rejects
+ * H = W = 8 only): when a counterexample of the report puts the group's symbol
+ * at a bound of its range, that bound moves past it. The re-check decides
+ * whether the narrower box holds.
+ */
+static void corner_cut(const deriver *d, const member *g, size_t ng, sg_bound *lo, sg_bound *hi)
+{
+    size_t k, j;
+    for (k = 0; k < d->r->nviolations; k++) {
+        const sg_violation *v = &d->r->violations[k];
+        if (!v->has_counterexample || !v->counterexample)
+            continue;
+        for (j = 0; j < ng && g[j].input != v->input; j++)
+            ;
+        if (j == ng)
+            continue; /* a violation of some other dim: its counterexample says nothing of this one */
+        for (j = 0; j < ng; j++) {
+            if (g[j].input != v->input)
+                continue;
+            sg_int x = v->counterexample[g[j].input] - g[j].b, sv;
+            if (g[j].a <= 0 || x % g[j].a != 0)
+                continue;
+            sv = x / g[j].a;
+            if (!lo->inf && sv == lo->v && (hi->inf || sv < hi->v))
+                lo->v = sv + 1;
+            else if (!hi->inf && sv == hi->v && (lo->inf || sv > lo->v))
+                hi->v = sv - 1;
+            break;
+        }
+    }
+}
+
 /* The override items for one group of members over one symbol. */
 static void derive_group(deriver *d, const member *g, size_t ng)
 {
@@ -402,6 +435,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
                 hint = d->in[g[k].input].size - g[k].b;
                 have_hint = true;
             }
+    corner_cut(d, g, ng, &lo, &hi);
     if (have_hint && inf->nholes) {
         sg_bound l0 = lo, h0 = hi;
         sg_int m2 = 0, r2 = 0;
@@ -453,16 +487,19 @@ static void derive_group(deriver *d, const member *g, size_t ng)
 
     if (m > 1 || root == SIZE_MAX) {
         /* a new root R with sym = m*R + res */
-        const char *base = NULL;
+        const char *base = NULL, *reuse = NULL;
         sg_bound rlo, rhi;
         for (k = 0; k < ng && !base; k++)
             if (eligible(d, g[k].input) && dim_name(d, g[k].input))
                 base = dim_name(d, g[k].input);
-        if (!base) {
+        for (k = 0; k < ng && !base; k++) /* a later round: the root an earlier one made, re-ranged */
+            if (eligible(d, g[k].input) && d->in[g[k].input].kind == SG_SPEC_DERIVED && d->in[g[k].input].root_name)
+                reuse = d->in[g[k].input].root_name;
+        if (!base && !reuse) {
             strs_pushf(d->notes, "%s: no Dim name to derive from", d->in[g[0].input].source);
             return;
         }
-        snprintf(newname, sizeof newname, "_%s", base);
+        snprintf(newname, sizeof newname, reuse && !base ? "%s" : "_%s", reuse && !base ? reuse : base);
         rname = newname;
         if (have_hint) {
             /* torch specialises a root whose example is 0 or 1: write the same sizes over a root whose
