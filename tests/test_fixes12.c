@@ -207,8 +207,35 @@ static void test_zero_one_edit(void)
     sg_trace_free(t);
 }
 
+/* A namedtuple input (the capture records its type and fields) gets a spec of that type, by field. */
+static void test_namedtuple_printer(void)
+{
+    static const char trace[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false,"
+        " \"shape_env\": true, \"symbols\": [], \"guards\": [], \"inputs\": ["
+        "{\"path\": \"['p'].img\", \"dim\": 0, \"source\": \"L['p'].img.size()[0]\", \"size\": 6, \"spec\": null},"
+        "{\"path\": \"['p'].mask\", \"dim\": 0, \"source\": \"L['p'].mask.size()[0]\", \"size\": 6, \"spec\": null}],"
+        " \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": {\"arg_names\": [\"p\"],"
+        " \"args\": [{\"tuple\": [{\"tensor\": [6, 2], \"dtype\": \"float32\"}, {\"tensor\": [6], \"dtype\": \"float32\"}],"
+        " \"namedtuple\": \"NT\", \"fields\": [\"img\", \"mask\"]}], \"kwargs\": {}}}}";
+    static const char spec[] = "{\"p\": {\"__tuple__\": [{\"0\": {\"name\": \"h\", \"min\": 2, \"max\": 30}},"
+                               " {\"0\": {\"name\": \"h\", \"min\": 2, \"max\": 30}}]}}";
+    sg_trace *t = NULL;
+    sg_error err = SG_ERROR_INIT;
+    char *py = NULL;
+    int rc = sg_trace_load_json(&t, trace, strlen(trace), &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc)
+        return;
+    CHECK_EQ_INT(sg_spec_to_python(&py, t, spec, &err), 0);
+    CHECK_MSG(py && strstr(py, "dynamic_shapes = {'p': NT(img={0: h}, mask={0: h})}"), "%s", py ? py : err.msg);
+    sg_free(py);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
+    RUN(test_namedtuple_printer);
     RUN(test_zero_one_edit);
     RUN(test_staged);
     RUN(test_pinned_override);
