@@ -147,6 +147,14 @@ static void push_static(deriver *d, size_t input, sg_int size)
         d->failed = true;
 }
 
+/* The edit "dim `input` is Dim.AUTO" (no range). */
+static void push_auto(deriver *d, size_t input)
+{
+    sg_bound none = {0};
+    if (sg_spec_edits__hint(&d->edits, input, SG_SPEC_AUTO, false, none, none, NULL) != 0)
+        d->failed = true;
+}
+
 /* The edit "Dim `name` has range [lo, hi]" (an infinite lo: Dim's default, 0). */
 static void push_range(deriver *d, const char *name, sg_bound lo, sg_bound hi)
 {
@@ -342,6 +350,60 @@ static bool class_beats_piece(const sg_inferred *inf, sg_int m, sg_int hint, sg_
     return false;
 }
 
+/*
+ * The group's symbol has one valid value `v`: every member becomes static,
+ * `dx = 4` (torch refuses Dim(min=4, max=4)).
+ */
+static void pin_group(deriver *d, const member *g, size_t ng, sg_int v)
+{
+    size_t k;
+    for (k = 0; k < ng; k++) {
+        sg_int x;
+        if (!eligible(d, g[k].input))
+            continue;
+        if (!sg__mul(g[k].a, v, &x) || !sg__add(x, g[k].b, &x)) {
+            strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+            continue;
+        }
+        push_static(d, g[k].input, x);
+    }
+}
+
+static bool one_value(sg_bound lo, sg_bound hi) { return !lo.inf && !hi.inf && lo.v == hi.v; }
+
+/*
+ * A joint hole no single-symbol fact shows ((H//2 - 3)*(W//2 - 3) != 1 rejects
+ * H = W = 8 only): when a counterexample of the report puts the group's symbol
+ * at a bound of its range, that bound moves past it. The re-check decides
+ * whether the narrower box holds.
+ */
+static void corner_cut(const deriver *d, const member *g, size_t ng, sg_bound *lo, sg_bound *hi)
+{
+    size_t k, j;
+    for (k = 0; k < d->r->nviolations; k++) {
+        const sg_violation *v = &d->r->violations[k];
+        if (!v->has_counterexample || !v->counterexample)
+            continue;
+        for (j = 0; j < ng && g[j].input != v->input; j++)
+            ;
+        if (j == ng)
+            continue; /* a violation of some other dim: its counterexample says nothing of this one */
+        for (j = 0; j < ng; j++) {
+            if (g[j].input != v->input)
+                continue;
+            sg_int x = v->counterexample[g[j].input] - g[j].b, sv;
+            if (g[j].a <= 0 || x % g[j].a != 0)
+                continue;
+            sv = x / g[j].a;
+            if (!lo->inf && sv == lo->v && (hi->inf || sv < hi->v))
+                lo->v = sv + 1;
+            else if (!hi->inf && sv == hi->v && (lo->inf || sv > lo->v))
+                hi->v = sv - 1;
+            break;
+        }
+    }
+}
+
 /* The override items for one group of members over one symbol. */
 static void derive_group(deriver *d, const member *g, size_t ng)
 {
@@ -373,6 +435,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
                 hint = d->in[g[k].input].size - g[k].b;
                 have_hint = true;
             }
+    corner_cut(d, g, ng, &lo, &hi);
     if (have_hint && inf->nholes) {
         sg_bound l0 = lo, h0 = hi;
         sg_int m2 = 0, r2 = 0;
@@ -424,17 +487,31 @@ static void derive_group(deriver *d, const member *g, size_t ng)
 
     if (m > 1 || root == SIZE_MAX) {
         /* a new root R with sym = m*R + res */
-        const char *base = NULL;
+        const char *base = NULL, *reuse = NULL;
         sg_bound rlo, rhi;
         for (k = 0; k < ng && !base; k++)
             if (eligible(d, g[k].input) && dim_name(d, g[k].input))
                 base = dim_name(d, g[k].input);
-        if (!base) {
+        for (k = 0; k < ng && !base; k++) /* a later round: the root an earlier one made, re-ranged */
+            if (eligible(d, g[k].input) && d->in[g[k].input].kind == SG_SPEC_DERIVED && d->in[g[k].input].root_name)
+                reuse = d->in[g[k].input].root_name;
+        if (!base && !reuse) {
             strs_pushf(d->notes, "%s: no Dim name to derive from", d->in[g[0].input].source);
             return;
         }
-        snprintf(newname, sizeof newname, "_%s", base);
+        snprintf(newname, sizeof newname, reuse && !base ? "%s" : "_%s", reuse && !base ? reuse : base);
         rname = newname;
+        if (have_hint) {
+            /* torch specialises a root whose example is 0 or 1: write the same sizes over a root whose
+             * example is at least 2 (dx = 8*_dx - 8 rather than dx = 8*_dx at x = 8) */
+            sg_int rex = div_floor(hint - res, m), shift;
+            if (rex < 2 && sg__mul(m, 2 - rex, &shift) && sg__sub(res, shift, &shift)) {
+                res = shift;
+                strs_pushf(d->notes, "%s: the new root %s would have the example size %s, which torch specialises; "
+                           "written with offset %s so that its example is 2", d->in[g[0].input].source, rname,
+                           sg_int_format(lo_s, rex), sg_int_format(hi_s, res));
+            }
+        }
         rlo.inf = lo.inf;
         rhi.inf = hi.inf;
         rlo.v = lo.inf ? 0 : div_ceil(lo.v - res, m);
@@ -442,6 +519,12 @@ static void derive_group(deriver *d, const member *g, size_t ng)
         if (rlo.inf) { /* a root's size is never negative */
             rlo.inf = 0;
             rlo.v = div_ceil(-res, m);
+        }
+        if (one_value(rlo, rhi)) {
+            sg_int v;
+            if (sg__mul(m, rlo.v, &v) && sg__add(v, res, &v))
+                pin_group(d, g, ng, v);
+            return;
         }
         push_range(d, rname, rlo, rhi);
         for (k = 0; k < ng; k++) {
@@ -462,6 +545,10 @@ static void derive_group(deriver *d, const member *g, size_t ng)
 
     /* root member: range of sym shifted by its b */
     rname = dim_name(d, g[root].input);
+    if (one_value(lo, hi)) {
+        pin_group(d, g, ng, lo.v);
+        return;
+    }
     {
         sg_bound rlo = lo, rhi = hi;
         if (!rlo.inf)
@@ -550,19 +637,19 @@ static int derive(deriver *d, sg_error *err)
         if (d->m == MODE_FIX && !refuted && in->kind != SG_SPEC_DERIVED && in->kind != SG_SPEC_DIM)
             continue;
         if (!sg_expr_affine(in->value, &sym, &a, &b)) {
-            if (d->m == MODE_SPEC || refuted) {
+            if ((d->m == MODE_SPEC || refuted) && in->kind != SG_SPEC_AUTO) {
+                /* the nearest spec torch can take: Dim.AUTO for the dependent dim (torch infers the
+                 * relation and keeps it in the program) */
                 char *txt = NULL;
                 sg_expr_print(&txt, in->value, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
-                strs_pushf(d->notes, "%s: traced as %s, which no Dim can express", in->source, txt ? txt : "?");
+                strs_pushf(d->notes, "%s: traced as %s, which no Dim can express: Dim.AUTO for it (torch infers "
+                           "the relation)", in->source, txt ? txt : "?");
                 sg_free(txt);
+                push_auto(d, i);
             }
             continue;
         }
-        if (!sym) { /* a constant */
-            if (in->kind == SG_SPEC_DERIVED)
-                continue; /* torch names its root instead */
-            if (in->kind == SG_SPEC_DIM && !in->min.inf && !in->max.inf && in->min.v == b && in->max.v == b)
-                continue; /* Dim(min=n, max=n) allows a constant */
+        if (!sym) { /* a constant: a derived dim too (its root's line says it, diff_lines()) */
             if (d->m == MODE_FIX && !refuted)
                 continue;
             push_static(d, i, b);
@@ -615,6 +702,12 @@ static bool original_name(const sg_input_dim *in, size_t n, const char *name)
             || (in[i].kind == SG_SPEC_DERIVED && same_name(in[i].root_name, name)))
             return true;
     return false;
+}
+
+/* Is `name` a Dim name of some input of `in` (a Dim, or a derived dim's root)? */
+static bool dim_in(const sg_input_dim *in, size_t n, const char *name)
+{
+    return original_name(in, n, name);
 }
 
 typedef struct fixvec {
@@ -680,6 +773,18 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
                 x->line = sg_torch_range_line(f->root_name, f->root_min, f->root_max, true);
             }
         }
+        if (!name && o->kind == SG_SPEC_DERIVED && f->kind == SG_SPEC_STATIC && f->has_static_size
+            && sg_trace__derived_affine(o, &a, &b) && a > 0 && !dim_in(fixed, n, o->root_name)) {
+            /* a derived dim made a constant, over a root that no input names: torch's line is the root's */
+            sg_int q = 0, rem = 1;
+            if (sg__sub(f->static_size, b, &q)) {
+                sg__floordiv(q, a, &rem);
+                if (rem * a == q && (x = add_fix(v, SG_FIX_CONSTANT, o->root_name, o->source)) != NULL) {
+                    x->value = rem;
+                    x->line = sg_torch_constant_line(o->root_name, rem);
+                }
+            }
+        }
         if (!name)
             continue;
         if (f->kind == SG_SPEC_STATIC && f->has_static_size) {
@@ -742,6 +847,76 @@ static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
     return true;
 }
 
+/*
+ * torch's Dim() refuses min == max; the spec means the size itself. A copy
+ * of `t` with every such named Dim (and the example at that size) made static
+ * goes to *out (NULL when there is none). Returns 0 or SG_ENOMEM.
+ */
+static int repair_pinned(sg_trace **out, const sg_trace *t, strs *notes, sg_error *err)
+{
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    sg_spec_edits e;
+    char num[SG_INT_STRLEN];
+    int rc = 0;
+
+    *out = NULL;
+    memset(&e, 0, sizeof e);
+    for (i = 0; i < n; i++) {
+        if (in[i].kind != SG_SPEC_DIM || !one_value(in[i].min, in[i].max) || in[i].size != in[i].min.v)
+            continue;
+        if ((rc = sg_spec_edits__static(&e, i, true, in[i].size, err)) != 0)
+            goto cleanup;
+        strs_pushf(notes, "%s: Dim('%s', min=%s, max=%s) is refused by torch; a dim of one size is written as that size",
+                   in[i].source, in[i].name, sg_int_format(num, in[i].size), num);
+    }
+    if (e.n && (rc = sg_trace_edit(out, t, &e, err)) != 0 && rc != SG_ENOMEM) {
+        strs_pushf(notes, "repaired spec rejected: %s", err ? err->msg : "invalid");
+        rc = 0;
+    }
+cleanup:
+    sg_spec_edits__dispose(&e);
+    return rc;
+}
+
+#define MAX_AUTO 3       /* attempts with Dim.AUTO for dependent dims */
+#define MAX_AUTO_DIMS 16 /* more refuted dims than this: no attempt */
+
+/*
+ * The refuted named dims of `r` (Dims and derived dims of `t`) in the order
+ * they are made Dim.AUTO: those the facts relate to others by a relation no
+ * Dim can say (a non-affine `equals`) first, then the later inputs first
+ * (cat(x, y): y depends on x). Returns how many (at most `cap`; `cap` when more).
+ */
+static size_t auto_candidates(const sg_trace *t, const sg_report *r, size_t *out, size_t cap)
+{
+    size_t n = 0, nin = 0, i, k, pass;
+    const sg_input_dim *in = sg_trace_inputs(t, &nin);
+    for (pass = 0; pass < 2; pass++)
+        for (i = nin; i-- > 0;) {
+            bool dep = false, seen = false;
+            const sg_expr *s2;
+            sg_int a, b;
+            if (i >= r->ndims || r->dims[i].status != SG_DIM_REFUTED
+                || (in[i].kind != SG_SPEC_DIM && in[i].kind != SG_SPEC_DERIVED) || !in[i].value)
+                continue;
+            for (k = 0; k < r->ninferred; k++)
+                if (r->inferred[k].sym == in[i].value && r->inferred[k].equals
+                    && !sg_expr_affine(r->inferred[k].equals, &s2, &a, &b))
+                    dep = true;
+            if (dep != (pass == 0))
+                continue;
+            for (k = 0; k < n; k++)
+                seen |= out[k] == i;
+            if (seen)
+                continue;
+            if (n == cap)
+                return cap;
+            out[n++] = i;
+        }
+    return n;
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                const sg_runtime *rt, sg_error *err)
 {
@@ -756,9 +931,15 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     char **names = NULL;
     size_t nin = 0, i;
     const sg_input_dim *orig = sg_trace_inputs(t, &nin);
-    unsigned round, total_ms;
+    unsigned round, total_ms, attempt = 0;
     double start;
     int rc = 0;
+    const sg_report *rfirst;       /* the report the first round derived from */
+    const sg_trace *from = t;      /* the trace the rounds start from */
+    sg_trace *auto_t = NULL;       /* `t` with Dim.AUTO for dependent dims (owned) */
+    sg_report *auto_r = NULL;      /* its check */
+    bool repaired;
+    size_t nnotes0;
 
     *out = NULL;
     if ((rc = sg_check__options(&o, opts, err)) != 0)
@@ -804,14 +985,39 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
         goto cleanup;
     }
-    if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
+    if (r->verdict == SG_VERDICT_INVALID_SPEC && !r->no_spec) {
+        /* a spec torch refuses to build, repaired where the trace still decides it: Dim(min=v, max=v) -> v */
+        if ((rc = repair_pinned(&cur, t, &notes, err)) != 0)
+            goto cleanup;
+        if (cur) {
+            if (!budget_left(&o, total_ms, start)) {
+                strs_pushf(&notes, "time budget spent before the first check");
+                goto cleanup;
+            }
+            if ((rc = sg_check_rt(&rep, cur, &o, rt, err)) != 0)
+                goto cleanup;
+            r = rep;
+            res->recheck = rep->verdict;
+            if (clean(rep)) {
+                res->verified = true;
+                res->rounds = 1;
+            }
+        }
+    }
+    if (res->verified) {
+        /* repaired: nothing left to derive */
+    } else if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
         res->recheck = r->verdict;
         strs_pushf(&notes, r->no_spec ? "the trace carries no per-dim spec: nothing to fix from"
                                       : "the spec itself is invalid: fix it as the message says, then check again");
         goto cleanup;
     }
-    for (round = 1; round <= MAX_ROUNDS; round++) {
-        const sg_trace *base = cur ? cur : t; /* the trace `r` was made from */
+    rfirst = r;
+    repaired = cur != NULL;
+    nnotes0 = notes.n;
+again:
+    for (round = res->rounds + 1; round <= MAX_ROUNDS && !res->verified; round++) {
+        const sg_trace *base = cur ? cur : from; /* the trace `r` was made from */
         size_t ncur = 0;
         memset(&d, 0, sizeof d);
         d.t = base;
@@ -868,6 +1074,59 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             break;
         }
     }
+    if (!res->verified && m == MODE_FIX && !repaired && attempt < MAX_AUTO) {
+        /*
+         * Nothing over Dims checks clean: the refuted dims are related in a way no Dim can say
+         * (dz = dx + dy kept as a guard, a conv's output size, dx + dy even). The nearest spec
+         * torch takes: Dim.AUTO for the dependent dim(s) (torch infers the relation and checks
+         * it at run time), the others fixed as usual. One more dim each attempt.
+         */
+        size_t cand[MAX_AUTO_DIMS], nc = auto_candidates(t, rfirst, cand, MAX_AUTO_DIMS), k;
+        sg_spec_edits ae;
+        attempt++;
+        if (nc >= attempt && nc < MAX_AUTO_DIMS) {
+            memset(&ae, 0, sizeof ae);
+            for (k = 0; k < attempt && !rc; k++) {
+                sg_bound none = {0};
+                rc = sg_spec_edits__hint(&ae, cand[k], SG_SPEC_AUTO, false, none, none, err);
+            }
+            if (!rc) {
+                sg_trace_free(auto_t);
+                auto_t = NULL;
+                rc = sg_trace_edit(&auto_t, t, &ae, err);
+            }
+            sg_spec_edits__dispose(&ae);
+            if (rc == SG_ENOMEM)
+                goto cleanup;
+            if (rc == 0 && budget_left(&o, total_ms, start)) {
+                while (notes.n > nnotes0) /* what the failed attempt said no longer applies */
+                    sg_free(notes.s[--notes.n]);
+                sg_report_free(auto_r);
+                auto_r = NULL;
+                if ((rc = sg_check_rt(&auto_r, auto_t, &o, rt, err)) != 0)
+                    goto cleanup;
+                for (k = 0; k < attempt; k++)
+                    strs_pushf(&notes, "%s: related to other dims in a way no Dim can express: Dim.AUTO for it "
+                               "(torch infers the relation and checks it at run time)", orig[cand[k]].source);
+                sg_trace_free(cur);
+                cur = NULL;
+                from = auto_t;
+                r = auto_r;
+                res->rounds = 0;
+                res->recheck = auto_r->verdict;
+                if (clean(auto_r)) {
+                    res->verified = true;
+                    res->rounds = 1;
+                    cur = auto_t;
+                    auto_t = NULL;
+                    from = t;
+                } else {
+                    goto again;
+                }
+            }
+            rc = 0;
+        }
+    }
     if (res->verified) {
         size_t nfixed = 0;
         const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);
@@ -908,6 +1167,8 @@ cleanup:
     sg_free(names);
     sg_report_free(rep);
     sg_report_free(own0);
+    sg_report_free(auto_r);
+    sg_trace_free(auto_t);
     sg_trace_free(cur);
     sg_trace_free(next);
     return rc;

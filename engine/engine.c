@@ -314,7 +314,7 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
     if (kind == SG_REPORT_CHECK) {
         if ((rc = sg_check_rt(&r, t, &o, &rt, err)) != 0)
             goto fail;
-        if (o.fixes && r->verdict == SG_VERDICT_VIOLATIONS) {
+        if (o.fixes && (r->verdict == SG_VERDICT_VIOLATIONS || r->verdict == SG_VERDICT_INVALID_SPEC)) {
             if ((rc = sg_fixes_suggest_rt(&r->fixes, t, r, &o, &rt, err)) != 0)
                 goto fail;
         }

@@ -919,7 +919,8 @@ static bool gen_trace(uint64_t seed, unsigned long n, sbuf *out, char texts[][40
                     goto done;
                 d->name = nnames++;
                 d->hi = rnd_in(&r, 2, (R - d->b) / d->a);
-                d->lo = chance(&r, 10) ? rnd_in(&r, 0, 1) : rnd_in(&r, 1, d->hi);
+                /* torch's Dim() asserts max > min */
+                d->lo = chance(&r, 10) ? rnd_in(&r, 0, 1) : rnd_in(&r, 1, d->hi - 1);
             }
         } else { /* a new Dim */
             if (nnames >= MAX_NAMES)
@@ -930,6 +931,8 @@ static bool gen_trace(uint64_t seed, unsigned long n, sbuf *out, char texts[][40
             c = (int)rnd_in(&r, 0, 9);
             d->lo = c < 4 ? 2 : c < 6 ? rnd_in(&r, 0, 1) : rnd_in(&r, 2, R - 1);
             d->hi = chance(&r, 30) ? R : rnd_in(&r, d->lo < 2 ? 2 : d->lo, R);
+            if (d->hi == d->lo) /* torch's Dim() asserts max > min */
+                d->hi = d->lo + 1;
         }
         m.nin++;
         has_static[i] = chance(&r, 25);

@@ -115,6 +115,18 @@ static bool digits(const char *s)
     return true;
 }
 
+/* A Python identifier (a namedtuple's type or field name printed as code)? */
+static bool is_identifier(const char *s)
+{
+    size_t k;
+    if (!s || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+        return false;
+    for (k = 1; s[k]; k++)
+        if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') || s[k] == '_'))
+            return false;
+    return k < 128;
+}
+
 /* The elements of a list spec: a JSON array or {"__tuple__": [...]}. */
 static const cJSON *seq_items(const cJSON *j)
 {
@@ -198,6 +210,24 @@ static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
         bool tuple = input ? sg__json_get(input, "tuple") != NULL : !cJSON_IsArray(spec);
         if (!in_items && input)
             in_items = sg__json_get(input, "tuple");
+        const char *nt = input ? sg__json_str(sg__json_get(input, "namedtuple")) : NULL;
+        const cJSON *fields = input ? sg__json_get(input, "fields") : NULL;
+        if (nt && is_identifier(nt) && cJSON_IsArray(fields) && cJSON_GetArraySize(fields) == cJSON_GetArraySize(items)) {
+            /* a namedtuple input: torch matches the spec's type, so the spec is the user's type too */
+            sg_buf_printf(&p->body, "%s(", nt);
+            i = 0;
+            cJSON_ArrayForEach(it, items) {
+                const char *f = sg__json_str(cJSON_GetArrayItem(fields, (int)i));
+                if (k++)
+                    sg_buf_puts(&p->body, ", ");
+                if (f && is_identifier(f))
+                    sg_buf_printf(&p->body, "%s=", f);
+                node(p, it, in_items ? cJSON_GetArrayItem(in_items, (int)i) : NULL, depth + 1);
+                i++;
+            }
+            sg_buf_putc(&p->body, ')');
+            return;
+        }
         sg_buf_putc(&p->body, tuple ? '(' : '[');
         i = 0;
         cJSON_ArrayForEach(it, items) {

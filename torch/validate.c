@@ -2,7 +2,8 @@
  * validate.c - the checks torch applies to a dynamic_shapes spec before tracing
  * (docs/check.md, "Spec validation"), with torch's wording:
  *   - one Dim name with two definitions;
- *   - a Dim whose min exceeds its max;
+ *   - a Dim whose min is not below its max (min == max too: torch's Dim()
+ *     asserts max > min);
  *   - a derived Dim whose derived min is negative;
  *   - example sizes that differ for one Dim name, or that do not have the
  *     derived form, or that lie outside the Dim's range;
@@ -136,6 +137,21 @@ cleanup:
     return rc;
 }
 
+/*
+ * torch's Dim() asserts max > min (a missing min is 0, a missing max int_oo):
+ * a Dim pinned to one value (min == max) is refused like min > max; the spec
+ * must say the size itself. False, with torch's message in `msg`, when refused.
+ */
+static bool dim_bounds_ok(char *msg, size_t cap, sg_bound lo, sg_bound hi)
+{
+    char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    if (hi.inf || hi.v > (lo.inf ? 0 : lo.v))
+        return true;
+    snprintf(msg, cap, "Cannot create Dim with inconsistent min=%s, max=%s", lo.inf ? "None" : sg_int_format(a, lo.v),
+             sg_int_format(b, hi.v));
+    return false;
+}
+
 int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
 {
     size_t n = 0, i, j;
@@ -145,9 +161,8 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
 
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
-        if (d->kind == SG_SPEC_DIM && !d->min.inf && !d->max.inf && d->min.v > d->max.v) {
-            snprintf(msg, sizeof msg, "Cannot create Dim with inconsistent min=%s, max=%s", sg_int_format(a, d->min.v),
-                     sg_int_format(b, d->max.v));
+        if ((d->kind == SG_SPEC_DIM && !dim_bounds_ok(msg, sizeof msg, d->min, d->max))
+            || (d->kind == SG_SPEC_DERIVED && !dim_bounds_ok(msg, sizeof msg, d->root_min, d->root_max))) {
             rc = add(r, d, i, SPEC, msg);
             continue;
         }
@@ -216,10 +231,24 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
         return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
     if (r->n)
         return 0;
-    /* torch turns a named dim with example size 0 or 1 into a constant */
+    /*
+     * torch turns a named dim with example size 0 or 1 into a constant, and a
+     * derived dim whose root's example is 0 or 1 (TORCH-SEMANTICS.md 2.2). A
+     * trace shows what torch did with the spec it traced; a spec edited after
+     * tracing (a fix, --dim) is what torch would trace next, so the rule
+     * applies to it too.
+     */
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
-        if (d->kind == SG_SPEC_DIM && (d->size == 0 || d->size == 1) && !sg_trace_has_shape_env(t)) {
+        sg_int da, db, rex = 2;
+        if (sg_trace_has_shape_env(t) && !sg_trace_spec_overridden(t))
+            break;
+        if (d->kind == SG_SPEC_DIM)
+            rex = d->size;
+        else if (d->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(d, &da, &db) && da > 0
+                 && (d->size - db) % da == 0)
+            rex = (d->size - db) / da;
+        if (rex == 0 || rex == 1) {
             snprintf(msg, sizeof msg,
                      "You marked %s as dynamic but your code specialized it to be a constant (%s). If you're using "
                      "mark_dynamic, either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it "
