@@ -266,7 +266,7 @@ static int fixes_text(sg_buf *b, const sg_report *r, unsigned flags, sg_error *e
     } else {
         sg_buf_puts(b, "\nNo suggested fix: none that could be derived checks clean.\n");
     }
-    if ((flags & SG_TEXT_EXPLAIN) || !f->verified)
+    if ((flags & SG_TEXT_EXPLAIN) || !f->verified || f->nfixes == 0) /* no line: the notes say what changed */
         for (i = 0; i < f->nnotes; i++)
             sg_buf_printf(b, "  note: %s\n", f->notes[i]);
     if ((flags & SG_TEXT_PYTHON) && f->spec_json) {

@@ -55,7 +55,8 @@ typedef enum sg_violation_kind {
     SG_VIOL_SPECIALIZED, /**< the guards force the dim to a constant */
     SG_VIOL_EQUAL,       /**< the guards force it equal to another dim the spec keeps independent */
     SG_VIOL_RELATED,     /**< the guards force an affine relation the spec does not state */
-    SG_VIOL_GUARD        /**< some value the spec allows fails a guard */
+    SG_VIOL_GUARD,       /**< some value the spec allows fails a guard */
+    SG_VIOL_RANGE        /**< a Dim.AUTO/DYNAMIC's min/max admit no size the guards allow (torch's range conflict) */
 } sg_violation_kind;
 
 /** A member of a minimal conflicting set. */
