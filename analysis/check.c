@@ -1246,12 +1246,39 @@ static int phase_values(checker *c)
 
 
 
+/*
+ * torch stopped on a data-dependent guard: the guards after it were never recorded,
+ * so a "proved" is not one (a refuted dim stays refuted: a recorded guard is still
+ * one the export needs). The verdict says what torch hit.
+ */
+static int torch_failed(sg_report *r, const sg_trace *t, sg_error *err)
+{
+    const char *what = sg_trace_torch_error(t), *msg = sg_trace_torch_error_message(t), *dot;
+    char buf[1400];
+    size_t i;
+    for (i = 0; i < r->ndims; i++)
+        if (r->dims[i].status == SG_DIM_PROVED)
+            set_unknown(&r->dims[i], "the export did not complete");
+    dot = strrchr(what, '.');
+    snprintf(buf, sizeof buf,
+             "torch failed on a data-dependent guard (%s): %s; the export did not complete, so only the guards "
+             "recorded before it are known and nothing is proved",
+             dot ? dot + 1 : what, msg ? msg : "(no message recorded)");
+    if (!(r->torch_failed = sg__strndup(buf, strlen(buf))))
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    return 0;
+}
+
 static void finish_verdict(sg_report *r)
 {
     size_t i;
     bool unknown = r->no_spec;
     if (r->verdict == SG_VERDICT_INVALID_SPEC)
         return;
+    if (r->torch_failed) {
+        r->verdict = SG_VERDICT_TORCH_FAILED;
+        return;
+    }
     if (r->nviolations) {
         r->verdict = SG_VERDICT_VIOLATIONS;
         return;
@@ -1407,6 +1434,8 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
         goto cleanup;
 done:
+    if (r->verdict != SG_VERDICT_INVALID_SPEC && sg_trace_torch_failed_data_dependent(t) && (rc = torch_failed(r, t, err)))
+        goto cleanup;
     finish_verdict(r);
     r->stats.seconds = sg_problem_now() - start;
     SG_COUNT(rt, decided_cheaply, r->stats.decided_cheaply);

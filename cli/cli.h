@@ -40,7 +40,8 @@ typedef enum sg_exit {
     SG_EXIT_USAGE = 2,    /* bad command line: unknown command or option, malformed argument */
     SG_EXIT_INPUT = 3,    /* invalid or unreadable input: syntax, limits, i/o */
     SG_EXIT_UNKNOWN = 4,  /* no answer could be found (reserved for the solver commands) */
-    SG_EXIT_INTERNAL = 5  /* out of memory or an internal error */
+    SG_EXIT_INTERNAL = 5, /* out of memory or an internal error */
+    SG_EXIT_TORCH_FAILED = 6 /* torch did not complete the export (a data-dependent guard): nothing decided */
 } sg_exit;
 
 /*

@@ -101,6 +101,8 @@ static void check_text(sg_buf *b, const sg_report *r)
                   sg_verdict_name(r->verdict));
     if (r->no_spec)
         sg_buf_puts(b, "  the trace carries no per-dim spec (torch failed before building it): nothing to decide\n");
+    else if (r->torch_failed)
+        sg_buf_printf(b, "  %s\n", r->torch_failed);
     for (i = 0; i < r->ndims; i++) {
         const sg_dim_result *d = &r->dims[i];
         if (d->status == SG_DIM_STATIC)

@@ -40,7 +40,9 @@ typedef enum sg_verdict {
     SG_VERDICT_OK,           /**< every dynamic dim proved */
     SG_VERDICT_VIOLATIONS,   /**< some dim refuted */
     SG_VERDICT_UNKNOWN,      /**< none refuted, some unknown */
-    SG_VERDICT_INVALID_SPEC  /**< the spec itself is invalid (torch rejects it before tracing) */
+    SG_VERDICT_INVALID_SPEC, /**< the spec itself is invalid (torch rejects it before tracing) */
+    SG_VERDICT_TORCH_FAILED  /**< torch stopped on a data-dependent guard: the export did not complete, nothing is
+                                  proved (refutations from the guards recorded before it still hold) */
 } sg_verdict;
 
 typedef enum sg_dim_status {

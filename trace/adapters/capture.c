@@ -601,6 +601,15 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
         fx = sg__json_get(cj, "error_type");
         if (sg__json_str(fx) && !(L->r.t->torch_error = sg_trace__strdup(L->r.t, sg__json_str(fx))))
             return sg_error_set(L->r.err, SG_ENOMEM, "out of memory");
+        fx = sg__json_get(cj, "error_message");
+        if (sg__json_str(fx)) { /* its first line, at most 1 KiB */
+            const char *m = sg__json_str(fx);
+            size_t n = strcspn(m, "\n");
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), m);
+            if (!(L->r.t->torch_error_message = sg_trace__strdup(L->r.t, line)))
+                return sg_error_set(L->r.err, SG_ENOMEM, "out of memory");
+        }
     }
 
     if (dsf) {
