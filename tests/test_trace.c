@@ -797,6 +797,11 @@ static void test_hostile_dirs(void)
                "bad_json/guards.json: invalid JSON at byte 16 (line 1, column 17)");
     expect_dir("empty", good_c, "", SG_EINVALID, "empty/guards.json: empty JSON text");
     expect_dir("not_object", "[1]", good_g, SG_EINVALID, "not_object/case.json: (top level): expected an object");
+    /* JSON that is not a recording at all: one line naming the file and what is missing */
+    expect_dir("hello_case", "{\"hello\": \"world\"}", good_g, SG_EINVALID,
+               "hello_case/case.json: inputs: missing: not a torch.export capture");
+    expect_dir("hello_guards", good_c, "{\"hello\": \"world\"}", SG_EINVALID,
+               "hello_guards/guards.json: shape_envs: missing: not a recording of torch's ShapeEnvs");
     expect_dir("bad_guard", good_c, guards_with("[2, \"oo\"]", "\"foo(s0) == 1\""), SG_EUNSUPPORTED,
                "bad_guard/guards.json: shape_envs[0].guards[0].expr: column 1: unknown function 'foo'");
     expect_dir("bad_guard2", good_c, guards_with("[2, \"oo\"]", "\"Eq(s0, \""), SG_EINVALID,
