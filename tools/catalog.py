@@ -4,6 +4,11 @@ Runs OUTSIDE the chroot (the shapegate binary is linked against Debian 12), from
 checkout:
 
     python3 tools/catalog.py SHAPEGATE [--staging DIR] [--out-json FILE] [--out-md FILE]
+    python3 tools/catalog.py --check SHAPEGATE [--staging DIR]
+
+With --check nothing is written: every row is printed, then the summary, and the exit status is 1
+when any row is not right (the ctest `test_expect` runs it on tests/corpus, whose cases with an
+expect.json are ones shapegate answers right: a row that is wrong or incomplete is a regression).
 
 For every case of DIR/cases (torch 2.14) and DIR/cases-2.6 that has an expect.json
 (tools/expect_12.py), runs `shapegate check --json`, `shapegate check --explain --python` and
@@ -144,7 +149,7 @@ def in_domain(tr, sizes):
         v = sizes[key]
         if ent["kind"] == "static" and v != ent["row"]["size"]:
             return False
-        if ent["kind"] in ("Dim", "DYNAMIC"):
+        if ent["kind"] in ("Dim", "DYNAMIC") and ent.get("var") in vars_:
             var = vars_[ent["var"]]
             if v < var.lo or (var.hi is not None and v > var.hi):
                 return False
@@ -400,6 +405,9 @@ def main(argv):
             del args[i:i + 2]
             return v
         return default
+    check = "--check" in args
+    if check:
+        args.remove("--check")
     staging = opt("--staging", os.path.join(ROOT, "tests", "corpus", "staging"))
     out_json = opt("--out-json", os.path.join(staging, "catalog.json"))
     out_md = opt("--out-md", os.path.join(staging, "CATALOG.md"))
@@ -434,6 +442,12 @@ def main(argv):
                                  "spec": ans["spec"]}}
             rows.append(row)
             print(f"{ver:5s} {name:36s} {status:10s} {row['shapegate_verdict']:14s} expected {e['expected_verdict']}", flush=True)
+            if check and status != "right":
+                print(f"      {'; '.join(wrong + incomplete)[:400]}", flush=True)
+    if check:
+        bad = [r for r in rows if r["status"] != "right"]
+        print(f"{len(rows) - len(bad)} passed, {len(bad)} failed")
+        sys.exit(1 if bad or not rows else 0)
     summary = {}
     for r in rows:
         cls = (r["classes"] or ["?"])[0]
