@@ -104,6 +104,33 @@ static int spec_issues(sg_report *r, const sg_trace *t, sg_error *err)
     return 0;
 }
 
+/* torch raised while the spec was being built or validated, before it could be matched to the
+ * inputs (no per-dim spec): an assertion of Dim() ("Cannot create Dim with inconsistent min=4,
+ * max=4") or a UserError of its validation. */
+static bool spec_construction_failed(const sg_trace *t)
+{
+    const char *e = sg_trace_torch_error(t), *m = sg_trace_torch_error_message(t);
+    return e && m && (strstr(e, "AssertionError") || strstr(e, "UserError")) && !sg_trace_torch_failed_data_dependent(t);
+}
+
+/* That failure as the spec's one issue, in torch's words: verdict invalid_spec. */
+static int construction_issue(sg_report *r, const sg_trace *t, sg_error *err)
+{
+    const char *m = sg_trace_torch_error_message(t);
+    sg_violation *v;
+    if (!(r->violations = sg__calloc(1, sizeof *r->violations)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    v = &r->violations[r->nviolations++];
+    v->input = v->root = SIZE_MAX;
+    v->kind = SG_VIOL_SPEC;
+    v->dim = sg__strndup("dynamic_shapes", strlen("dynamic_shapes"));
+    v->message = sg__strndup(m, strlen(m));
+    if (!v->dim || !v->message)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    r->verdict = SG_VERDICT_INVALID_SPEC;
+    return 0;
+}
+
 static char *print_py(checker *c, const sg_expr *e)
 {
     char *s = NULL;
@@ -1392,6 +1419,14 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
         for (i = 0; i < n; i++)
             if (r->dims[i].status == SG_DIM_PROVED)
                 set_unknown(&r->dims[i], r->verdict == SG_VERDICT_INVALID_SPEC ? "invalid spec" : "not traced");
+        goto done;
+    }
+    if (!sg_trace_has_flat_spec(t) && spec_construction_failed(t)) {
+        if ((rc = construction_issue(r, t, err)))
+            goto cleanup;
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status == SG_DIM_PROVED)
+                set_unknown(&r->dims[i], "invalid spec");
         goto done;
     }
     if (!sg_trace_has_flat_spec(t)) {

@@ -490,6 +490,16 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
     /* torch turns a named dim with example size 0 or 1 into a constant */
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
+        if (d->kind == SG_SPEC_DYNAMIC && (d->size == 0 || d->size == 1) && !sg_trace_has_shape_env(t)) {
+            /* torch 2.14's make_constraints; 2.6 exports the constant without a word, the claim is false all the same */
+            snprintf(msg, sizeof msg,
+                     "Received user-specified dim hint Dim.DYNAMIC(min=%s, max=%s), but export 0/1 specialized due to "
+                     "hint of %s for dimension inputs%s.shape[%d].",
+                     !d->has_bounds || d->min.inf ? "None" : sg_int_format(a, d->min.v),
+                     !d->has_bounds || d->max.inf ? "None" : sg_int_format(b, d->max.v), sg_int_format(c, d->size), d->path, d->dim);
+            rc = add(r, d, i, SPECIALIZED, msg);
+            continue;
+        }
         if (d->kind == SG_SPEC_DIM && (d->size == 0 || d->size == 1) && !sg_trace_has_shape_env(t)) {
             snprintf(msg, sizeof msg,
                      "You marked %s as dynamic but your code specialized it to be a constant (%s). If you're using "
