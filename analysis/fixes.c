@@ -846,7 +846,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         res->recheck = SG_VERDICT_OK;
         goto cleanup;
     }
-    if (sg_trace_torch_error(t) && strstr(sg_trace_torch_error(t), "DataDependent")) {
+    if (sg_trace_torch_failed_data_dependent(t)) {
         /* tracing stopped at a data-dependent guard: what was recorded is not the whole model */
         strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));

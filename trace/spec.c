@@ -645,6 +645,33 @@ static int spec_tensor(sg_trace__reader *R, sg_input_dim *dims, size_t rank, con
     return 0;
 }
 
+/* The `idx`-th distinct field ".name" below `prefix` (len bytes) among the inputs' paths, in input
+ * order (a dataclass's fields, as its spec list gives them); appended to `path`. */
+static bool field_child(const sg_input_dim *in, size_t n, sg_buf *path, size_t len, long idx)
+{
+    size_t i, j;
+    long seen = 0;
+    for (i = 0; i < n; i++) {
+        const char *p = in[i].path, *name, *next, *q, *nj;
+        size_t nl, lj;
+        bool dup = false;
+        if (strncmp(p, path->data, len) != 0 || !attr_component(p + len, &name, &nl, &next))
+            continue;
+        for (j = 0; j < i && !dup; j++) {
+            q = in[j].path;
+            dup = strncmp(q, path->data, len) == 0 && attr_component(q + len, &nj, &lj, &next) && lj == nl
+                  && memcmp(nj, name, nl) == 0;
+        }
+        if (dup)
+            continue;
+        if (seen++ == idx) {
+            sg_buf_printf(path, ".%.*s", (int)nl, name);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The spec at pytree path `path` (a tensor's, or a container's) into `in`. */
 static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSON *node, sg_buf *path, int depth)
 {
@@ -669,8 +696,10 @@ static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSO
     cJSON_ArrayForEach(it, kids) {
         path->len = len;
         path->data[len] = '\0';
+        if (seq && !field_child(in, n, path, len, i))
+            sg_buf_printf(path, "[%ld]", i);
         if (seq)
-            sg_buf_printf(path, "[%ld]", i++);
+            i++;
         else
             sg_buf_printf(path, "['%s']", it->string);
         if (path->failed)
