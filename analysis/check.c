@@ -909,6 +909,14 @@ static int hints_jointly(checker *c, long comp)
                  "bounds of the other dims passes the recorded guards.", hint_bound(a, d->min, true),
                  hint_bound(b, d->max, true), d->path, d->dim);
         rc = refute_hint(c, idx[core[j]], msg, inside(d, lo, hi, false, 0), NULL, 0, NULL);
+        if (!rc) { /* the counterexample puts every hint of the conflict inside its bounds */
+            sg_violation *v = &c->r->violations[c->r->nviolations - 1];
+            for (k = 0; k < ncore; k++) {
+                const sg_input_dim *e = &p->inputs[idx[core[k]]];
+                hint_range(e, &lo, &hi);
+                v->counterexample[idx[core[k]]] = inside(e, lo, hi, false, 0);
+            }
+        }
     }
 cleanup:
     zv_free(&hard);
