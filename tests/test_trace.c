@@ -223,7 +223,7 @@ static void test_corpus_loads(void)
     for (size_t v = 0; v < 2; v++) {
         char **names = NULL;
         size_t n = list_cases(&names, versions[v]);
-        CHECK_EQ_INT(n, v == 0 ? 92 : 96); /* 49 of the first corpus each, and the issue-12 cases */
+        CHECK_EQ_INT(n, v == 0 ? 80 : 85); /* 49 of the first corpus each, and the issue-12 cases */
         for (size_t i = 0; i < n; i++) {
             sg_error err = SG_ERROR_INIT;
             sg_trace *t = load_case(versions[v], names[i], &err), *t2 = NULL;
@@ -298,7 +298,7 @@ static void test_corpus_loads(void)
            "%zu symbols, %zu shape guards, %zu runtime asserts, %zu input dims, "
            "%zu byte-identical JSON round trips, %d dim mapping problems, %zu unknown guard symbols\n",
            total, no_env, no_flat, syms, guards, asserts, dims, roundtrips, problems, orphans);
-    CHECK_EQ_INT(total, 92 + 96);
+    CHECK_EQ_INT(total, 80 + 85);
     CHECK_EQ_INT(roundtrips, total);
     CHECK_EQ_INT(problems, 0);
     CHECK_EQ_INT(orphans, 0);
