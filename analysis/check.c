@@ -56,7 +56,8 @@ typedef struct checker {
     sg_error *err;
 } checker;
 
-enum { FIX_NONE, FIX_RELATION, FIX_PIN };
+/* FIX_DROPPED: a refuted hint's bounds, gone for the rest of the check (fixed[i] is true) */
+enum { FIX_NONE, FIX_RELATION, FIX_PIN, FIX_DROPPED };
 
 /* ---- Report building ------------------------------------------------------------------- */
 
@@ -114,6 +115,33 @@ static int spec_issues(sg_report *r, const sg_trace *t, sg_error *err)
     return 0;
 }
 
+/* torch raised while the spec was being built or validated, before it could be matched to the
+ * inputs (no per-dim spec): an assertion of Dim() ("Cannot create Dim with inconsistent min=4,
+ * max=4") or a UserError of its validation. */
+static bool spec_construction_failed(const sg_trace *t)
+{
+    const char *e = sg_trace_torch_error(t), *m = sg_trace_torch_error_message(t);
+    return e && m && (strstr(e, "AssertionError") || strstr(e, "UserError")) && !sg_trace_torch_failed_data_dependent(t);
+}
+
+/* That failure as the spec's one issue, in torch's words: verdict invalid_spec. */
+static int construction_issue(sg_report *r, const sg_trace *t, sg_error *err)
+{
+    const char *m = sg_trace_torch_error_message(t);
+    sg_violation *v;
+    if (!(r->violations = sg__calloc(1, sizeof *r->violations)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    v = &r->violations[r->nviolations++];
+    v->input = v->root = SIZE_MAX;
+    v->kind = SG_VIOL_SPEC;
+    v->dim = sg__strndup("dynamic_shapes", strlen("dynamic_shapes"));
+    v->message = sg__strndup(m, strlen(m));
+    if (!v->dim || !v->message)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    r->verdict = SG_VERDICT_INVALID_SPEC;
+    return 0;
+}
+
 static char *print_py(checker *c, const sg_expr *e)
 {
     char *s = NULL;
@@ -139,7 +167,7 @@ static char *spec_text(const sg_input_dim *d)
                       d->root_max.inf ? "int_oo" : sg_int_format(hi, d->root_max.v));
         break;
     case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
-        sg_buf_printf(&b, "%s in [%s, %s] (%s)", d->source, d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v),
+        sg_buf_printf(&b, "%s in [%s, %s] (%s)", d->source, d->min.inf ? "0" : sg_int_format(lo, d->min.v),
                       d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v), d->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC");
         break;
     default:
@@ -355,6 +383,12 @@ static void push_defs(checker *c, zvec *v, long comp)
     size_t j, k;
     FOR_MEMBERS(c->syms, comp, j, k)
         zv_push(v, c->p->sym_def[k]);
+}
+
+static void set_unknown(sg_dim_result *d, const char *why)
+{
+    d->status = SG_DIM_UNKNOWN;
+    snprintf(d->reason, sizeof d->reason, "%.*s", (int)sizeof d->reason - 1, why);
 }
 
 /* ---- Phase 1: relations ---------------------------------------------------------------------- */
@@ -657,6 +691,322 @@ static int phase_relations(checker *c)
     return rc;
 }
 
+/* ---- Phase 1b: the bounds of Dim.AUTO / Dim.DYNAMIC ------------------------------------------------ */
+
+/* A bounded hint: Dim.AUTO / Dim.DYNAMIC given min or max, traced, not decided yet. */
+static bool bounded_hint(const checker *c, size_t i)
+{
+    const sg_input_dim *d = &c->p->inputs[i];
+    return (d->kind == SG_SPEC_AUTO || d->kind == SG_SPEC_DYNAMIC) && d->has_bounds && d->value;
+}
+
+/* A bound as torch prints a hint's min/max ("None" when not given) or a range end ("int_oo"). */
+static const char *hint_bound(char buf[SG_INT_STRLEN], sg_bound b, bool user)
+{
+    if (b.inf)
+        return user ? "None" : b.inf < 0 ? "-int_oo" : "int_oo";
+    return sg_int_format(buf, b.v);
+}
+
+/* torch's user range of a hint: [min or 0, max or int_oo] (_constrain_user_specified_dimhint_range). */
+static void hint_range(const sg_input_dim *d, sg_bound *lo, sg_bound *hi)
+{
+    *lo = d->min;
+    *hi = d->max;
+    if (lo->inf) {
+        lo->inf = 0;
+        lo->v = 0;
+    }
+}
+
+/* The traced range torch compares the hint with: the symbol's var_to_range, or the constant. */
+static bool traced_range(const checker *c, const sg_input_dim *d, sg_bound *lo, sg_bound *hi)
+{
+    size_t k;
+    if (sg_expr_kind(d->value) == SG_INT) {
+        lo->inf = hi->inf = 0;
+        lo->v = hi->v = sg_expr_int_value(d->value);
+        return true;
+    }
+    if (sg_expr_kind(d->value) != SG_SYM)
+        return false;
+    for (k = 0; k < c->p->nsyms; k++)
+        if (c->p->syms[k].sym == d->value) {
+            *lo = c->p->syms[k].lo;
+            *hi = c->p->syms[k].hi;
+            return true;
+        }
+    return false;
+}
+
+static bool disjoint(sg_bound alo, sg_bound ahi, sg_bound blo, sg_bound bhi)
+{
+    /* [alo, ahi] and [blo, bhi] (inf < 0: -oo, > 0: +oo) share no integer */
+    if (!ahi.inf && !blo.inf && ahi.v < blo.v)
+        return true;
+    if (!bhi.inf && !alo.inf && bhi.v < alo.v)
+        return true;
+    return (ahi.inf < 0 || bhi.inf < 0 || alo.inf > 0 || blo.inf > 0);
+}
+
+/* Record a refuted hint: the message, a counterexample (the example sizes, the dim moved into
+ * its bounds), the conflicting constraints (core over `lits`, mapped by `map`), and its bounds
+ * dropped for the rest of the check (torch's fix widens or removes them). */
+static int refute_hint(checker *c, size_t i, const char *msg, sg_int value, const size_t *core, size_t ncore,
+                       const size_t *map)
+{
+    sg_problem *p = c->p;
+    sg_violation *v = new_violation(c, i, SG_VIOL_RANGE);
+    Z3_ast t;
+    size_t k;
+    if (!v || !(v->message = sg__strndup(msg, strlen(msg))))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    v->has_counterexample = true;
+    if (!(v->counterexample = sg__malloc((p->ninputs + 1) * sizeof *v->counterexample)))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    for (k = 0; k < p->ninputs; k++)
+        v->counterexample[k] = p->inputs[k].size;
+    v->counterexample[i] = value;
+    for (k = 0; k < ncore; k++)
+        if (!add_constraint_core(c, v, &p->cons[map[core[k]]]))
+            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    if (!add_core(c, v, SG_CORE_SPEC, i, spec_text(&p->inputs[i]), NULL))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    if (!(t = K(Z3_mk_true(p->ctx))))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    Z3_inc_ref(p->ctx, t); /* held by c->fixed[i] */
+    if (c->fixed[i])
+        Z3_dec_ref(p->ctx, c->fixed[i]);
+    c->fixed[i] = t;
+    c->fixed_kind[i] = FIX_DROPPED; /* nor may the presolve read them as a fact */
+    c->decided[i] = true;
+    c->r->dims[i].status = SG_DIM_REFUTED;
+    return 0;
+}
+
+/* The size of the counterexample of a refuted hint: a value within its bounds, the example when it is. */
+static sg_int inside(const sg_input_dim *d, sg_bound lo, sg_bound hi, bool avoid, sg_int not_this)
+{
+    sg_int v = d->size;
+    if (!lo.inf && v < lo.v)
+        v = lo.v;
+    if (!hi.inf && v > hi.v)
+        v = hi.v;
+    if (avoid && v == not_this)
+        v = (hi.inf || v < hi.v) ? v + 1 : v - 1;
+    return v;
+}
+
+/*
+ * One bounded hint against what the guards allow for it, as torch 2.14's make_constraints
+ * does after tracing: torch raises when the user's range and the traced range are disjoint
+ * ("conflicts between user-specified ranges and inferred ranges"), and for Dim.DYNAMIC when
+ * their intersection is one value ("tracing inferred a static shape"). Decided by Z3 over every
+ * recorded constraint and the static dims: no size within the bounds passes them (or, for
+ * DYNAMIC, exactly one does). Without this, the bounds and the assumed guards contradict each
+ * other and every later query is vacuous.
+ */
+static int hint_in(checker *c, size_t i)
+{
+    sg_problem *p = c->p;
+    Z3_context ctx = p->ctx;
+    const sg_input_dim *d = &p->inputs[i];
+    long comp = p->input_comp[i];
+    zvec hard = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+    size_t j, k, *map = NULL, nmap = 0, *core = NULL, ncore = 0;
+    sg_bound ulo, uhi, tlo, thi;
+    Z3_model model = NULL;
+    Z3_lbool res;
+    char reason[64], msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN], x[SG_INT_STRLEN], y[SG_INT_STRLEN];
+    sg_int only = 0;
+    int rc = 0;
+
+    hint_range(d, &ulo, &uhi);
+    push_defs(c, &hard, comp);
+    FOR_MEMBERS(c->inputs, comp, j, k)
+        if (k != i && (p->inputs[k].kind == SG_SPEC_STATIC || p->inputs[k].kind == SG_SPEC_UNSET))
+            zv_push(&hard, spec_item(c, k));
+    zv_push(&hard, K(Z3_mk_ge(ctx, p->dvar[i], sg_problem_num(p, ulo.v))));
+    if (!uhi.inf)
+        zv_push(&hard, K(Z3_mk_le(ctx, p->dvar[i], sg_problem_num(p, uhi.v))));
+    if (!(map = sg__malloc((p->ncons + 1) * sizeof *map))) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    FOR_MEMBERS(c->cons, comp, j, k) {
+        zv_push(&hard, implies(c, p->cons[k].lit, p->cons[k].holds));
+        zv_push(&lits, p->cons[k].lit);
+        map[nmap++] = k;
+    }
+    if (hard.failed || lits.failed) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = sg_problem_check(p, hard.a, hard.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, &model, &core,
+                               &ncore, reason, c->err)))
+        goto cleanup;
+    if (res == Z3_L_UNDEF) {
+        set_unknown(&c->r->dims[i], reason[0] ? reason : "unknown");
+        c->decided[i] = true;
+        goto cleanup;
+    }
+    if (res == Z3_L_FALSE) { /* no size within the bounds passes: torch's range conflict */
+        if (c->opts->minimize_cores) {
+            bool *keep = sg__calloc(lits.n + 1, sizeof *keep);
+            int *order = sg__calloc(lits.n + 1, sizeof *order);
+            if (!keep || !order) {
+                sg_free(keep);
+                sg_free(order);
+                rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            for (k = 0; k < ncore; k++)
+                keep[core[k]] = true;
+            for (k = 0; k < lits.n; k++)
+                order[k] = p->cons[map[k]].kind == SG_CORE_GUARD ? 2 : p->cons[map[k]].kind == SG_CORE_RANGE ? 1 : 0;
+            rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep);
+            for (k = 0, ncore = 0; k < lits.n && !rc; k++)
+                if (keep[k])
+                    core[ncore++] = k;
+            sg_free(keep);
+            sg_free(order);
+            if (rc)
+                goto cleanup;
+        }
+        if (traced_range(c, d, &tlo, &thi) && disjoint(ulo, uhi, tlo, thi))
+            snprintf(msg, sizeof msg,
+                     "Received user-specified min/max range of [%s, %s], conflicting with the inferred min/max range "
+                     "of [%s, %s], for inputs%s.shape[%d].", hint_bound(a, d->min, true), hint_bound(b, d->max, true),
+                     hint_bound(x, tlo, false), hint_bound(y, thi, false), d->path, d->dim);
+        else /* torch's interval test misses it (a hole, a congruence, a relation): our words */
+            snprintf(msg, sizeof msg,
+                     "Received user-specified min/max range of [%s, %s] for inputs%s.shape[%d], but no size in it "
+                     "passes the recorded guards.", hint_bound(a, d->min, true), hint_bound(b, d->max, true), d->path,
+                     d->dim);
+        rc = refute_hint(c, i, msg, inside(d, ulo, uhi, false, 0), core, ncore, map);
+        goto cleanup;
+    }
+    if (d->kind != SG_SPEC_DYNAMIC || !sg_problem_model_int(p, model, p->dvar[i], &only))
+        goto cleanup;
+    /* DYNAMIC: is that the only size within the bounds? */
+    zv_push(&hard, K(Z3_mk_not(ctx, K(Z3_mk_eq(ctx, p->dvar[i], sg_problem_num(p, only))))));
+    if (hard.failed) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = sg_problem_check(p, hard.a, hard.n, NULL, 0, &c->budget, &c->r->stats, &res, NULL, NULL, NULL, reason,
+                               c->err)))
+        goto cleanup;
+    if (res == Z3_L_UNDEF) {
+        set_unknown(&c->r->dims[i], reason[0] ? reason : "unknown");
+        c->decided[i] = true;
+    } else if (res == Z3_L_FALSE) {
+        snprintf(msg, sizeof msg,
+                 "Received user-specified dim hint Dim.DYNAMIC(min=%s, max=%s), but tracing inferred a static shape "
+                 "of %s for dimension inputs%s.shape[%d].", hint_bound(a, d->min, true), hint_bound(b, d->max, true),
+                 sg_int_format(x, only), d->path, d->dim);
+        rc = refute_hint(c, i, msg, inside(d, ulo, uhi, true, only), NULL, 0, map);
+    }
+cleanup:
+    if (model)
+        Z3_model_dec_ref(ctx, model);
+    zv_free(&hard);
+    zv_free(&lits);
+    sg_free(map);
+    sg_free(core);
+    return rc;
+}
+
+/*
+ * The bounded hints of one component together: the assumed constraints hold by
+ * construction, so the hints' bounds, the other dims' specs and those constraints
+ * must admit one shape, or every later "proved" would be vacuous. When they do not,
+ * the hints of a minimal conflicting set are refuted.
+ */
+static int hints_jointly(checker *c, long comp)
+{
+    sg_problem *p = c->p;
+    Z3_context ctx = p->ctx;
+    zvec hard = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+    size_t j, k, *idx = NULL, *core = NULL, ncore = 0;
+    Z3_lbool res;
+    char reason[64], msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    int rc = 0;
+
+    if (!(idx = sg__malloc((p->ninputs + 1) * sizeof *idx)))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    push_defs(c, &hard, comp);
+    FOR_MEMBERS(c->cons, comp, j, k)
+        if (!p->cons[k].checked)
+            zv_push(&hard, p->cons[k].holds);
+    FOR_MEMBERS(c->inputs, comp, j, k) {
+        Z3_ast item = spec_item(c, k);
+        if (!item)
+            continue;
+        if (!bounded_hint(c, k) || c->decided[k]) {
+            zv_push(&hard, item);
+            continue;
+        }
+        zv_push(&hard, implies(c, p->spec_lit[k], item));
+        idx[lits.n] = k;
+        zv_push(&lits, p->spec_lit[k]);
+    }
+    if (hard.failed || lits.failed) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (lits.n < 2)
+        goto cleanup;
+    if ((rc = sg_problem_check(p, hard.a, hard.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, NULL, &core, &ncore,
+                               reason, c->err)))
+        goto cleanup;
+    if (res == Z3_L_UNDEF) {
+        for (k = 0; k < lits.n; k++) {
+            set_unknown(&c->r->dims[idx[k]], reason[0] ? reason : "unknown");
+            c->decided[idx[k]] = true;
+        }
+        goto cleanup;
+    }
+    for (j = 0; res == Z3_L_FALSE && j < ncore && !rc; j++) {
+        const sg_input_dim *d = &p->inputs[idx[core[j]]];
+        sg_bound lo, hi;
+        hint_range(d, &lo, &hi);
+        snprintf(msg, sizeof msg,
+                 "Received user-specified min/max range of [%s, %s] for inputs%s.shape[%d], but no shape within the "
+                 "bounds of the other dims passes the recorded guards.", hint_bound(a, d->min, true),
+                 hint_bound(b, d->max, true), d->path, d->dim);
+        rc = refute_hint(c, idx[core[j]], msg, inside(d, lo, hi, false, 0), NULL, 0, NULL);
+        if (!rc) { /* the counterexample puts every hint of the conflict inside its bounds */
+            sg_violation *v = &c->r->violations[c->r->nviolations - 1];
+            for (k = 0; k < ncore; k++) {
+                const sg_input_dim *e = &p->inputs[idx[core[k]]];
+                hint_range(e, &lo, &hi);
+                v->counterexample[idx[core[k]]] = inside(e, lo, hi, false, 0);
+            }
+        }
+    }
+cleanup:
+    zv_free(&hard);
+    zv_free(&lits);
+    sg_free(idx);
+    sg_free(core);
+    return rc;
+}
+
+static int phase_hints(checker *c)
+{
+    sg_problem *p = c->p;
+    size_t i;
+    int rc = 0;
+    for (i = 0; i < p->ninputs && !rc; i++)
+        if (bounded_hint(c, i) && !c->decided[i])
+            rc = hint_in(c, i);
+    for (i = 0; i < p->ninputs && !rc; i++) /* each component once, at its first dim */
+        if (c->inputs.idx[c->inputs.start[p->input_comp[i]]] == i)
+            rc = hints_jointly(c, p->input_comp[i]);
+    return rc;
+}
+
 /* ---- Phase 2: values ---------------------------------------------------------------------------- */
 
 /* The symbol box for the cheap pass: traced ranges, narrowed by DIM specs. */
@@ -807,7 +1157,7 @@ static void presolve_round(checker *c, long comp)
             sg_presolve_pin(c->ps, k, p->inputs[k].size);
         else if (c->fixed_kind[k] == FIX_RELATION)
             sg_presolve_relation(c->ps, k, c->rel_root[k]);
-        else if (p->spec[k])
+        else if (c->fixed_kind[k] == FIX_NONE && p->spec[k])
             sg_presolve_spec(c->ps, k);
     }
     FOR_MEMBERS(c->cons, comp, j, k)
@@ -1030,10 +1380,28 @@ static int phase_values(checker *c)
 /* ---- Entry points ------------------------------------------------------------------------------- */
 
 
-static void set_unknown(sg_dim_result *d, const char *why)
+
+/*
+ * torch stopped on a data-dependent guard: the guards after it were never recorded,
+ * so a "proved" is not one (a refuted dim stays refuted: a recorded guard is still
+ * one the export needs). The verdict says what torch hit.
+ */
+static int torch_failed(sg_report *r, const sg_trace *t, sg_error *err)
 {
-    d->status = SG_DIM_UNKNOWN;
-    snprintf(d->reason, sizeof d->reason, "%.*s", (int)sizeof d->reason - 1, why);
+    const char *what = sg_trace_torch_error(t), *msg = sg_trace_torch_error_message(t), *dot;
+    char buf[1400];
+    size_t i;
+    for (i = 0; i < r->ndims; i++)
+        if (r->dims[i].status == SG_DIM_PROVED)
+            set_unknown(&r->dims[i], "the export did not complete");
+    dot = strrchr(what, '.');
+    snprintf(buf, sizeof buf,
+             "torch failed on a data-dependent guard (%s): %s; the export did not complete, so only the guards "
+             "recorded before it are known and nothing is proved",
+             dot ? dot + 1 : what, msg ? msg : "(no message recorded)");
+    if (!(r->torch_failed = sg__strndup(buf, strlen(buf))))
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    return 0;
 }
 
 static void finish_verdict(sg_report *r)
@@ -1042,6 +1410,10 @@ static void finish_verdict(sg_report *r)
     bool unknown = r->no_spec;
     if (r->verdict == SG_VERDICT_INVALID_SPEC)
         return;
+    if (r->torch_failed) {
+        r->verdict = SG_VERDICT_TORCH_FAILED;
+        return;
+    }
     if (r->nviolations) {
         r->verdict = SG_VERDICT_VIOLATIONS;
         return;
@@ -1159,6 +1531,14 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
                 set_unknown(&r->dims[i], r->verdict == SG_VERDICT_INVALID_SPEC ? "invalid spec" : "not traced");
         goto done;
     }
+    if (!sg_trace_has_flat_spec(t) && spec_construction_failed(t)) {
+        if ((rc = construction_issue(r, t, err)))
+            goto cleanup;
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status == SG_DIM_PROVED)
+                set_unknown(&r->dims[i], "invalid spec");
+        goto done;
+    }
     if (!sg_trace_has_flat_spec(t)) {
         r->verdict = SG_VERDICT_UNKNOWN;
         r->no_spec = true;
@@ -1196,12 +1576,14 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     if ((rc = sg_presolve_new(&c.ps, c.p, err)))
         goto cleanup;
     c.forest_comp = -1;
-    /* 1. relations the guards force, 2. values the guards reject */
-    if ((rc = phase_relations(&c)) || (rc = phase_values(&c)))
+    /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
+    if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = phase_values(&c)))
         goto cleanup;
     if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
         goto cleanup;
 done:
+    if (r->verdict != SG_VERDICT_INVALID_SPEC && sg_trace_torch_failed_data_dependent(t) && (rc = torch_failed(r, t, err)))
+        goto cleanup;
     finish_verdict(r);
     r->stats.seconds = sg_problem_now() - start;
     SG_COUNT(rt, decided_cheaply, r->stats.decided_cheaply);

@@ -583,6 +583,49 @@ static int cmp_member(const void *x, const void *y)
 }
 
 /*
+ * A Dim.AUTO / Dim.DYNAMIC whose min/max the guards contradict (torch's range conflict):
+ * the same hint over the widest valid range of its symbol (min/max left out where torch's
+ * defaults say as much), or, for DYNAMIC over a single value, the static size.
+ */
+static void fix_hint(deriver *d, size_t i)
+{
+    const sg_input_dim *in = &d->in[i];
+    uint32_t s = sg_expr_symbol_index(in->value);
+    const sg_inferred *f = s < d->nsym ? d->facts[s] : NULL;
+    sg_bound lo, hi;
+    char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+
+    if (!f) {
+        strs_pushf(d->notes, "%s: nothing inferred about its size: no bounds to suggest", in->source);
+        return;
+    }
+    lo = f->lo;
+    hi = f->hi;
+    if (f->is_constant || (!lo.inf && !hi.inf && lo.v == hi.v)) {
+        sg_int v = f->is_constant ? f->constant : lo.v;
+        if (in->kind == SG_SPEC_DYNAMIC) {
+            push_static(d, i, v);
+            strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards allow only %s: static now", in->source,
+                       sg_int_format(a, v));
+            return;
+        }
+        lo.inf = hi.inf = 0;
+        lo.v = hi.v = v;
+    }
+    if (lo.inf || lo.v <= 2) { /* torch analyses sizes from 2: min=None says the same */
+        lo.inf = -1;
+        lo.v = 0;
+    }
+    if (sg_spec_edits__hint(&d->edits, i, in->kind, !lo.inf || !hi.inf, lo, hi, NULL) != 0) {
+        d->failed = true;
+        return;
+    }
+    strs_pushf(d->notes, "%s: Dim.%s(min=%s, max=%s), the range the guards allow (the given bounds conflict with it)",
+               in->source, in->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC", lo.inf ? "None" : sg_int_format(a, lo.v),
+               hi.inf ? "None" : sg_int_format(b, hi.v));
+}
+
+/*
  * One round: the override items that make every eligible dim of `d->t` what
  * the report's facts say. In FIX mode only groups with a refuted dim change.
  */
@@ -624,6 +667,11 @@ static int derive(deriver *d, sg_error *err)
             sg_int_format(num, sg_expr_int_value(in->value));
             strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards make it %s: static now (no Dim name, so no line)",
                        in->source, num);
+            continue;
+        }
+        if (d->m == MODE_FIX && refuted && (in->kind == SG_SPEC_AUTO || in->kind == SG_SPEC_DYNAMIC)
+            && in->has_bounds && in->value && sg_expr_kind(in->value) == SG_SYM) {
+            fix_hint(d, i);
             continue;
         }
         if (!eligible(d, i))
@@ -979,7 +1027,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         res->recheck = SG_VERDICT_OK;
         goto cleanup;
     }
-    if (sg_trace_torch_error(t) && strstr(sg_trace_torch_error(t), "DataDependent")) {
+    if (sg_trace_torch_failed_data_dependent(t)) {
         /* tracing stopped at a data-dependent guard: what was recorded is not the whole model */
         strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));

@@ -41,7 +41,8 @@ typedef enum sg_exit {
     SG_EXIT_INPUT = 3,    /* invalid or unreadable input: syntax, limits, i/o */
     SG_EXIT_UNKNOWN = 4,  /* no answer could be found (reserved for the solver commands) */
     SG_EXIT_INTERNAL = 5, /* out of memory or an internal error; an output that cannot be written */
-    SG_EXIT_OUTPUT = 6    /* an output refused: not a regular file, a symbolic link, the input itself, a terminal */
+    SG_EXIT_TORCH_FAILED = 6, /* torch did not complete the export (a data-dependent guard): nothing decided */
+    SG_EXIT_OUTPUT = 7    /* an output refused: not a regular file, a symbolic link, the input itself, a terminal */
 } sg_exit;
 
 /*

@@ -11,7 +11,7 @@
  * Exit codes: 0 NEW accepts everything OLD accepts (a widening passes), 1 a
  * regression (or a changed signature), 2 usage, 3 unreadable or invalid
  * input, 4 unknown (with the reason), 5 internal or the JUnit file cannot be
- * written, 6 the JUnit file refused (not a regular file).
+ * written, 7 the JUnit file refused (not a regular file).
  */
 #define _POSIX_C_SOURCE 200809L /* lstat, mkstemp, fchmod, fsync */
 #include <errno.h>

@@ -12,7 +12,7 @@
  *
  * Exit codes: 0 written, 1 / 4 with --strict when the verdict is refuted /
  * unknown (nothing written), 2 usage, 3 unreadable or invalid input, 5
- * internal error or the output cannot be written, 6 the output refused.
+ * internal error or the output cannot be written, 7 the output refused.
  */
 #include <string.h>
 #include <unistd.h>
@@ -50,7 +50,7 @@ static const sg_cli_spec pack_spec = {
     "\n"
     "Exit: 0 written, 1 refuted and 4 unknown (with --strict; nothing written),\n"
     "      2 usage, 3 unreadable or invalid archive, 5 internal error or the output\n"
-    "      cannot be written, 6 the output refused (not a regular file, read-only,\n"
+    "      cannot be written, 7 the output refused (not a regular file, read-only,\n"
     "      a symbolic link, the input itself, a terminal).\n",
     false,
     NULL,

@@ -151,6 +151,7 @@ int sg_cli_verdict_exit(const sg_report *r)
     switch (sg_report_verdict(r)) {
     case SG_VERDICT_OK: return SG_EXIT_OK;
     case SG_VERDICT_UNKNOWN: return SG_EXIT_UNKNOWN;
+    case SG_VERDICT_TORCH_FAILED: return SG_EXIT_TORCH_FAILED;
     default: return SG_EXIT_FALSE;
     }
 }

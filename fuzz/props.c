@@ -148,7 +148,7 @@ void sg_fuzz_check_trace(const sg_trace *t)
             SG_FUZZ_FAIL("failed check left a report");
         goto cleanup;
     }
-    if ((int)r->verdict < SG_VERDICT_OK || r->verdict > SG_VERDICT_INVALID_SPEC)
+    if ((int)r->verdict < SG_VERDICT_OK || r->verdict > SG_VERDICT_TORCH_FAILED)
         SG_FUZZ_FAIL("verdict out of range: %d", (int)r->verdict);
     for (i = 0; i < r->ndims; i++) {
         if ((int)r->dims[i].status < SG_DIM_PROVED || r->dims[i].status > SG_DIM_STATIC)

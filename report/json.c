@@ -147,6 +147,8 @@ static cJSON *check_object(const sg_report *r, unsigned flags, sg_error *err, in
     cJSON_AddStringToObject(root, "verdict", sg_verdict_name(r->verdict));
     if (r->no_spec)
         cJSON_AddStringToObject(root, "reason", "the trace carries no per-dim spec (torch failed before building it)");
+    else if (r->torch_failed)
+        cJSON_AddStringToObject(root, "reason", r->torch_failed);
     arr = cJSON_AddArrayToObject(root, "violations");
     for (i = 0; arr && i < r->nviolations; i++) {
         const sg_violation *v = &r->violations[i];

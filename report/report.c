@@ -93,6 +93,7 @@ void sg_report_free(sg_report *r)
     sg_free(r->inferred);
     sg_fixes_free(r->fixes);
     sg_free(r->torch_message);
+    sg_free(r->torch_failed);
     sg_torch_recheck_free(r->torch);
     if (r->verify)
         sg_free(r->verify->name);
@@ -108,6 +109,7 @@ const char *sg_verdict_name(sg_verdict v)
     case SG_VERDICT_OK: return "ok";
     case SG_VERDICT_VIOLATIONS: return "violations";
     case SG_VERDICT_UNKNOWN: return "unknown";
+    case SG_VERDICT_TORCH_FAILED: return "torch_failed";
     default: return "invalid_spec";
     }
 }
@@ -129,6 +131,7 @@ const char *sg_violation_kind_name(sg_violation_kind k)
     case SG_VIOL_SPECIALIZED: return "specialized";
     case SG_VIOL_EQUAL: return "equal";
     case SG_VIOL_RELATED: return "related";
+    case SG_VIOL_RANGE: return "range_conflict";
     default: return "guard";
     }
 }

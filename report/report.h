@@ -124,6 +124,7 @@ struct sg_report {
     size_t ninferred;
     sg_check_stats stats;
     bool no_spec;            /*< the trace carries no per-dim spec (torch failed building it): unknown */
+    char *torch_failed;      /*< TORCH_FAILED: what torch hit and why nothing is proved, or NULL */
     sg_report_kind kind;
     sg_fixes *fixes;  /*< CHECK: fixes after a refutation; SPEC: the generated spec; or NULL */
     char *torch_message;     /*< torch's whole error text with the verified fixes, or NULL */

@@ -101,6 +101,8 @@ static void check_text(sg_buf *b, const sg_report *r)
                   sg_verdict_name(r->verdict));
     if (r->no_spec)
         sg_buf_puts(b, "  the trace carries no per-dim spec (torch failed before building it): nothing to decide\n");
+    else if (r->torch_failed)
+        sg_buf_printf(b, "  %s\n", r->torch_failed);
     for (i = 0; i < r->ndims; i++) {
         const sg_dim_result *d = &r->dims[i];
         if (d->status == SG_DIM_STATIC)
@@ -272,7 +274,7 @@ static int fixes_text(sg_buf *b, const sg_report *r, unsigned flags, sg_error *e
     } else {
         sg_buf_puts(b, "\nNo suggested fix: none that could be derived checks clean.\n");
     }
-    if ((flags & SG_TEXT_EXPLAIN) || !f->verified)
+    if ((flags & SG_TEXT_EXPLAIN) || !f->verified || f->nfixes == 0) /* no line: the notes say what changed */
         for (i = 0; i < f->nnotes; i++)
             sg_buf_printf(b, "  note: %s\n", f->notes[i]);
     if ((flags & SG_TEXT_PYTHON) && f->spec_json) {

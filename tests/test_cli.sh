@@ -283,6 +283,17 @@ CASES=$SRC/tests/corpus/cases
 expect_out_has() {
     if [[ $OUT == *"$2"* ]]; then pass; else fail "$1" "stdout lacks: $2"; fi
 }
+# two Dim.AUTO whose bounds each meet the traced range but not together (s0 + s1 >= 50, both
+# <= 20): refuted, not vacuously proved; the counterexample puts both inside their bounds
+run /dev/null check --json --no-fix "$SRC/tests/data/hints/joint_auto_bounds.json"
+expect "joint hint bounds: refuted" 1 '*'
+expect_out_has "joint hint bounds: range_conflict" '"kind":"range_conflict"'
+expect_out_has "joint hint bounds: counterexample in the bounds" '"counterexample":{"['"'"'x'"'"']":[20],"['"'"'y'"'"']":[20]}'
+# {"hello": "world"} is not a capture: one line, exit 3
+mkdir -p "$TMP/hello" && echo '{"hello": "world"}' >"$TMP/hello/case.json" && echo '{"hello": "world"}' >"$TMP/hello/guards.json"
+run /dev/null check "$TMP/hello"
+expect "hello world: unreadable" 3 ''
+if [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [[ $ERR == *"guards.json: shape_envs: missing"* ]]; then pass; else fail "hello world: one line naming the file" "$ERR"; fi
 if [ -d "$CASES/err_check_ge" ]; then
     run /dev/null check "$CASES/err_check_ge"
     expect "check err_check_ge as traced: refuted" 1 '*'

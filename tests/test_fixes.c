@@ -206,7 +206,7 @@ static void check_case(const char *version, const char *name)
         if (sg_spec_generate(&g, t, &o, &err) != 0) {
             CHECK_MSG(0, "%s/%s: spec: %s", version, name, err.msg);
         } else {
-            bool partial = sg_trace_torch_error(t) && strstr(sg_trace_torch_error(t), "DataDependent");
+            bool partial = sg_trace_torch_failed_data_dependent(t);
             /* a trace torch stopped at a data-dependent guard is incomplete: no spec is offered */
             CHECK_MSG(g->verified != partial, "%s/%s: generated spec %sverified (%s)", version, name,
                       partial ? "" : "not ", g->nnotes ? g->notes[0] : sg_verdict_name(g->recheck));

@@ -59,7 +59,7 @@ cases = d.getElementsByTagName('testcase')
 assert len(cases) == 5, len(cases)                       # signature + 4 input dims
 assert d.getElementsByTagName('failure'), 'no failure'" "$W/gate.xml"
 mkdir "$W/dir.xml"
-expect "junit not over a folder" 6 "$SG" gate --junit "$W/dir.xml" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+expect "junit not over a folder" 7 "$SG" gate --junit "$W/dir.xml" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
 expect "annotations" 1 "$SG" gate --annotations "$G/relation-2.14/old.pt2" "$G/relation-2.14/new.pt2"
 contains "annotation: regression" "::error file=$G/relation-2.14/new.pt2,title=shapegate gate%3A regression::NEW rejects"
 contains "annotation: widening" "::notice file="

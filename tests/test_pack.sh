@@ -122,29 +122,29 @@ expect packnodir 5 "$SG" pack "$M" -o "$W/no/such/dir/out.pt2"
 expect packself 3 "$SG" pack "$W/flip.pt2" -o "$W/flip.pt2"
 cp "$M" "$W/self.pt2"
 sum=$(sha256sum <"$W/self.pt2")
-expect packself2 6 "$SG" pack "$W/self.pt2" -o "$W/self.pt2"
+expect packself2 7 "$SG" pack "$W/self.pt2" -o "$W/self.pt2"
 ok "input untouched" [ "$(sha256sum <"$W/self.pt2")" = "$sum" ]
 
-# the output: never a symbolic link, device, FIFO, folder or read-only file (exit 6, untouched);
+# the output: never a symbolic link, device, FIFO, folder or read-only file (exit 7, untouched);
 # an existing file keeps its mode; -o - streams the same bytes to stdout
 O=$W/out
 mkdir -p "$O/dir"
 echo keep >"$O/target"
 ln -s target "$O/link"
-expect "pack over a symlink" 6 "$SG" pack "$M" -o "$O/link"
+expect "pack over a symlink" 7 "$SG" pack "$M" -o "$O/link"
 ok "symlink kept" [ -L "$O/link" ] && ok "its target kept" [ "$(cat "$O/target")" = keep ]
 mkfifo "$O/fifo"
-expect "pack over a FIFO" 6 "$SG" pack "$M" -o "$O/fifo"
+expect "pack over a FIFO" 7 "$SG" pack "$M" -o "$O/fifo"
 ok "FIFO kept" [ -p "$O/fifo" ]
-expect "pack over a folder" 6 "$SG" pack "$M" -o "$O/dir"
+expect "pack over a folder" 7 "$SG" pack "$M" -o "$O/dir"
 ok "folder kept" [ -d "$O/dir" ]
 if [ "$(id -u)" -eq 0 ] && mknod "$O/null" c 1 3 2>/dev/null; then
-    expect "pack over a device" 6 "$SG" pack "$M" -o "$O/null"
+    expect "pack over a device" 7 "$SG" pack "$M" -o "$O/null"
     ok "device kept" [ -c "$O/null" ]
 fi
 echo keep >"$O/ro"
 chmod 0444 "$O/ro"
-expect "pack over a read-only file" 6 "$SG" pack "$M" -o "$O/ro"
+expect "pack over a read-only file" 7 "$SG" pack "$M" -o "$O/ro"
 ok "read-only file kept" [ "$(cat "$O/ro")" = keep ]
 echo old >"$O/mode"
 chmod 0640 "$O/mode"

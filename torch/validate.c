@@ -8,9 +8,14 @@
  *   - example sizes that differ for one Dim name, or that do not have the
  *     derived form, or that lie outside the Dim's range;
  *   - a named Dim whose example size is 0 or 1: torch specialises it;
- *   - a dict spec whose top-level keys are not the argument names.
+ *   - a dict spec whose top-level keys are not the argument names;
+ *   - a spec whose structure is not the inputs' (a dict for a list, a tuple of
+ *     the wrong length, a plain tuple for a namedtuple), a tensor's spec list of
+ *     another length than its rank (torch 2.7 on), a dict naming a dim beyond it.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -152,12 +157,278 @@ static bool dim_bounds_ok(char *msg, size_t cap, sg_bound lo, sg_bound hi)
     return false;
 }
 
+/* ---- the structure of the spec against the inputs' pytree (export/dynamic_shapes.py) ---- */
+
+#define EXPORTDB " For more information about this error, see: " \
+                 "https://pytorch.org/docs/main/generated/exportdb/index.html#dynamic-shapes-validation"
+
+typedef struct walker {
+    const sg_trace *t;
+    const cJSON *flat;   /* inputs.flat: the leaves' paths (a namedtuple's show its fields) */
+    bool lengths;        /* torch 2.7 and later: a tensor's spec list must have its rank */
+    sg_buf msg;          /* the first mismatch, torch's words; empty while none */
+} walker;
+
+static const cJSON *items_of(const cJSON *spec)
+{
+    const cJSON *t = cJSON_IsObject(spec) ? cJSON_GetObjectItemCaseSensitive(spec, "__tuple__") : NULL;
+    return t ? t : cJSON_IsArray(spec) ? spec : NULL;
+}
+
+/* The pytree node type of a spec value as torch prints it; NULL for a leaf (a Dim, a hint, an int). */
+static const char *spec_type(const cJSON *spec)
+{
+    if (cJSON_IsArray(spec))
+        return "<class 'list'>";
+    if (cJSON_IsObject(spec) && cJSON_GetObjectItemCaseSensitive(spec, "__tuple__"))
+        return "<class 'tuple'>";
+    if (cJSON_IsObject(spec) && !cJSON_GetObjectItemCaseSensitive(spec, "name")
+        && !cJSON_GetObjectItemCaseSensitive(spec, "hint") && !cJSON_GetObjectItemCaseSensitive(spec, "derived"))
+        return "<class 'dict'>";
+    return NULL;
+}
+
+/* torch's repr of a spec leaf inside a list: None, Dim('dx', min=0, max=16), Dim.AUTO, 4. */
+static void leaf_repr(sg_buf *b, const cJSON *j)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name"), *hint = cJSON_GetObjectItemCaseSensitive(j, "hint");
+    if (!j || cJSON_IsNull(j)) {
+        sg_buf_puts(b, "None");
+    } else if (cJSON_IsString(j)) {
+        sg_buf_printf(b, "Dim.%s", j->valuestring);
+    } else if (cJSON_IsNumber(j)) {
+        sg_buf_printf(b, "%.0f", j->valuedouble);
+    } else if (cJSON_IsString(name)) {
+        const cJSON *lo = cJSON_GetObjectItemCaseSensitive(j, "min"), *hi = cJSON_GetObjectItemCaseSensitive(j, "max");
+        char buf[320];
+        sg_bound l = {0, 0}, h = {0, 1};
+        if (cJSON_IsNumber(lo))
+            l.v = (sg_int)lo->valuedouble;
+        if (cJSON_IsNumber(hi)) {
+            h.inf = 0;
+            h.v = (sg_int)hi->valuedouble;
+        }
+        dim_repr(buf, sizeof buf, name->valuestring, l, h);
+        sg_buf_puts(b, buf);
+    } else if (cJSON_IsString(hint)) {
+        sg_buf_printf(b, "Dim.%s", hint->valuestring);
+    } else if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "derived"))) {
+        sg_buf_puts(b, cJSON_GetObjectItemCaseSensitive(j, "derived")->valuestring);
+    } else {
+        sg_buf_puts(b, "?");
+    }
+}
+
+/* Is the tuple input at `path` a namedtuple (its leaves in inputs.flat go through fields: "['p'].img")? */
+static bool named_tuple(const walker *w, const char *path)
+{
+    const cJSON *it;
+    size_t n = strlen(path);
+    cJSON_ArrayForEach(it, w->flat) {
+        const char *p = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "path"));
+        if (p && strncmp(p, path, n) == 0 && p[n] == '.')
+            return true;
+    }
+    return false;
+}
+
+static void mismatch(walker *w, const char *fmt, ...) SG_PRINTF(2, 3);
+static void mismatch(walker *w, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    if (w->msg.len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    sg_buf_printf(&w->msg, "Detected mismatch between the structure of `inputs` and `dynamic_shapes`: %s" EXPORTDB, tmp);
+}
+
+/* A tensor's spec: a dict naming dims below the rank, a list (torch 2.7+) of the rank's length. */
+static void tensor_spec(walker *w, const cJSON *shape, const cJSON *spec, const char *path)
+{
+    int rank = cJSON_GetArraySize(shape), k;
+    const cJSON *it, *items = items_of(spec);
+    sg_buf sz;
+    if (w->msg.len)
+        return;
+    sg_buf_init(&sz, 4096);
+    sg_buf_puts(&sz, "torch.Size([");
+    for (k = 0; k < rank; k++)
+        sg_buf_printf(&sz, "%s%.0f", k ? ", " : "", cJSON_GetArrayItem(shape, k)->valuedouble);
+    sg_buf_puts(&sz, "])");
+    if (items && w->lengths && cJSON_GetArraySize(items) != rank) {
+        sg_buf_printf(&w->msg, "Expected dynamic shape spec %s", cJSON_IsArray(spec) ? "[" : "(");
+        k = 0;
+        cJSON_ArrayForEach(it, items) {
+            if (k++)
+                sg_buf_puts(&w->msg, ", ");
+            leaf_repr(&w->msg, it);
+        }
+        sg_buf_printf(&w->msg, "%s specified at `dynamic_shapes%s` to have the same length as the actual tensor shape %s "
+                      "(expected %d, but got %d instead)" EXPORTDB, cJSON_IsArray(spec) ? "]" : ",)" + (k != 1),
+                      path, sz.data ? sz.data : "?", rank, cJSON_GetArraySize(items));
+    } else if (!items && spec_type(spec)) {
+        cJSON_ArrayForEach(it, spec) {
+            char *end;
+            long d = strtol(it->string, &end, 10);
+            if (*end == '\0' && (d >= rank || d < -rank)) { /* torch 2.14 and 2.6: a bare IndexError */
+                sg_buf_printf(&w->msg, "list assignment index out of range: `dynamic_shapes%s` names dim %ld of a "
+                              "tensor of shape %s (%d dims)", path, d, sz.data ? sz.data : "?", rank);
+                break;
+            }
+        }
+    }
+    sg_buf_dispose(&sz);
+}
+
+static void compare(walker *w, const cJSON *input, const cJSON *spec, const char *path, int depth)
+{
+    const cJSON *shape, *kids = NULL, *sitems, *it;
+    const char *type = NULL, *stype;
+    char sub[1024];
+    int n, k;
+
+    if (w->msg.len || !input || cJSON_IsNull(input) || !spec || cJSON_IsNull(spec) || depth > 64)
+        return; /* None matches any subtree */
+    if ((shape = cJSON_GetObjectItemCaseSensitive(input, "tensor")) != NULL) {
+        tensor_spec(w, shape, spec, path);
+        return;
+    }
+    if ((kids = cJSON_GetObjectItemCaseSensitive(input, "list")) != NULL)
+        type = "<class 'list'>";
+    else if ((kids = cJSON_GetObjectItemCaseSensitive(input, "tuple")) != NULL)
+        type = named_tuple(w, path) ? "<function namedtuple>" : "<class 'tuple'>";
+    else if ((kids = cJSON_GetObjectItemCaseSensitive(input, "dict")) != NULL)
+        type = "<class 'dict'>";
+    if (!type)
+        return; /* a leaf (int, float, bool, str) or a type the recording does not show (a dataclass) */
+    stype = spec_type(spec);
+    if (!stype) {
+        mismatch(w, "`inputs%s` is a %s, but `dynamic_shapes%s` is not", path, type, path);
+        return;
+    }
+    /* a namedtuple's spec is built with its class, which the recording writes as a tuple:
+     * torch could not map it (no dynamic_shapes_flat) exactly when it was a plain tuple */
+    if (strcmp(type, stype) != 0
+        && !(type[1] == 'f' && strcmp(stype, "<class 'tuple'>") == 0 && sg_trace_has_flat_spec(w->t))) {
+        mismatch(w, "`inputs%s` is a %s, but `dynamic_shapes%s` is a %s", path, type, path, stype);
+        return;
+    }
+    sitems = items_of(spec);
+    n = cJSON_GetArraySize(kids);
+    if (cJSON_GetArraySize(sitems ? sitems : spec) != n) {
+        mismatch(w, "`inputs%s` has %d elements, but `dynamic_shapes%s` has %d elements", path, n, path,
+                 cJSON_GetArraySize(sitems ? sitems : spec));
+        return;
+    }
+    k = 0;
+    cJSON_ArrayForEach(it, kids) {
+        if (sitems) {
+            snprintf(sub, sizeof sub, "%s[%d]", path, k);
+            compare(w, it, cJSON_GetArrayItem(sitems, k), sub, depth + 1);
+        } else {
+            const cJSON *s = cJSON_GetObjectItemCaseSensitive(spec, it->string);
+            snprintf(sub, sizeof sub, "%s['%s']", path, it->string);
+            if (!s && !w->msg.len) {
+                mismatch(w, "`inputs%s` has keys other than `dynamic_shapes%s`", path, path);
+                return;
+            }
+            compare(w, it, s, sub, depth + 1);
+        }
+        k++;
+    }
+}
+
+/* The spec against the example inputs, as torch's _tree_map_with_path compares them. */
+static int check_structure(const sg_trace *t, sg_spec_issues *r)
+{
+    const char *spec = sg_trace_dynamic_shapes_json(t), *inputs = sg_trace_inputs_json(t), *v = sg_trace_torch_version(t);
+    cJSON *sj = NULL, *ij = NULL;
+    const cJSON *names, *args, *kwargs, *items, *it;
+    walker w;
+    char sub[512];
+    int rc = 0, nargs, k;
+
+    if (!spec || !inputs)
+        return 0;
+    memset(&w, 0, sizeof w);
+    w.t = t;
+    /* torch 2.6 ignores a tensor's spec list longer than its rank; 2.14 raises */
+    w.lengths = !(v && v[0] == '2' && v[1] == '.' && (v[2] >= '0' && v[2] <= '6') && (v[3] < '0' || v[3] > '9'));
+    sg_buf_init(&w.msg, 8192);
+    sj = cJSON_ParseWithLengthOpts(spec, strlen(spec), NULL, 0);
+    ij = cJSON_ParseWithLengthOpts(inputs, strlen(inputs), NULL, 0);
+    names = cJSON_GetObjectItemCaseSensitive(ij, "arg_names");
+    args = cJSON_GetObjectItemCaseSensitive(ij, "args");
+    kwargs = cJSON_GetObjectItemCaseSensitive(ij, "kwargs");
+    w.flat = cJSON_GetObjectItemCaseSensitive(ij, "flat");
+    if (!cJSON_IsArray(args) || cJSON_IsNull(sj) || !sj)
+        goto cleanup;
+    nargs = cJSON_GetArraySize(args);
+    if ((items = items_of(sj)) != NULL) { /* positional: args then kwargs, in order */
+        int n = nargs + (cJSON_IsObject(kwargs) ? cJSON_GetArraySize(kwargs) : 0);
+        if (cJSON_GetArraySize(items) != n) {
+            mismatch(&w, "`inputs` has %d elements, but `dynamic_shapes` has %d elements", n, cJSON_GetArraySize(items));
+        } else {
+            k = 0;
+            cJSON_ArrayForEach(it, args) {
+                snprintf(sub, sizeof sub, "[%d]", k);
+                compare(&w, it, cJSON_GetArrayItem(items, k), sub, 0);
+                k++;
+            }
+            if (cJSON_IsObject(kwargs))
+                cJSON_ArrayForEach(it, kwargs) {
+                    snprintf(sub, sizeof sub, "[%d]", k);
+                    compare(&w, it, cJSON_GetArrayItem(items, k), sub, 0);
+                    k++;
+                }
+        }
+    } else if (spec_type(sj) && cJSON_IsArray(names)) { /* by argument name */
+        const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ij, "signature"));
+        cJSON_ArrayForEach(it, sj) {
+            const cJSON *in = NULL, *nm;
+            char star[512];
+            snprintf(star, sizeof star, "*%.500s", it->string);
+            if (sig && strstr(sig, star))
+                continue; /* *args / **kwargs: the recording has no node for the tuple or dict they make */
+            k = 0;
+            cJSON_ArrayForEach(nm, names) {
+                if (cJSON_IsString(nm) && strcmp(nm->valuestring, it->string) == 0 && k < nargs)
+                    in = cJSON_GetArrayItem(args, k);
+                k++;
+            }
+            if (!in && cJSON_IsObject(kwargs))
+                in = cJSON_GetObjectItemCaseSensitive(kwargs, it->string);
+            snprintf(sub, sizeof sub, "['%.400s']", it->string);
+            compare(&w, in, it, sub, 0);
+        }
+    }
+    if (w.msg.failed) {
+        rc = SG_ENOMEM;
+    } else if (w.msg.len) {
+        sg_input_dim whole;
+        memset(&whole, 0, sizeof whole);
+        whole.source = "dynamic_shapes";
+        rc = add(r, &whole, SIZE_MAX, SPEC, w.msg.data);
+    }
+cleanup:
+    sg_buf_dispose(&w.msg);
+    cJSON_Delete(sj);
+    cJSON_Delete(ij);
+    return rc;
+}
+
 int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
 {
     size_t n = 0, i, j;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
     char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
     int rc = check_top_level(t, r);
+
+    if (!rc && !r->n)
+        rc = check_structure(t, r);
 
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
@@ -243,6 +514,16 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
         sg_int da, db, rex = 2;
         if (sg_trace_has_shape_env(t) && !sg_trace_spec_overridden(t))
             break;
+        if (d->kind == SG_SPEC_DYNAMIC && (d->size == 0 || d->size == 1) && !sg_trace_has_shape_env(t)) {
+            /* torch 2.14's make_constraints; 2.6 exports the constant without a word, the claim is false all the same */
+            snprintf(msg, sizeof msg,
+                     "Received user-specified dim hint Dim.DYNAMIC(min=%s, max=%s), but export 0/1 specialized due to "
+                     "hint of %s for dimension inputs%s.shape[%d].",
+                     !d->has_bounds || d->min.inf ? "None" : sg_int_format(a, d->min.v),
+                     !d->has_bounds || d->max.inf ? "None" : sg_int_format(b, d->max.v), sg_int_format(c, d->size), d->path, d->dim);
+            rc = add(r, d, i, SPECIALIZED, msg);
+            continue;
+        }
         if (d->kind == SG_SPEC_DIM)
             rex = d->size;
         else if (d->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(d, &da, &db) && da > 0

@@ -57,6 +57,7 @@ int sg_trace__clone(sg_trace **out, const sg_trace *t, sg_error *err)
     c->inputs_json = t->inputs_json;
     c->torch_fixes_json = t->torch_fixes_json;
     c->torch_error = t->torch_error;
+    c->torch_error_message = t->torch_error_message;
     if (!copy_array((void **)&c->symbols, t->symbols, t->nsymbols, sizeof *t->symbols)
         || !copy_array((void **)&c->guards, t->guards, t->nguards, sizeof *t->guards)
         || !copy_array((void **)&c->inputs, t->inputs, t->ninputs, sizeof *t->inputs)

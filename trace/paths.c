@@ -177,7 +177,7 @@ bool sg_trace__path_known(const sg_input_dim *in, size_t n, const char *path, si
     if (!path)
         return false;
     for (i = 0; i < n; i++)
-        if (strncmp(in[i].path, path, len) == 0 && (in[i].path[len] == '\0' || in[i].path[len] == '['))
+        if (strncmp(in[i].path, path, len) == 0 && (in[i].path[len] == '\0' || in[i].path[len] == '[' || in[i].path[len] == '.'))
             return true;
     return false;
 }

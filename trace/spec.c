@@ -365,6 +365,59 @@ static int put_struct_tensor(sg_buf *b, const sg_input_dim *dims, size_t rank, s
     return sg_buf_puts(b, k ? "}" : "null");
 }
 
+static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const size_t *members, size_t m,
+                           size_t off, int depth, sg_error *err);
+
+/* An attribute component ".name" at `p` (a dataclass field, a namedtuple field): its name and
+ * what follows; false when `p` does not start one. */
+static bool attr_component(const char *p, const char **name, size_t *len, const char **next)
+{
+    size_t k = 1;
+    if (p[0] != '.')
+        return false;
+    while (p[k] && p[k] != '.' && p[k] != '[')
+        k++;
+    if (k == 1)
+        return false;
+    *name = p + 1;
+    *len = k - 1;
+    *next = p + k;
+    return true;
+}
+
+/* The fields of an object (dataclass) in order of first appearance, as the list torch takes
+ * for it: the spec of a register_dataclass type follows its flattened fields. */
+static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const size_t *members, size_t m,
+                             size_t off, int depth, sg_error *err)
+{
+    size_t i, j, *sub = sg__malloc((m + 1) * sizeof *sub);
+    int rc = 0, k = 0;
+    if (!sub)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    sg_buf_putc(b, '[');
+    for (i = 0; i < m && rc == 0; i++) {
+        const char *ni, *nx, *nj, *nxj;
+        size_t li, lj, ns = 0;
+        bool seen = false;
+        if (!attr_component(in[members[i]].path + off, &ni, &li, &nx))
+            continue;
+        for (j = 0; j < i && !seen; j++)
+            seen = attr_component(in[members[j]].path + off, &nj, &lj, &nxj) && lj == li && memcmp(nj, ni, li) == 0;
+        if (seen)
+            continue;
+        for (j = i; j < m; j++)
+            if (attr_component(in[members[j]].path + off, &nj, &lj, &nxj) && lj == li && memcmp(nj, ni, li) == 0)
+                sub[ns++] = members[j];
+        if (k++)
+            sg_buf_putc(b, ',');
+        rc = put_struct_node(b, in, n, sub, ns, (size_t)(nx - in[members[i]].path), depth + 1, err);
+    }
+    if (rc == 0)
+        sg_buf_putc(b, ']');
+    sg_free(sub);
+    return rc;
+}
+
 /*
  * The structured spec of the tensors `members[0..m)` (indices of first dims in
  * `in`), whose paths all begin with the same `off` bytes: the tensor itself
@@ -389,6 +442,8 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
         }
     }
     kind = sg_trace__path_component(in[members[0]].path + off, &key, &keylen, &index, &next);
+    if (kind <= 0 && attr_component(in[members[0]].path + off, &key, &keylen, &next))
+        return put_struct_fields(b, in, n, members, m, off, depth, err);
     if (kind <= 0)
         return sg_buf_puts(b, "null");
     if (!(sub = sg__malloc(m * sizeof *sub)))
@@ -590,6 +645,33 @@ static int spec_tensor(sg_trace__reader *R, sg_input_dim *dims, size_t rank, con
     return 0;
 }
 
+/* The `idx`-th distinct field ".name" below `prefix` (len bytes) among the inputs' paths, in input
+ * order (a dataclass's fields, as its spec list gives them); appended to `path`. */
+static bool field_child(const sg_input_dim *in, size_t n, sg_buf *path, size_t len, long idx)
+{
+    size_t i, j;
+    long seen = 0;
+    for (i = 0; i < n; i++) {
+        const char *p = in[i].path, *name, *next, *q, *nj;
+        size_t nl, lj;
+        bool dup = false;
+        if (strncmp(p, path->data, len) != 0 || !attr_component(p + len, &name, &nl, &next))
+            continue;
+        for (j = 0; j < i && !dup; j++) {
+            q = in[j].path;
+            dup = strncmp(q, path->data, len) == 0 && attr_component(q + len, &nj, &lj, &next) && lj == nl
+                  && memcmp(nj, name, nl) == 0;
+        }
+        if (dup)
+            continue;
+        if (seen++ == idx) {
+            sg_buf_printf(path, ".%.*s", (int)nl, name);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The spec at pytree path `path` (a tensor's, or a container's) into `in`. */
 static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSON *node, sg_buf *path, int depth)
 {
@@ -614,8 +696,10 @@ static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSO
     cJSON_ArrayForEach(it, kids) {
         path->len = len;
         path->data[len] = '\0';
+        if (seq && !field_child(in, n, path, len, i))
+            sg_buf_printf(path, "[%ld]", i);
         if (seq)
-            sg_buf_printf(path, "[%ld]", i++);
+            i++;
         else
             sg_buf_printf(path, "['%s']", it->string);
         if (path->failed)

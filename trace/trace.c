@@ -236,6 +236,16 @@ const char *sg_trace_torch_version(const sg_trace *t) { return t ? t->torch_vers
 const char *sg_trace_torch_fixes_json(const sg_trace *t) { return t ? t->torch_fixes_json : NULL; }
 
 const char *sg_trace_torch_error(const sg_trace *t) { return t ? t->torch_error : NULL; }
+const char *sg_trace_torch_error_message(const sg_trace *t) { return t ? t->torch_error_message : NULL; }
+
+bool sg_trace_torch_failed_data_dependent(const sg_trace *t)
+{
+    /* the exception itself, or a UserError wrapping it (strict mode): its message says so */
+    if (!t || !t->torch_error)
+        return false;
+    return strstr(t->torch_error, "DataDependent") != NULL
+           || (t->torch_error_message && strstr(t->torch_error_message, "Could not guard on data-dependent expression"));
+}
 
 bool sg_trace_strict(const sg_trace *t) { return t && t->strict; }
 

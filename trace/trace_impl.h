@@ -38,6 +38,7 @@ struct sg_trace {
     const char *inputs_json;         /* compact JSON or NULL */
     const char *torch_fixes_json;    /* torch's "Suggested fixes" lines, a JSON array, or NULL */
     const char *torch_error;         /* the exception torch raised ("torch._dynamo.exc.UserError"), or NULL */
+    const char *torch_error_message; /* the first line of its message, or NULL */
     sg_symbol_info *symbols;
     size_t nsymbols, csymbols;
     sg_guard *guards;

@@ -40,7 +40,9 @@ typedef enum sg_verdict {
     SG_VERDICT_OK,           /**< every dynamic dim proved */
     SG_VERDICT_VIOLATIONS,   /**< some dim refuted */
     SG_VERDICT_UNKNOWN,      /**< none refuted, some unknown */
-    SG_VERDICT_INVALID_SPEC  /**< the spec itself is invalid (torch rejects it before tracing) */
+    SG_VERDICT_INVALID_SPEC, /**< the spec itself is invalid (torch rejects it before tracing) */
+    SG_VERDICT_TORCH_FAILED  /**< torch stopped on a data-dependent guard: the export did not complete, nothing is
+                                  proved (refutations from the guards recorded before it still hold) */
 } sg_verdict;
 
 typedef enum sg_dim_status {
@@ -55,7 +57,8 @@ typedef enum sg_violation_kind {
     SG_VIOL_SPECIALIZED, /**< the guards force the dim to a constant */
     SG_VIOL_EQUAL,       /**< the guards force it equal to another dim the spec keeps independent */
     SG_VIOL_RELATED,     /**< the guards force an affine relation the spec does not state */
-    SG_VIOL_GUARD        /**< some value the spec allows fails a guard */
+    SG_VIOL_GUARD,       /**< some value the spec allows fails a guard */
+    SG_VIOL_RANGE        /**< a Dim.AUTO/DYNAMIC's min/max admit no size the guards allow (torch's range conflict) */
 } sg_violation_kind;
 
 /** A member of a minimal conflicting set. */

@@ -268,6 +268,20 @@ SG_API const char *sg_trace_torch_fixes_json(const sg_trace *t);
  */
 SG_API const char *sg_trace_torch_error(const sg_trace *t);
 
+/**
+ * The first line of the message of that exception (case.json `error_message`,
+ * `spec.torch_error_message` in a JSON trace), or NULL.
+ */
+SG_API const char *sg_trace_torch_error_message(const sg_trace *t);
+
+/**
+ * Did torch stop on a data-dependent guard (GuardOnDataDependentSymNode, also
+ * when a UserError wraps it)? Then the export did not complete: the trace holds
+ * only the guards recorded before that point, so nothing about the spec can be
+ * proved from it (a refutation still holds).
+ */
+SG_API bool sg_trace_torch_failed_data_dependent(const sg_trace *t);
+
 /** True when the export ran in strict mode. */
 SG_API bool sg_trace_strict(const sg_trace *t);
 

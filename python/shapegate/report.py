@@ -154,7 +154,7 @@ class _FixedSpec:
 @dataclass
 class CheckReport(_FixedSpec):
     """The answer of ``shapegate check`` for one trace."""
-    verdict: str                      # ok, violations, unknown, invalid_spec
+    verdict: str                      # ok, violations, unknown, invalid_spec, torch_failed
     violations: List[Violation]
     dims: List[DimResult]
     inferred: Dict[str, Inferred]

@@ -580,6 +580,10 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
     sg_trace__set_field(&L->r, "inputs");
     if ((rc = get_object(L, &inputs, cj, "inputs")) != 0)
         return rc;
+    /* every recording has them (null when torch raised before it could record them) */
+    if (!cJSON_GetObjectItemCaseSensitive(cj, "inputs"))
+        return sg_trace__fail(&L->r, SG_EINVALID, "missing: not a torch.export capture (case.json records the "
+                                                  "example inputs, their spec and torch's outcome)");
     sg_trace__set_field(&L->r, "inputs.flat");
     if ((rc = get_array(L, &flat, inputs, "flat")) != 0)
         return rc;
@@ -601,9 +605,32 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
         fx = sg__json_get(cj, "error_type");
         if (sg__json_str(fx) && !(L->r.t->torch_error = sg_trace__strdup(L->r.t, sg__json_str(fx))))
             return sg_error_set(L->r.err, SG_ENOMEM, "out of memory");
+        fx = sg__json_get(cj, "error_message");
+        if (sg__json_str(fx)) { /* its first line, at most 1 KiB */
+            const char *m = sg__json_str(fx);
+            size_t n = strcspn(m, "\n");
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), m);
+            if (!(L->r.t->torch_error_message = sg_trace__strdup(L->r.t, line)))
+                return sg_error_set(L->r.err, SG_ENOMEM, "out of memory");
+        }
     }
 
     if (dsf) {
+        /* The rows follow the spec's structure, leaf by leaf in pytree order: a non-dict spec
+         * names them by the spec's positions ("[0]"), a dataclass or namedtuple by what the
+         * spec was (a list); inputs.flat has the same leaves in the same order under the
+         * inputs' own paths (['p'].a). When the leaf counts agree, a row whose path is not
+         * one of inputs.flat takes the path of its leaf there. */
+        long nleaves = 0, leaf = -1, nflat = flat ? cJSON_GetArraySize(flat) : 0;
+        const char *prev = NULL;
+        cJSON_ArrayForEach(it, dsf) {
+            const char *p = sg__json_str(sg__json_get(it, "path"));
+            if (!p || !prev || strcmp(p, prev) != 0 || sg__json_is_none(sg__json_get(it, "dim")))
+                nleaves++;
+            prev = p;
+        }
+        prev = NULL;
         cJSON_ArrayForEach(it, dsf) {
             sg_input_dim *d;
             const char *path;
@@ -613,6 +640,19 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
             path = sg__json_str(sg__json_get(it, "path"));
             if (!path)
                 return sg_trace__fail(&L->r, SG_EINVALID, "path: expected a string");
+            if (!prev || strcmp(path, prev) != 0 || sg__json_is_none(sg__json_get(it, "dim")))
+                leaf++;
+            prev = path;
+            if (sg__json_is_none(sg__json_get(it, "dim"))) { /* an int, float, bool, str or None: no dims */
+                i++;
+                continue;
+            }
+            if (nleaves == nflat && leaf_of(flat, path) < 0) {
+                const cJSON *fl = cJSON_GetArrayItem(flat, (int)leaf);
+                const char *fp = sg__json_str(sg__json_get(fl, "path"));
+                if (fp && cJSON_IsArray(sg__json_get(fl, "tensor")))
+                    path = fp;
+            }
             if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
                 return sg_trace__oom(&L->r);
             sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].dim", i);
@@ -758,6 +798,11 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
     sg_trace__set_field(&L.r, "shape_envs");
     if ((rc = get_array(&L, &envs, gj, "shape_envs")) != 0)
         goto cleanup;
+    if (!envs && sg__json_is_none(sg__json_get(gj, "note"))) { /* a folder torch never traced has a note */
+        rc = sg_trace__fail(&L.r, SG_EINVALID, "missing: not a recording of torch's ShapeEnvs (nor a \"note\" "
+                                               "saying why there is none)");
+        goto cleanup;
+    }
     idx = sg__json_get(gj, "main_shape_env_index");
     if (envs && !sg__json_is_none(idx)) {
         sg_int k;

@@ -220,6 +220,10 @@ int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err)
         sg_buf_puts(&b, ", \"torch_error\": ");
         sg__json_put_str(&b, t->torch_error);
     }
+    if (t->torch_error_message) {
+        sg_buf_puts(&b, ", \"torch_error_message\": ");
+        sg__json_put_str(&b, t->torch_error_message);
+    }
     sg_buf_puts(&b, "}\n}\n");
     if (rc == 0 && b.failed == SG_ELIMIT)
         rc = sg_error_set(err, SG_ELIMIT, "trace JSON would be larger than %zu bytes",
@@ -638,6 +642,9 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
         }
         sg_trace__set_field(&R, "spec.torch_error");
         if ((rc = get_str(&R, &R.t->torch_error, spec, "torch_error", false)) != 0)
+            goto cleanup;
+        sg_trace__set_field(&R, "spec.torch_error_message");
+        if ((rc = get_str(&R, &R.t->torch_error_message, spec, "torch_error_message", false)) != 0)
             goto cleanup;
     }
     if (!R.t->has_flat_spec) /* no per-dim spec (trace.h): whatever the inputs said is not a spec */
