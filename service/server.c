@@ -416,7 +416,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
         msg[--n] = '\0';
     if (!atomic_load(&s->running)) { /* while starting (this thread): kept for the one-line error, if it fails */
-        snprintf(s->start_msg, sizeof s->start_msg, "%s", msg);
+        snprintf(s->start_msg, sizeof s->start_msg, "%.*s", (int)sizeof s->start_msg - 1, msg);
         return;
     }
     if (!s->cfg.access_log)

@@ -61,8 +61,13 @@ def test_check_ok_and_unknown_exit_codes():
     r = shapegate.check(os.path.join(CASES, "ok_nested_dict_list"))
     assert r.ok and r.exit_code == 0 and r.violations == [] and r.verified_fix == []
     assert all(d.status == "proved" for d in r.dims)
-    u = shapegate.check(os.path.join(CASES, "err_dim_min_gt_max"))
+    bad = shapegate.check(os.path.join(CASES, "err_dim_min_gt_max"))  # torch could not build the spec
+    assert bad.verdict == "invalid_spec" and bad.exit_code == 1
+    # unknown: a resource limit too small for Z3, no wall clock (deterministic)
+    u = shapegate.check(os.path.join(ROOT, "tests", "data", "attacks", "floor_chain.json"), timeout_ms=0,
+                        query_timeout_ms=0, rlimit=1000, fix=False)
     assert u.verdict == "unknown" and u.exit_code == 4
+    assert all(d.status == "unknown" and "resource limit" in d.reason for d in u.dims)
 
 
 def test_check_trace_dict_and_extra_keys():
