@@ -267,7 +267,7 @@ static void tensor_spec(walker *w, const cJSON *shape, const cJSON *spec, const 
             leaf_repr(&w->msg, it);
         }
         sg_buf_printf(&w->msg, "%s specified at `dynamic_shapes%s` to have the same length as the actual tensor shape %s "
-                      "(expected %d, but got %d instead)" EXPORTDB, cJSON_IsArray(spec) ? "]" : ",)" + (k != 1),
+                      "(expected %d, but got %d instead)" EXPORTDB, cJSON_IsArray(spec) ? "]" : k == 1 ? ",)" : ")",
                       path, sz.data ? sz.data : "?", rank, cJSON_GetArraySize(items));
     } else if (!items && spec_type(spec)) {
         cJSON_ArrayForEach(it, spec) {
