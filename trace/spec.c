@@ -366,7 +366,14 @@ static int put_struct_tensor(sg_buf *b, const sg_input_dim *dims, size_t rank, s
 }
 
 static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const size_t *members, size_t m,
-                           size_t off, int depth, sg_error *err);
+                           size_t off, int depth, const cJSON *orig, sg_error *err);
+
+/* The elements of a spec node as written: a list, or a tuple's {"__tuple__": [...]}; NULL otherwise. */
+static const cJSON *orig_items(const cJSON *orig)
+{
+    const cJSON *tu = cJSON_IsObject(orig) ? cJSON_GetObjectItemCaseSensitive(orig, "__tuple__") : NULL;
+    return cJSON_IsArray(tu) ? tu : cJSON_IsArray(orig) ? orig : NULL;
+}
 
 /* An attribute component ".name" at `p` (a dataclass field, a namedtuple field): its name and
  * what follows; false when `p` does not start one. */
@@ -388,7 +395,7 @@ static bool attr_component(const char *p, const char **name, size_t *len, const 
 /* The fields of an object (dataclass) in order of first appearance, as the list torch takes
  * for it: the spec of a register_dataclass type follows its flattened fields. */
 static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const size_t *members, size_t m,
-                             size_t off, int depth, sg_error *err)
+                             size_t off, int depth, const cJSON *orig, sg_error *err)
 {
     size_t i, j, *sub = sg__malloc((m + 1) * sizeof *sub);
     int rc = 0, k = 0;
@@ -410,7 +417,8 @@ static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const 
                 sub[ns++] = members[j];
         if (k++)
             sg_buf_putc(b, ',');
-        rc = put_struct_node(b, in, n, sub, ns, (size_t)(nx - in[members[i]].path), depth + 1, err);
+        rc = put_struct_node(b, in, n, sub, ns, (size_t)(nx - in[members[i]].path), depth + 1,
+                             orig_items(orig) ? cJSON_GetArrayItem(orig_items(orig), k - 1) : NULL, err);
     }
     if (rc == 0)
         sg_buf_putc(b, ']');
@@ -424,8 +432,10 @@ static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const 
  * when a path ends there, else the dict or list their next components make.
  */
 static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const size_t *members, size_t m,
-                           size_t off, int depth, sg_error *err)
+                           size_t off, int depth, const cJSON *orig, sg_error *err)
 {
+    const cJSON *items = orig_items(orig), *child = NULL;
+    bool tuple = items && items != orig; /* the spec wrote a tuple here: so does the copy */
     const char *key, *next;
     size_t keylen, i, j, *sub = NULL;
     long index, max_index = -1, want;
@@ -443,7 +453,7 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
     }
     kind = sg_trace__path_component(in[members[0]].path + off, &key, &keylen, &index, &next);
     if (kind <= 0 && attr_component(in[members[0]].path + off, &key, &keylen, &next))
-        return put_struct_fields(b, in, n, members, m, off, depth, err);
+        return put_struct_fields(b, in, n, members, m, off, depth, orig, err);
     if (kind <= 0)
         return sg_buf_puts(b, "null");
     if (!(sub = sg__malloc(m * sizeof *sub)))
@@ -483,10 +493,11 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
                     break;
                 }
                 sg__json_put_str(b, ks);
+                child = cJSON_IsObject(orig) ? cJSON_GetObjectItemCaseSensitive(orig, ks) : NULL;
                 sg_free(ks);
             }
             sg_buf_putc(b, ':');
-            rc = put_struct_node(b, in, n, sub, ns, (size_t)(kn - in[members[i]].path), depth + 1, err);
+            rc = put_struct_node(b, in, n, sub, ns, (size_t)(kn - in[members[i]].path), depth + 1, child, err);
         }
         if (rc == 0)
             sg_buf_putc(b, '}');
@@ -494,7 +505,7 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
         for (i = 0; i < m; i++)
             if (sg_trace__path_component(in[members[i]].path + off, &key, &keylen, &index, &next) == 2 && index > max_index)
                 max_index = index;
-        sg_buf_putc(b, '[');
+        sg_buf_puts(b, tuple ? "{\"__tuple__\":[" : "[");
         for (want = 0; want <= max_index && rc == 0 && !b->failed; want++) {
             size_t ns = 0, noff = 0;
             for (j = 0; j < m; j++)
@@ -505,12 +516,13 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
             if (want)
                 sg_buf_putc(b, ',');
             if (ns)
-                rc = put_struct_node(b, in, n, sub, ns, noff, depth + 1, err);
+                rc = put_struct_node(b, in, n, sub, ns, noff, depth + 1,
+                                     items ? cJSON_GetArrayItem(items, (int)want) : NULL, err);
             else
                 sg_buf_puts(b, "null");
         }
         if (rc == 0)
-            sg_buf_putc(b, ']');
+            sg_buf_puts(b, tuple ? "]}" : "]");
     }
     sg_free(sub);
     return rc;
@@ -524,7 +536,7 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
  */
 int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, const char **out, sg_error *err)
 {
-    cJSON *ij = NULL;
+    cJSON *ij = NULL, *sj = NULL; /* the inputs; the spec as given (its tuples stay tuples) */
     const cJSON *names = NULL, *it;
     size_t *firsts = NULL, nf = 0, *sub = NULL, i;
     sg_buf b;
@@ -535,6 +547,12 @@ int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, c
     if (t->inputs_json
         && sg__json_parse(&ij, t->inputs_json, strlen(t->inputs_json), SG_TRACE_MAX_FILE,
                           SG_TRACE_MAX_JSON_DEPTH, "inputs", err) == SG_ENOMEM) {
+        rc = SG_ENOMEM;
+        goto cleanup;
+    }
+    if (t->dynamic_shapes_json
+        && sg__json_parse(&sj, t->dynamic_shapes_json, strlen(t->dynamic_shapes_json), SG_TRACE_MAX_FILE,
+                          SG_TRACE_MAX_JSON_DEPTH, "dynamic_shapes", err) == SG_ENOMEM) {
         rc = SG_ENOMEM;
         goto cleanup;
     }
@@ -551,7 +569,7 @@ int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, c
         if (i == 0 || strcmp(in[i].path, in[i - 1].path) != 0)
             firsts[nf++] = i;
     if (!names) {
-        rc = nf ? put_struct_node(&b, in, n, firsts, nf, 0, 0, err) : sg_buf_puts(&b, "null");
+        rc = nf ? put_struct_node(&b, in, n, firsts, nf, 0, 0, sj, err) : sg_buf_puts(&b, "null");
     } else {
         sg_buf_putc(&b, '{');
         cJSON_ArrayForEach(it, names) {
@@ -574,7 +592,8 @@ int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, c
             sg__json_put_str(&b, name);
             sg_buf_putc(&b, ':');
             if (ns)
-                rc = put_struct_node(&b, in, n, sub, ns, off, 0, err);
+                rc = put_struct_node(&b, in, n, sub, ns, off, 0, cJSON_IsObject(sj) ? sg__json_get(sj, name) : NULL,
+                                     err);
             else
                 sg_buf_puts(&b, "null");
             if (rc)
@@ -589,6 +608,7 @@ int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, c
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
 cleanup:
     cJSON_Delete(ij);
+    cJSON_Delete(sj);
     sg_free(firsts);
     sg_free(sub);
     sg_buf_dispose(&b);
