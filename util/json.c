@@ -418,6 +418,14 @@ int sg__json_put_str_or_null(sg_buf *b, const char *s)
     return s ? sg__json_put_str(b, s) : sg_buf_puts(b, "null");
 }
 
+int sg__json_put_opt_member(sg_buf *b, const char *key, const char *s)
+{
+    if (!s)
+        return 0;
+    sg_buf_printf(b, ", \"%s\": ", key);
+    return sg__json_put_str(b, s);
+}
+
 int sg__json_put_int(sg_buf *b, sg_int v)
 {
     char tmp[SG_INT_STRLEN];

@@ -83,6 +83,9 @@ int sg__json_put_str(sg_buf *b, const char *s);
 /* Append `s` as a JSON string literal, or `null` when `s` is NULL. */
 int sg__json_put_str_or_null(sg_buf *b, const char *s);
 
+/* Append `, "key": "s"` when `s` is not NULL (an optional member); nothing otherwise. */
+int sg__json_put_opt_member(sg_buf *b, const char *key, const char *s);
+
 /* Append `v` as an exact JSON integer literal (any magnitude sg_int holds). */
 int sg__json_put_int(sg_buf *b, sg_int v);
 

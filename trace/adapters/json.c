@@ -216,14 +216,8 @@ int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err)
                   t->inputs_json ? t->inputs_json : "null");
     if (t->torch_fixes_json)
         sg_buf_printf(&b, ", \"torch_suggested_fixes\": %s", t->torch_fixes_json);
-    if (t->torch_error) {
-        sg_buf_puts(&b, ", \"torch_error\": ");
-        sg__json_put_str(&b, t->torch_error);
-    }
-    if (t->torch_error_message) {
-        sg_buf_puts(&b, ", \"torch_error_message\": ");
-        sg__json_put_str(&b, t->torch_error_message);
-    }
+    sg__json_put_opt_member(&b, "torch_error", t->torch_error);
+    sg__json_put_opt_member(&b, "torch_error_message", t->torch_error_message);
     sg_buf_puts(&b, "}\n}\n");
     if (rc == 0 && b.failed == SG_ELIMIT)
         rc = sg_error_set(err, SG_ELIMIT, "trace JSON would be larger than %zu bytes",

@@ -848,10 +848,7 @@ static int write_frame(tt_state *S, char **out, size_t *len)
             sg_buf_puts(&b, g->runtime ? "\"runtime_assert\"" : "\"shape\"");
             sg_buf_puts(&b, ", \"expr\": ");
             sg__json_put_str(&b, g->expr);
-            if (g->user_loc) {
-                sg_buf_puts(&b, ", \"user_loc\": ");
-                sg__json_put_str(&b, g->user_loc);
-            }
+            sg__json_put_opt_member(&b, "user_loc", g->user_loc);
             sg_buf_putc(&b, '}');
         }
     sg_buf_puts(&b, "],\n\"inputs\": [");
@@ -934,10 +931,7 @@ static int write_frame(tt_state *S, char **out, size_t *len)
     } else {
         sg_buf_puts(&b, "null");
     }
-    if (f->error) {
-        sg_buf_puts(&b, ", \"torch_error\": ");
-        sg__json_put_str(&b, f->error);
-    }
+    sg__json_put_opt_member(&b, "torch_error", f->error);
     sg_buf_puts(&b, "}\n}\n");
     if (path.failed || raw.failed || src.failed || names.failed)
         b.failed = b.failed ? b.failed : SG_ENOMEM;
