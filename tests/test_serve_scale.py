@@ -69,7 +69,10 @@ def metric(port, name):
     return -1
 
 
+# As root, nginx's workers would drop to an unprivileged user who may not reach the work folder
+# (a clone under `mktemp -d` is mode 700): they keep the test's own user.
 NGINX_CONF = """
+{user_line}
 worker_processes 2;
 pid {work}/nginx.pid;
 error_log {work}/nginx-error.log warn;
@@ -144,7 +147,7 @@ def main():
         port = free_port()
         conf = os.path.join(args.work, "nginx.conf")
         with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(work=args.work, port=port, servers="\n".join(
+            f.write(NGINX_CONF.format(user_line="user root;" if os.geteuid() == 0 else "", work=args.work, port=port, servers="\n".join(
                 "        server 127.0.0.1:%d max_fails=1 fail_timeout=30s;" % r[1] for r in replicas)))
         ng = subprocess.Popen([nginx, "-p", args.work, "-c", conf], stdout=subprocess.DEVNULL,
                               stderr=open(os.path.join(args.work, "nginx.stderr"), "wb"))
