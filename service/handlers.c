@@ -25,6 +25,7 @@ static const sv_route routes[] = {
     {SV_ROUTE_INSPECT, "/v1/archives/inspect", "POST", SV_BODY_ARCHIVE},
     {SV_ROUTE_VERIFY, "/v1/archives/verify", "POST", SV_BODY_ARCHIVE},
     {SV_ROUTE_PACK, "/v1/archives/pack", "POST", SV_BODY_ARCHIVE},
+    {SV_ROUTE_GATE, "/v1/gate", "POST", SV_BODY_MULTIPART},
     {SV_ROUTE_HEALTHZ, "/healthz", "GET", SV_BODY_NONE},
     {SV_ROUTE_READYZ, "/readyz", "GET", SV_BODY_NONE},
     {SV_ROUTE_VERSION, "/v1/version", "GET", SV_BODY_NONE},
@@ -33,7 +34,7 @@ static const sv_route routes[] = {
 };
 
 static const char *const labels[SV_NROUTES] = {
-    "/v1/check", "/v1/spec", "/v1/archives/inspect", "/v1/archives/verify", "/v1/archives/pack",
+    "/v1/check", "/v1/spec", "/v1/archives/inspect", "/v1/archives/verify", "/v1/archives/pack", "/v1/gate",
     "/healthz", "/readyz", "/v1/version", "/metrics", "/v1/openapi.json", "other",
 };
 
@@ -382,6 +383,70 @@ cleanup:
     close_archive(&o);
 }
 
+/* One archive of a gate: its spool file opened and its program read (`which` names it in errors). */
+static int gate_load(sv_request *q, int fd, const char *which, sg_archive **a, sg_graph **g)
+{
+    sg_error err = SG_ERROR_INIT;
+    int rc;
+
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        sv_error(q, 503, "spool_failed", "cannot read the spooled part '%s': %s", which, strerror(errno));
+        return -1;
+    }
+    if ((rc = sg_archive_open_fd(a, fd, NULL, &err)) != 0 || (rc = sg_graph_load(g, *a, NULL, &err)) != 0) {
+        char msg[sizeof err.msg];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        snprintf(err.msg, sizeof err.msg, "part '%.3s': %.200s", which, msg);
+        input_error(q, rc, &err, "invalid_archive");
+        return -1;
+    }
+    return 0;
+}
+
+/* POST /v1/gate: the object `shapegate gate --json OLD NEW` prints, 200 whatever the decision. */
+static void do_gate(sv_request *q, sg_engine *e)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_archive *ao = NULL, *an = NULL;
+    sg_graph *go = NULL, *gn = NULL;
+    sg_gate *gt = NULL;
+    char *json = NULL, *body;
+    const char *old_name = q->part_file[0][0] ? q->part_file[0] : "old.pt2";
+    const char *new_name = q->part_file[1][0] ? q->part_file[1] : "new.pt2";
+    size_t n;
+    int rc;
+
+    if (gate_load(q, q->fd, "old", &ao, &go) != 0 || gate_load(q, q->fd2, "new", &an, &gn) != 0)
+        goto cleanup;
+    if ((rc = sg_engine_gate(e, go, gn, old_name, new_name, q->policy, &q->opts, &gt, &err)) != 0) {
+        /* SG_EINVALID: the policy (the archives were read above) */
+        input_error(q, rc, &err, "invalid_policy");
+        goto cleanup;
+    }
+    if ((rc = sg_gate_to_json(&json, gt, &err)) != 0) {
+        sv_error(q, 503, "out_of_memory", "%s", err.msg);
+        goto cleanup;
+    }
+    q->verdict = sg_gate_verdict_name(sg_gate_verdict_of(gt));
+    n = strlen(json);
+    if (!(body = malloc(n + 2))) {
+        sv_error(q, 503, "out_of_memory", "out of memory writing the answer");
+        goto cleanup;
+    }
+    memcpy(body, json, n);
+    body[n] = '\n';
+    body[n + 1] = '\0';
+    sv_answer(q, 200, "ok", body, n + 1, "application/json");
+    snprintf(q->extra_header[0], sizeof q->extra_header[0], "X-Shapegate-Verdict: %s", q->verdict);
+cleanup:
+    sg_free(json);
+    sg_gate_free(gt);
+    sg_graph_free(go);
+    sg_graph_free(gn);
+    sg_archive_free(ao);
+    sg_archive_free(an);
+}
+
 void sv_handle(sv_request *q, void *ctx)
 {
     sg_service *s = ctx;
@@ -392,6 +457,7 @@ void sv_handle(sv_request *q, void *ctx)
     case SV_ROUTE_INSPECT: do_inspect(q); break;
     case SV_ROUTE_VERIFY: do_verify(q, s->engine, false); break;
     case SV_ROUTE_PACK: do_verify(q, s->engine, true); break;
+    case SV_ROUTE_GATE: do_gate(q, s->engine); break;
     default: sv_error(q, 500, "internal", "route %s has no worker handler", q->route->path);
     }
 }
