@@ -93,7 +93,8 @@ typedef struct serve_args {
     unsigned drain_ms;
     const char *port_file;
     const char *log_path;
-    char *config_strings;    /* the config file's values, which the options point into */
+    char **strings;          /* the config file's values, which the options point into */
+    size_t nstrings;
 } serve_args;
 
 /* "FILE:LINE: " while the options of a --config file are read, for the one-line errors */
@@ -243,80 +244,79 @@ static char *trim(char *s)
     return s;
 }
 
+/* A string the options keep pointing to (a->strings, freed at the end); NULL when out of memory. */
+static char *keep(serve_args *a, const char *s)
+{
+    char **ns, *d;
+
+    if (!(d = strdup(s)) || !(ns = realloc(a->strings, (a->nstrings + 1) * sizeof *ns))) {
+        free(d);
+        return NULL;
+    }
+    a->strings = ns;
+    a->strings[a->nstrings++] = d;
+    return d;
+}
+
 /*
  * The options of the --config file `path`, read into `a` as the command line's are: -1 when all
- * were read, else an exit code after a one-line error naming FILE:LINE. Its text is kept in
- * a->config_strings, which the string options point into.
+ * were read, else an exit code after a one-line error naming FILE:LINE.
  */
 static int read_config(serve_args *a, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL, *line, *next;
-    size_t n = 0, cap = 1 << 20;
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
     unsigned lineno = 0;
     int rc = -1;
 
     if (!f)
         return serve_usage("--config %s: %s", path, strerror(errno));
-    if (!(text = malloc(cap + 1))) {
-        fclose(f);
-        sg_cli_errorf(CMD, "%s: out of memory", path);
-        return SG_EXIT_INTERNAL;
-    }
-    n = fread(text, 1, cap + 1, f);
-    if (ferror(f) || n > cap) {
-        rc = serve_usage("--config %s: %s", path, ferror(f) ? "cannot read" : "larger than 1 MiB");
-        fclose(f);
-        free(text);
-        return rc;
-    }
-    fclose(f);
-    text[n] = '\0';
-    a->config_strings = text;
-    for (line = text; rc < 0 && line && line < text + n; line = next) {
+    while (rc < 0 && (len = getline(&line, &cap, f)) >= 0) {
         const sg_cli_opt *o;
-        char *eq, *name, *value;
+        char *eq, *name, *value, *text;
 
-        lineno++;
-        if ((next = memchr(line, '\n', (size_t)(text + n - line))))
-            *next++ = '\0';
-        snprintf(where, sizeof where, "%.260s:%u: ", path, lineno);
-        if (strlen(line) != (size_t)((next ? next - 1 : text + n) - line)) {
+        snprintf(where, sizeof where, "%.260s:%u: ", path, ++lineno);
+        if (strlen(line) != (size_t)len) {
             rc = serve_usage("a NUL byte");
             break;
         }
-        line = trim(line);
-        if (!*line || *line == '#')
+        if (len > 0 && line[len - 1] == '\n')
+            line[len - 1] = '\0';
+        text = trim(line);
+        if (!*text || *text == '#')
             continue;
-        if (!(eq = strchr(line, '='))) {
-            rc = serve_usage("expected 'name = value', not '%.80s'", line);
+        if (!(eq = strchr(text, '='))) {
+            rc = serve_usage("expected 'name = value', not '%.80s'", text);
             break;
         }
         *eq = '\0';
-        name = trim(line);
+        name = trim(text);
         value = trim(eq + 1);
         for (o = serve_opts; o->name && strcmp(o->name, name) != 0; o++)
             ;
         if (!o->name || o->key == OPT_CONFIG || o->key == 'h') {
             rc = serve_usage("'%.80s' is not an option of shapegate serve", name);
-            break;
-        }
-        if (!o->arg) {
-            if (strcmp(value, "true") && strcmp(value, "false")) {
+        } else if (!o->arg) {
+            if (strcmp(value, "true") && strcmp(value, "false"))
                 rc = serve_usage("'%s' takes true or false, not '%.80s'", name, value);
-                break;
-            }
-            if (!strcmp(value, "true"))
+            else if (!strcmp(value, "true"))
                 rc = on_serve_opt(o->key, NULL, a);
-            continue;
-        }
-        if (!*value) {
+        } else if (!*value) {
             rc = serve_usage("'%s' has no value", name);
-            break;
+        } else if (!(value = keep(a, value))) {
+            sg_cli_errorf(CMD, "%s: out of memory", path);
+            rc = SG_EXIT_INTERNAL;
+        } else {
+            rc = on_serve_opt(o->key, value, a);
         }
-        rc = on_serve_opt(o->key, value, a);
     }
+    if (rc < 0 && ferror(f))
+        rc = serve_usage("cannot read: %s", strerror(errno));
     where[0] = '\0';
+    free(line);
+    fclose(f);
     return rc;
 }
 
@@ -448,6 +448,8 @@ done:
     sg_service_free(s);
     if (log)
         fclose(log);
-    free(a.config_strings);
+    while (a.nstrings > 0)
+        free(a.strings[--a.nstrings]);
+    free(a.strings);
     return rc;
 }

@@ -51,24 +51,34 @@ const char *sv_route_label(sv_route_id id) { return id < SV_NROUTES ? labels[id]
 
 /* ---- answers ----------------------------------------------------------------------------------- */
 
-/* Append `s` to `f` as a JSON string literal: bytes outside printable ASCII escaped, so that the
- * result is valid JSON whatever the input (client paths and messages quoting client bytes). */
-void sv_json_string(FILE *f, const char *s)
+void sv_json_put(char *dst, size_t cap, size_t *n, const char *src)
 {
+    static const char hex[] = "0123456789abcdef";
     const unsigned char *p;
+    size_t k = *n;
 
-    fputc('"', f);
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
+    if (k + 3 > cap)
+        return;
+    dst[k++] = '"';
+    for (p = (const unsigned char *)src; *p && k + 8 < cap; p++) {
+        if (*p == '"' || *p == '\\') {
+            dst[k++] = '\\';
+            dst[k++] = (char)*p;
+        } else if (*p == '\n') {
+            dst[k++] = '\\';
+            dst[k++] = 'n';
+        } else if (*p < 0x20 || *p >= 0x7f) {
+            memcpy(dst + k, "\\u00", 4);
+            dst[k + 4] = hex[*p >> 4];
+            dst[k + 5] = hex[*p & 15];
+            k += 6;
+        } else {
+            dst[k++] = (char)*p;
+        }
     }
-    fputc('"', f);
+    dst[k++] = '"';
+    dst[k] = '\0';
+    *n = k;
 }
 
 void sv_answer(sv_request *q, unsigned status, const char *code, char *body, size_t len, const char *ctype)
@@ -83,28 +93,22 @@ void sv_answer(sv_request *q, unsigned status, const char *code, char *body, siz
 
 void sv_error(sv_request *q, unsigned status, const char *code, const char *fmt, ...)
 {
-    char msg[512], *body = NULL;
-    size_t len = 0;
+    char msg[512], text[2048], *body;
+    size_t n;
     va_list ap;
-    FILE *f;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if ((f = open_memstream(&body, &len))) {
-        fprintf(f, "{\"error\": {\"code\": \"%s\", \"status\": %u, \"message\": ", code, status);
-        sv_json_string(f, msg);
-        fputs("}}\n", f);
-        if (fclose(f) != 0) {
-            free(body);
-            body = NULL;
-        }
-    }
-    if (!body) { /* out of memory: a body that needs none */
-        len = 0;
-        body = NULL;
-    }
-    sv_answer(q, status, code, body, len, "application/json");
+    n = (size_t)snprintf(text, sizeof text, "{\"error\": {\"code\": \"%.40s\", \"status\": %u, \"message\": ", code,
+                         status);
+    sv_json_put(text, sizeof text - 4, &n, msg);
+    memcpy(text + n, "}}\n", 4);
+    n += 3;
+    /* out of memory: an answer with no body, which needs none */
+    if ((body = malloc(n + 1)))
+        memcpy(body, text, n + 1);
+    sv_answer(q, status, code, body, body ? n : 0, "application/json");
 }
 
 /* The status and code for a library error while reading the request's input. */

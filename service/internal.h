@@ -111,8 +111,11 @@ typedef struct sv_request {
     uint64_t sent;           /* bytes of body queued */
 } sv_request;
 
-/* Write `s` to `f` as a JSON string literal, every byte outside printable ASCII escaped. */
-void sv_json_string(FILE *f, const char *s);
+/* Append `src` to `dst` (`*n` bytes used of `cap`, NUL-terminated) as a JSON string literal, every
+ * byte outside printable ASCII escaped, so that the result is valid JSON whatever the input
+ * (client paths, messages quoting client bytes); cut, still a valid literal, when it does not
+ * fit (`cap` at least *n + 3). No allocation: the access log and the error bodies use it. */
+void sv_json_put(char *dst, size_t cap, size_t *n, const char *src);
 /* Set `q`'s answer to the JSON error {"error": {"code", "message", "status"}}. */
 void sv_error(sv_request *q, unsigned status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -443,39 +443,6 @@ static void drop_job(sv_request *q, void *ctx)
 
 /* ---- the access log ----------------------------------------------------------------------------- */
 
-/* Append `src` to `dst` (`*n` bytes used of `cap`) as a JSON string literal, every byte outside
- * printable ASCII escaped (sv_json_string's rules); cut, still a valid literal, when it does not
- * fit. */
-static void json_put(char *dst, size_t cap, size_t *n, const char *src)
-{
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *p;
-    size_t k = *n;
-
-    if (k + 3 > cap)
-        return;
-    dst[k++] = '"';
-    for (p = (const unsigned char *)src; *p && k + 8 < cap; p++) {
-        if (*p == '"' || *p == '\\') {
-            dst[k++] = '\\';
-            dst[k++] = (char)*p;
-        } else if (*p == '\n') {
-            dst[k++] = '\\';
-            dst[k++] = 'n';
-        } else if (*p < 0x20 || *p >= 0x7f) {
-            memcpy(dst + k, "\\u00", 4);
-            dst[k + 4] = hex[*p >> 4];
-            dst[k + 5] = hex[*p & 15];
-            k += 6;
-        } else {
-            dst[k++] = (char)*p;
-        }
-    }
-    dst[k++] = '"';
-    dst[k] = '\0';
-    *n = k;
-}
-
 /* Write `len` bytes of log to the current log stream, if any, in one call (lines of two threads
  * do not mix; sg_service_set_log() waits for the writers). */
 static void log_write(sg_service *s, const char *line, size_t len)
@@ -541,10 +508,10 @@ static void access_log(sg_service *s, sv_request *q, unsigned status, double sec
     }
     n = (size_t)snprintf(line, sizeof line, "{\"ts\": \"%s.%03ldZ\", \"remote\": \"%s\", \"method\": ", ts,
                          now.tv_nsec / 1000000, addr);
-    json_put(line, sizeof line, &n, q->method);
+    sv_json_put(line, sizeof line, &n, q->method);
     memcpy(line + n, ", \"path\": ", sizeof ", \"path\": " - 1);
     n += sizeof ", \"path\": " - 1;
-    json_put(line, sizeof line, &n, q->path);
+    sv_json_put(line, sizeof line, &n, q->path);
     /* the rest is bounded: codes, verdicts and names are short and ours */
     k = snprintf(line + n, sizeof line - n,
                  ", \"status\": %u, \"code\": \"%s\", \"ms\": %.3f, \"in\": %llu, \"out\": %llu%s%s%s%s%s%s%s}\n",
@@ -598,7 +565,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
         char line[700];
         size_t k = sizeof head - 1;
         memcpy(line, head, k);
-        json_put(line, sizeof line - 2, &k, msg);
+        sv_json_put(line, sizeof line - 2, &k, msg);
         line[k++] = '}';
         line[k++] = '\n';
         log_write(s, line, k);

@@ -620,7 +620,7 @@ def test_gate(s, args):
     root = os.path.join(args.source, "tests", "data", "gate")
     pairs = sorted(d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "old.pt2")))
     if QUICK:
-        pairs = [p for p in pairs if p.startswith(("new_min", "widen_max", "sig_renamed"))][:3]
+        pairs = [p for p in pairs if p in ("new_min-2.14", "widen_max-2.14", "sig_renamed-2.14")]
     verdicts = set()
     for pair in pairs:
         d = os.path.join(root, pair)
