@@ -75,6 +75,7 @@ static void request_free(sv_request *q)
         close(q->fd);
     if (q->fd2 >= 0)
         close(q->fd2);
+    atomic_fetch_sub(&q->svc->buffered, q->policy_len);
     free(q->policy);
     if (q->resp_fd >= 0)
         close(q->resp_fd);
@@ -153,8 +154,16 @@ static sv_mhd_result on_part(void *cls, enum MHD_ValueKind kind, const char *key
         return MHD_NO;
     }
     if (size) {
-        char *np = realloc(q->policy, q->policy_len + size + 1);
-        if (!np) {
+        sg_service *sv = q->svc;
+        char *np;
+        /* the policy is held in memory: it counts against --max-buffered as JSON bodies do */
+        if (atomic_fetch_add(&sv->buffered, size) + size > sv->cfg.max_buffered) {
+            atomic_fetch_sub(&sv->buffered, size);
+            sv_error(q, 503, "overloaded", "the bodies being read fill the service's memory budget; retry later");
+            return MHD_NO;
+        }
+        if (!(np = realloc(q->policy, q->policy_len + size + 1))) {
+            atomic_fetch_sub(&sv->buffered, size);
             sv_error(q, 503, "out_of_memory", "out of memory reading the policy");
             return MHD_NO;
         }
