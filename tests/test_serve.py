@@ -808,6 +808,62 @@ def test_drain(args):
     ok('"abandoned": 0' in log, "drained with nothing abandoned")
 
 
+def test_stop_under_load(args, traces):
+    """SIGTERM while clients keep sending on keep-alive connections (checks, /readyz, /metrics):
+    every answer is a whole HTTP response (200, or 503 while draining), the rest of the connections
+    are refused or closed, and the process exits 0. Under ThreadSanitizer (ctest -L threads) this is
+    the shutdown path with requests arriving while the workers stop, the pool is freed and the
+    listening socket is closed."""
+    bodies = [open(traces[n], "rb").read() for n in sorted(traces, key=lambda k: os.path.getsize(traces[k]))[:3]]
+    for rnd in range(2 if QUICK else 4):
+        s = Server(args, "stopload%d" % rnd, "--threads", "2", "--max-queue", "4", "--no-access-log")
+        stop = threading.Event()
+        bad = []
+
+        def client(k):
+            conn = None
+            i = 0
+            while not stop.is_set():
+                try:
+                    conn = conn or s.conn(timeout=30)
+                    if i % 3 == 0:
+                        conn.request("POST", "/v1/check", body=bodies[(k + i) % len(bodies)],
+                                     headers={"Content-Type": "application/json"})
+                    else:
+                        conn.request("GET", "/readyz" if i % 3 == 1 else "/metrics")
+                    r = conn.getresponse()
+                    r.read()
+                    if r.status not in (200, 429, 503):
+                        bad.append(r.status)
+                except (OSError, http.client.HTTPException):
+                    if conn:
+                        conn.close()
+                    conn = None
+                    if s.proc.poll() is not None:
+                        break
+                    time.sleep(0.01)
+                i += 1
+            if conn:
+                conn.close()
+
+        ts = [threading.Thread(target=client, args=(k,)) for k in range(6)]
+        for t in ts:
+            t.start()
+        time.sleep(0.5 + 0.3 * rnd)
+        s.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = s.proc.wait(90)
+        except subprocess.TimeoutExpired:
+            rc = None
+        stop.set()
+        for t in ts:
+            t.join()
+        ok(rc == 0, "stop under load, round %d: exit %r (66: ThreadSanitizer saw a race; see %s)"
+           % (rnd, rc, s.log_path))
+        ok(not bad, "stop under load, round %d: statuses %r" % (rnd, bad[:5]))
+        s.stop()
+
+
 def test_config_and_log(args):
     """--config FILE (command-line options override it; a bad one is one line naming FILE:LINE, exit 2)
     and --log FILE, which SIGHUP reopens (logrotate's move-then-signal)."""
@@ -918,6 +974,7 @@ def main():
     test_budget_and_busy(args)
     test_memory_budget(args, traces)
     test_drain(args)
+    test_stop_under_load(args, traces)
     test_config_and_log(args)
     documented = {(m.upper(), p) for p, ops in API.doc["paths"].items() for m in ops} if API else set()
     exercised = {(m, p) for m, p, _ in SEEN}
