@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # bench/serve.sh - `shapegate serve` under a real load generator (wrk, Debian package `wrk`):
-# requests/s and latency percentiles for GET /healthz (the HTTP ceiling, no solving: the
-# reference), a small POST /v1/check answered from the engine's cache, and the same check with
-# the cache off (solved every time), each side by side with its ratio to the reference.
+#   1. the in-process engine on the same trace (bench_engine: load + check + report JSON on
+#      $(nproc) threads, no HTTP, no cache): the reference of the uncached path;
+#   2. requests/s and latency percentiles for GET /healthz (the HTTP ceiling, no solving), a
+#      small POST /v1/check answered from the engine's cache, and the same check with the cache
+#      off (solved every time), with their ratios;
+#   3. RSS of one server sampled every second over a soak of at least SG_BENCH_SOAK requests
+#      (default 100000; cache hits and /healthz, the paths that allocate per request without
+#      solving) and over an uncached run: start, end and max;
+#   4. the same mix through nginx + 3 replicas + one redis-server (Debian's; skipped without them).
 #
 #   bench/serve.sh [BUILD_DIR] [SECONDS] [CONNECTIONS]     (defaults: build 10 32)
 #
@@ -17,7 +23,9 @@ CONNS=${3:-32}
 SG=$BUILD/shapegate
 CASE=${SG_BENCH_CASE:-tests/corpus/cases/ok_add_shared_dim}
 command -v wrk >/dev/null || { echo "serve.sh: wrk not found (apt-get install wrk)" >&2; exit 2; }
-[ -x "$SG" ] && [ -x "$BUILD/tests/serve_traces" ] || { echo "serve.sh: build $SG and serve_traces first" >&2; exit 2; }
+[ -x "$SG" ] && [ -x "$BUILD/tests/serve_traces" ] && [ -x "$BUILD/bench/bench_engine" ] ||
+    { echo "serve.sh: build $SG, serve_traces and bench_engine first" >&2; exit 2; }
+SOAK=${SG_BENCH_SOAK:-100000}
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -36,16 +44,33 @@ f:close()
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-# start NAME OPTIONS...: a server on a free port; sets PORT
+# start NAME OPTIONS...: a server on a free port; sets PORT and SPID
 start() {
     local name=$1
     shift
     "$SG" serve --listen 127.0.0.1:0 --port-file "$WORK/$name.port" --no-access-log --threads "$(nproc)" "$@" \
         2>"$WORK/$name.log" &
-    PIDS+=($!)
-    for _ in $(seq 100); do [ -s "$WORK/$name.port" ] && break; sleep 0.05; done
+    SPID=$!
+    PIDS+=($SPID)
+    for _ in $(seq 200); do [ -s "$WORK/$name.port" ] && break; sleep 0.05; done
     PORT=$(cat "$WORK/$name.port")
 }
+
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# sample PID FILE: RSS of PID every second into FILE until killed
+sample() {
+    while kill -0 "$1" 2>/dev/null; do rss "$1" >>"$2"; sleep 1; done
+}
+
+# rss_report LABEL FILE REQUESTS: start, end and max of the samples
+rss_report() {
+    awk -v l="$1" -v n="$3" 'NR == 1 {s = $1} {e = $1; if ($1 > m) m = $1}
+        END {printf "%-34s %s requests: RSS start %d kB, end %d kB, max %d kB (%d samples)\n", l, n, s, e, m, NR}' "$2"
+}
+
+# requests in the last wrk output
+reqs() { awk '/requests in/ {print $1}' "$WORK/wrk.out"; }
 
 # run LABEL URL [wrk options]: prints "LABEL req/s p50 p99" and sets RPS
 run() {
@@ -63,6 +88,8 @@ run() {
 
 echo "shapegate serve: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (shared machine)"
 echo "case $CASE, $CONNS connections, ${SECS}s each, wrk 1 thread"
+"$BUILD/bench/bench_engine" "$BODY" "$(nproc)" "$SECS" | tee "$WORK/engine.out"
+ENGINE=$(awk '{for (i = 1; i <= NF; i++) if ($(i + 1) == "checks/s,") print $i}' "$WORK/engine.out")
 start cached --cache 1024
 run "GET /healthz (reference)" "http://127.0.0.1:$PORT/healthz"
 REF=$RPS
@@ -71,8 +98,99 @@ HIT=$RPS
 start cold --cache 0
 run "POST /v1/check, no cache" "http://127.0.0.1:$PORT/v1/check" -s "$WORK/post.lua"
 COLD=$RPS
-awk -v r="$REF" -v h="$HIT" -v c="$COLD" 'BEGIN {
-    printf "ratios to /healthz: cache hits %.3f, no cache %.3f; cache speed-up %.1fx\n", h / r, c / r, h / c }'
-RSS=$(awk '/VmRSS/ {print $2}' "/proc/${PIDS[0]}/status")
-echo "RSS of the cached server after its runs: $RSS kB"
+awk -v r="$REF" -v h="$HIT" -v c="$COLD" -v e="$ENGINE" 'BEGIN {
+    printf "ratios to /healthz: cache hits %.3f, no cache %.3f; cache speed-up %.1fx\n", h / r, c / r, h / c
+    printf "no cache against the in-process engine: %.2f (1.00: HTTP costs nothing next to solving)\n", c / e }'
+COLD_PID=$SPID
+
+# RSS: the cached server over >= SOAK requests (cache hits and /healthz), sampled every second
+CACHED_PID=${PIDS[0]}
+CACHED_PORT=$(cat "$WORK/cached.port")
+: >"$WORK/rss.cached"
+sample "$CACHED_PID" "$WORK/rss.cached" &
+SAMPLER=$!
+total=0
+while [ "$total" -lt "$SOAK" ]; do
+    wrk -t1 -c"$CONNS" -d"${SECS}s" -s "$WORK/post.lua" "http://127.0.0.1:$CACHED_PORT/v1/check" >"$WORK/wrk.out" 2>&1 || true
+    total=$((total + $(reqs)))
+    wrk -t1 -c"$CONNS" -d"${SECS}s" "http://127.0.0.1:$CACHED_PORT/healthz" >"$WORK/wrk.out" 2>&1 || true
+    total=$((total + $(reqs)))
+done
+kill "$SAMPLER" 2>/dev/null || true
+wait "$SAMPLER" 2>/dev/null || true
+rss_report "cached server (hits + /healthz)" "$WORK/rss.cached" "$total"
+# and the uncached one over one more run of solving
+: >"$WORK/rss.cold"
+sample "$COLD_PID" "$WORK/rss.cold" &
+SAMPLER=$!
+COLD_PORT=$(cat "$WORK/cold.port")
+wrk -t1 -c"$CONNS" -d"$((SECS * 3))s" -s "$WORK/post.lua" "http://127.0.0.1:$COLD_PORT/v1/check" >"$WORK/wrk.out" 2>&1 || true
+kill "$SAMPLER" 2>/dev/null || true
+wait "$SAMPLER" 2>/dev/null || true
+rss_report "uncached server (solving)" "$WORK/rss.cold" "$(reqs) more"
+
+# nginx + 3 replicas (--threads 1 each) + redis-server, as tests/test_serve_scale.py runs them
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+REDIS=$(command -v redis-server || true)
+if [ -x "$NGINX" ] && [ -n "$REDIS" ]; then
+    free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+    RPORT=$(free_port)
+    "$REDIS" --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+    PIDS+=($!)
+    servers=""
+    for i in 1 2 3; do
+        "$SG" serve --listen 127.0.0.1:0 --port-file "$WORK/r$i.port" --no-access-log --threads 1 --cache 1024 \
+            --redis "redis://127.0.0.1:$RPORT" 2>"$WORK/r$i.log" &
+        PIDS+=($!)
+    done
+    for i in 1 2 3; do
+        for _ in $(seq 200); do [ -s "$WORK/r$i.port" ] && break; sleep 0.05; done
+        servers="$servers        server 127.0.0.1:$(cat "$WORK/r$i.port") max_fails=1 fail_timeout=30s;
+"
+    done
+    NPORT=$(free_port)
+    mkdir -p "$WORK/ng"
+    cat >"$WORK/ng/nginx.conf" <<NGINX
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+worker_processes 2;
+pid $WORK/ng/nginx.pid;
+error_log $WORK/ng/error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/ng/body;
+    proxy_temp_path $WORK/ng/proxy;
+    fastcgi_temp_path $WORK/ng/fastcgi;
+    uwsgi_temp_path $WORK/ng/uwsgi;
+    scgi_temp_path $WORK/ng/scgi;
+    client_max_body_size 64m;
+    upstream shapegate {
+$servers        keepalive 16;
+    }
+    server {
+        listen 127.0.0.1:$NPORT;
+        location / {
+            proxy_pass http://shapegate;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_next_upstream error timeout;
+        }
+    }
+}
+NGINX
+    "$NGINX" -p "$WORK/ng" -c "$WORK/ng/nginx.conf" 2>"$WORK/ng/stderr" &
+    NGPID=$!
+    PIDS+=($NGPID)
+    for _ in $(seq 200); do curl -s -o /dev/null "http://127.0.0.1:$NPORT/healthz" && break; sleep 0.05; done
+    echo "nginx (2 workers) + 3 replicas (--threads 1) + redis-server, all on the same $(nproc) cores:"
+    run "  GET /healthz via nginx" "http://127.0.0.1:$NPORT/healthz"
+    NREF=$RPS
+    run "  POST /v1/check via nginx (hits)" "http://127.0.0.1:$NPORT/v1/check" -s "$WORK/post.lua"
+    awk -v r="$NREF" -v h="$RPS" -v d="$HIT" 'BEGIN {
+        printf "  ratios: hits to /healthz via nginx %.3f; via nginx to one server direct %.3f\n", h / r, h / d }'
+    kill -QUIT "$NGPID" 2>/dev/null || true
+else
+    echo "nginx or redis-server not installed: the replica run skipped"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

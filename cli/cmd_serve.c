@@ -9,6 +9,8 @@
  */
 #define _POSIX_C_SOURCE 200809L /* sigwait, pthread_sigmask */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,7 +26,7 @@
 enum {
     OPT_LISTEN = 256, OPT_THREADS, OPT_IO_THREADS, OPT_MAX_BODY, OPT_CACHE, OPT_MAX_QUEUE, OPT_MAX_CONN,
     OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE, OPT_MAX_BUFFERED,
-    OPT_REDIS, OPT_REDIS_TTL
+    OPT_REDIS, OPT_REDIS_TTL, OPT_CONFIG, OPT_LOG
 };
 
 static const sg_cli_opt serve_opts[] = {
@@ -54,7 +56,14 @@ static const sg_cli_opt serve_opts[] = {
     {"drain-timeout", OPT_DRAIN, true, false,
      "--drain-timeout MS   at SIGTERM, wait this long for requests in flight (default 30000)"},
     {"port-file", OPT_PORT_FILE, true, false, "--port-file FILE     write the port listened on to FILE once listening"},
-    {"no-access-log", OPT_NO_LOG, false, false, "--no-access-log      no JSON access log lines on stderr"},
+    {"log", OPT_LOG, true, false,
+     "--log FILE           the JSON access log (appended; SIGHUP reopens it, for logrotate);\n"
+     "                     default stderr"},
+    {"no-access-log", OPT_NO_LOG, false, false, "--no-access-log      no JSON access log lines"},
+    {"config", OPT_CONFIG, true, false,
+     "--config FILE        options from FILE first, one 'name = value' a line (the long\n"
+     "                     names above; '#' comments; 'no-access-log = true'); the\n"
+     "                     command line overrides them"},
     SG_CLI_OPT_HELP,
     SG_CLI_OPT_END,
 };
@@ -64,14 +73,17 @@ static const sg_cli_spec serve_spec = {
     "usage: shapegate serve [options]\n"
     "\n"
     "Serve shapegate over HTTP: POST /v1/check and /v1/spec take a JSON trace, POST\n"
-    "/v1/archives/inspect, /verify and /pack a .pt2 archive; GET /healthz, /readyz,\n"
-    "/metrics, /v1/version and /v1/openapi.json (docs/service.md). One JSON access log\n"
-    "line per request on stderr. SIGTERM or SIGINT: drain, then exit 0.\n"
+    "/v1/archives/inspect, /verify and /pack a .pt2 archive, POST /v1/gate two (form\n"
+    "parts old and new); GET /healthz, /readyz, /metrics, /v1/version and\n"
+    "/v1/openapi.json (docs/service.md). One JSON access log\n"
+    "line per request on stderr or --log FILE. SIGTERM or SIGINT: drain, then exit 0;\n"
+    "SIGHUP: reopen --log FILE.\n"
     "\n"
     "Options:\n",
     serve_opts,
     "\n"
-    "Exit: 0 after a signal, 2 usage, 3 cannot listen, 5 internal error.\n",
+    "Exit: 0 after a signal, 2 usage or a bad --config file, 3 cannot listen or open\n"
+    "      the log, 5 internal error.\n",
     false,
     NULL,
 };
@@ -81,7 +93,26 @@ typedef struct serve_args {
     char host[64];
     unsigned drain_ms;
     const char *port_file;
+    const char *log_path;
+    char **strings;          /* the config file's values, which the options point into */
+    size_t nstrings;
 } serve_args;
+
+/* "FILE:LINE: " while the options of a --config file are read, for the one-line errors */
+static char where[320];
+
+/* A usage error (exit 2) naming where the option came from. */
+static int serve_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int serve_usage(const char *fmt, ...)
+{
+    char msg[600];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sg_cli_usage_error(CMD, "%s%s", where, msg);
+}
 
 /* A non-negative integer of at most `max`, with an optional K/M/G suffix when `suffix`. */
 static int read_count(const char *opt, const char *arg, unsigned long long max, bool suffix,
@@ -104,7 +135,7 @@ static int read_count(const char *opt, const char *arg, unsigned long long max, 
     *out = v * mul;
     return -1;
 bad:
-    return sg_cli_usage_error(CMD, "option '--%s' takes an integer up to %llu%s, not '%s'", opt, max,
+    return serve_usage("option '--%s' takes an integer up to %llu%s, not '%s'", opt, max,
                               suffix ? " (K, M, G suffixes)" : "", arg ? arg : "");
 }
 
@@ -118,17 +149,17 @@ static int read_listen(serve_args *a, const char *arg)
     if (arg[0] == '[') {
         const char *close = strchr(arg, ']');
         if (!close || close[1] != ':')
-            return sg_cli_usage_error(CMD, "--listen '%s': expected [ADDR]:PORT", arg);
+            return serve_usage("--listen '%s': expected [ADDR]:PORT", arg);
         n = (size_t)(close - arg - 1);
         colon = close + 1;
         arg++;
     } else {
         if (!(colon = strrchr(arg, ':')))
-            return sg_cli_usage_error(CMD, "--listen '%s': expected ADDR:PORT", arg);
+            return serve_usage("--listen '%s': expected ADDR:PORT", arg);
         n = (size_t)(colon - arg);
     }
     if (n == 0 || n >= sizeof a->host)
-        return sg_cli_usage_error(CMD, "--listen: no address or one too long");
+        return serve_usage("--listen: no address or one too long");
     memcpy(a->host, arg, n);
     a->host[n] = '\0';
     if ((rc = read_count("listen", colon + 1, 65535, false, &port)) >= 0)
@@ -148,12 +179,14 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
     case OPT_LISTEN: return read_listen(a, arg);
     case OPT_NO_LOG: a->cfg.access_log = NULL; return -1;
     case OPT_PORT_FILE: a->port_file = arg; return -1;
+    case OPT_LOG: a->log_path = arg; return -1;
+    case OPT_CONFIG: return -1; /* read before the command line (read_config) */
     case OPT_REDIS: a->cfg.redis_url = arg; return -1;
     case OPT_MAX_BODY:
         if ((rc = read_count("max-body", arg, SIZE_MAX, true, &v)) >= 0)
             return rc;
         if (v == 0)
-            return sg_cli_usage_error(CMD, "--max-body must be at least 1");
+            return serve_usage("--max-body must be at least 1");
         a->cfg.max_body = (size_t)v;
         return -1;
     case OPT_MAX_BUFFERED:
@@ -180,7 +213,7 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
         if ((rc = read_count(lim[i].name, arg, lim[i].max, false, &v)) >= 0)
             return rc;
         if (v < lim[i].min)
-            return sg_cli_usage_error(CMD, "option '--%s' must be at least %llu", lim[i].name, lim[i].min);
+            return serve_usage("option '--%s' must be at least %llu", lim[i].name, lim[i].min);
         switch (key) {
         case OPT_THREADS: a->cfg.threads = (unsigned)v; break;
         case OPT_IO_THREADS: a->cfg.io_threads = (unsigned)v; break;
@@ -199,6 +232,128 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
     return -1;
 }
 
+/* Trim the blanks around `s` in place. */
+static char *trim(char *s)
+{
+    char *e;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        *--e = '\0';
+    return s;
+}
+
+/* A string the options keep pointing to (a->strings, freed at the end); NULL when out of memory. */
+static char *keep(serve_args *a, const char *s)
+{
+    char **ns, *d;
+
+    if (!(d = strdup(s)) || !(ns = realloc(a->strings, (a->nstrings + 1) * sizeof *ns))) {
+        free(d);
+        return NULL;
+    }
+    a->strings = ns;
+    a->strings[a->nstrings++] = d;
+    return d;
+}
+
+/*
+ * The options of the --config file `path`, read into `a` as the command line's are: -1 when all
+ * were read, else an exit code after a one-line error naming FILE:LINE.
+ */
+static int read_config(serve_args *a, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    unsigned lineno = 0;
+    int rc = -1;
+
+    if (!f)
+        return serve_usage("--config %s: %s", path, strerror(errno));
+    while (rc < 0 && (len = getline(&line, &cap, f)) >= 0) {
+        const sg_cli_opt *o;
+        char *eq, *name, *value, *text;
+
+        snprintf(where, sizeof where, "%.260s:%u: ", path, ++lineno);
+        if (strlen(line) != (size_t)len) {
+            rc = serve_usage("a NUL byte");
+            break;
+        }
+        if (len > 0 && line[len - 1] == '\n')
+            line[len - 1] = '\0';
+        text = trim(line);
+        if (!*text || *text == '#')
+            continue;
+        if (!(eq = strchr(text, '='))) {
+            rc = serve_usage("expected 'name = value', not '%.80s'", text);
+            break;
+        }
+        *eq = '\0';
+        name = trim(text);
+        value = trim(eq + 1);
+        for (o = serve_opts; o->name && strcmp(o->name, name) != 0; o++)
+            ;
+        if (!o->name || o->key == OPT_CONFIG || o->key == 'h') {
+            rc = serve_usage("'%.80s' is not an option of shapegate serve", name);
+        } else if (!o->arg) {
+            if (strcmp(value, "true") && strcmp(value, "false"))
+                rc = serve_usage("'%s' takes true or false, not '%.80s'", name, value);
+            else if (!strcmp(value, "true"))
+                rc = on_serve_opt(o->key, NULL, a);
+        } else if (!*value) {
+            rc = serve_usage("'%s' has no value", name);
+        } else if (!(value = keep(a, value))) {
+            sg_cli_errorf(CMD, "%s: out of memory", path);
+            rc = SG_EXIT_INTERNAL;
+        } else {
+            rc = on_serve_opt(o->key, value, a);
+        }
+    }
+    if (rc < 0 && ferror(f))
+        rc = serve_usage("cannot read: %s", strerror(errno));
+    where[0] = '\0';
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* The --config FILE of the command line (the last one), or NULL (a --config without its value is
+ * left to the option parser's error). */
+static const char *config_arg(int argc, char **argv)
+{
+    const char *path = NULL;
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--config")) {
+            if (i + 1 == argc)
+                return NULL;
+            path = argv[++i];
+        } else if (!strncmp(argv[i], "--config=", 9)) {
+            path = argv[i] + 9;
+        }
+    }
+    return path;
+}
+
+/* Open the --log file for appending (one-line error and NULL when it cannot be). */
+static FILE *open_log(const char *path)
+{
+    FILE *f = fopen(path, "a");
+
+    if (!f)
+        sg_cli_errorf(CMD, "--log %s: %s", path, strerror(errno));
+    else
+        setvbuf(f, NULL, _IOFBF, 1 << 16);
+    return f;
+}
+
 int sg_cmd_serve(int argc, char **argv)
 {
     sg_service_config defaults = SG_SERVICE_CONFIG_INIT;
@@ -206,6 +361,8 @@ int sg_cmd_serve(int argc, char **argv)
     sg_service *s = NULL;
     serve_args a;
     sigset_t sigs;
+    const char *config;
+    FILE *log = NULL, *info = stderr;
     unsigned left;
     int rc, sig = 0;
 
@@ -214,10 +371,23 @@ int sg_cmd_serve(int argc, char **argv)
     a.cfg.access_log = stderr;
     a.cfg.inspect_json = sg_cli_inspect_json;
     a.drain_ms = 30000;
+    /* the config file first, so that the command line overrides it */
+    config = config_arg(argc, argv);
+    if (config && (rc = read_config(&a, config)) >= 0)
+        goto done;
     if ((rc = sg_cli_parse(&serve_spec, argc, argv, on_serve_opt, &a)) >= 0)
-        return rc;
-    if (optind != argc)
-        return sg_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+        goto done;
+    if (optind != argc) {
+        rc = serve_usage("unexpected argument '%s'", argv[optind]);
+        goto done;
+    }
+    if (a.log_path && a.cfg.access_log) {
+        if (!(log = open_log(a.log_path))) {
+            rc = SG_EXIT_INPUT;
+            goto done;
+        }
+        a.cfg.access_log = info = log;
+    }
 
     /* before any thread exists: the signals go to sigwait() below only */
     sigemptyset(&sigs);
@@ -229,10 +399,12 @@ int sg_cmd_serve(int argc, char **argv)
 
     if ((rc = sg_service_start(&s, &a.cfg, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
-        return rc == SG_EINVALID || rc == SG_EIO ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;
+        rc = rc == SG_EINVALID || rc == SG_EIO ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;
+        goto done;
     }
-    fprintf(stderr, "{\"level\": \"info\", \"message\": \"listening\", \"address\": \"%s\", \"port\": %u, "
+    fprintf(info, "{\"level\": \"info\", \"message\": \"listening\", \"address\": \"%s\", \"port\": %u, "
             "\"threads\": %u, \"version\": \"%s\"}\n", a.cfg.host, sg_service_port(s), a.cfg.threads, sg_version());
+    fflush(info);
     if (a.port_file) {
         char tmp[PATH_MAX];
         FILE *f;
@@ -240,20 +412,45 @@ int sg_cmd_serve(int argc, char **argv)
         if (!(f = fopen(tmp, "w")) || fprintf(f, "%u\n", sg_service_port(s)) < 0 || fclose(f) != 0
             || rename(tmp, a.port_file) != 0) {
             sg_cli_errorf(CMD, "%s: %s", a.port_file, strerror(errno));
-            sg_service_free(s);
-            return SG_EXIT_INTERNAL;
+            rc = SG_EXIT_INTERNAL;
+            goto done;
         }
     }
     for (;;) {
         if (sigwait(&sigs, &sig) != 0)
             continue;
-        if (sig == SIGHUP)
-            continue; /* the log is stderr: nothing to reopen */
-        break;
+        if (sig != SIGHUP)
+            break;
+        /* SIGHUP: the --log file again by its name (logrotate moved the old one away); the old
+         * stream is closed once no thread writes to it. Without --log: nothing to reopen. */
+        if (log) {
+            FILE *nl = fopen(a.log_path, "a");
+            if (!nl) {
+                fprintf(log, "{\"level\": \"error\", \"message\": \"cannot reopen the log\", \"error\": \"%s\"}\n",
+                        strerror(errno));
+                fflush(log);
+                continue;
+            }
+            setvbuf(nl, NULL, _IOFBF, 1 << 16);
+            fclose(sg_service_set_log(s, nl));
+            info = log = nl;
+            fprintf(info, "{\"level\": \"info\", \"message\": \"log reopened\"}\n");
+            fflush(info);
+        }
     }
-    fprintf(stderr, "{\"level\": \"info\", \"message\": \"draining\", \"signal\": %d}\n", sig);
+    fprintf(info, "{\"level\": \"info\", \"message\": \"draining\", \"signal\": %d}\n", sig);
+    fflush(info);
     left = sg_service_drain(s, a.drain_ms);
     sg_service_free(s);
-    fprintf(stderr, "{\"level\": \"info\", \"message\": \"stopped\", \"abandoned\": %u}\n", left);
-    return SG_EXIT_OK;
+    s = NULL;
+    fprintf(info, "{\"level\": \"info\", \"message\": \"stopped\", \"abandoned\": %u}\n", left);
+    rc = SG_EXIT_OK;
+done:
+    sg_service_free(s);
+    if (log)
+        fclose(log);
+    while (a.nstrings > 0)
+        free(a.strings[--a.nstrings]);
+    free(a.strings);
+    return rc;
 }

@@ -25,6 +25,7 @@ static const sv_route routes[] = {
     {SV_ROUTE_INSPECT, "/v1/archives/inspect", "POST", SV_BODY_ARCHIVE},
     {SV_ROUTE_VERIFY, "/v1/archives/verify", "POST", SV_BODY_ARCHIVE},
     {SV_ROUTE_PACK, "/v1/archives/pack", "POST", SV_BODY_ARCHIVE},
+    {SV_ROUTE_GATE, "/v1/gate", "POST", SV_BODY_MULTIPART},
     {SV_ROUTE_HEALTHZ, "/healthz", "GET", SV_BODY_NONE},
     {SV_ROUTE_READYZ, "/readyz", "GET", SV_BODY_NONE},
     {SV_ROUTE_VERSION, "/v1/version", "GET", SV_BODY_NONE},
@@ -33,7 +34,7 @@ static const sv_route routes[] = {
 };
 
 static const char *const labels[SV_NROUTES] = {
-    "/v1/check", "/v1/spec", "/v1/archives/inspect", "/v1/archives/verify", "/v1/archives/pack",
+    "/v1/check", "/v1/spec", "/v1/archives/inspect", "/v1/archives/verify", "/v1/archives/pack", "/v1/gate",
     "/healthz", "/readyz", "/v1/version", "/metrics", "/v1/openapi.json", "other",
 };
 
@@ -50,24 +51,34 @@ const char *sv_route_label(sv_route_id id) { return id < SV_NROUTES ? labels[id]
 
 /* ---- answers ----------------------------------------------------------------------------------- */
 
-/* Append `s` to `f` as a JSON string literal: bytes outside printable ASCII escaped, so that the
- * result is valid JSON whatever the input (client paths and messages quoting client bytes). */
-void sv_json_string(FILE *f, const char *s)
+void sv_json_put(char *dst, size_t cap, size_t *n, const char *src)
 {
+    static const char hex[] = "0123456789abcdef";
     const unsigned char *p;
+    size_t k = *n;
 
-    fputc('"', f);
-    for (p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20 || *p >= 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
+    if (k + 3 > cap)
+        return;
+    dst[k++] = '"';
+    for (p = (const unsigned char *)src; *p && k + 8 < cap; p++) {
+        if (*p == '"' || *p == '\\') {
+            dst[k++] = '\\';
+            dst[k++] = (char)*p;
+        } else if (*p == '\n') {
+            dst[k++] = '\\';
+            dst[k++] = 'n';
+        } else if (*p < 0x20 || *p >= 0x7f) {
+            memcpy(dst + k, "\\u00", 4);
+            dst[k + 4] = hex[*p >> 4];
+            dst[k + 5] = hex[*p & 15];
+            k += 6;
+        } else {
+            dst[k++] = (char)*p;
+        }
     }
-    fputc('"', f);
+    dst[k++] = '"';
+    dst[k] = '\0';
+    *n = k;
 }
 
 void sv_answer(sv_request *q, unsigned status, const char *code, char *body, size_t len, const char *ctype)
@@ -82,28 +93,22 @@ void sv_answer(sv_request *q, unsigned status, const char *code, char *body, siz
 
 void sv_error(sv_request *q, unsigned status, const char *code, const char *fmt, ...)
 {
-    char msg[512], *body = NULL;
-    size_t len = 0;
+    char msg[512], text[2048], *body;
+    size_t n;
     va_list ap;
-    FILE *f;
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if ((f = open_memstream(&body, &len))) {
-        fprintf(f, "{\"error\": {\"code\": \"%s\", \"status\": %u, \"message\": ", code, status);
-        sv_json_string(f, msg);
-        fputs("}}\n", f);
-        if (fclose(f) != 0) {
-            free(body);
-            body = NULL;
-        }
-    }
-    if (!body) { /* out of memory: a body that needs none */
-        len = 0;
-        body = NULL;
-    }
-    sv_answer(q, status, code, body, len, "application/json");
+    n = (size_t)snprintf(text, sizeof text, "{\"error\": {\"code\": \"%.40s\", \"status\": %u, \"message\": ", code,
+                         status);
+    sv_json_put(text, sizeof text - 4, &n, msg);
+    memcpy(text + n, "}}\n", 4);
+    n += 3;
+    /* out of memory: an answer with no body, which needs none */
+    if ((body = malloc(n + 1)))
+        memcpy(body, text, n + 1);
+    sv_answer(q, status, code, body, body ? n : 0, "application/json");
 }
 
 /* The status and code for a library error while reading the request's input. */
@@ -382,6 +387,70 @@ cleanup:
     close_archive(&o);
 }
 
+/* One archive of a gate: its spool file opened and its program read (`which` names it in errors). */
+static int gate_load(sv_request *q, int fd, const char *which, sg_archive **a, sg_graph **g)
+{
+    sg_error err = SG_ERROR_INIT;
+    int rc;
+
+    if (lseek(fd, 0, SEEK_SET) != 0) {
+        sv_error(q, 503, "spool_failed", "cannot read the spooled part '%s': %s", which, strerror(errno));
+        return -1;
+    }
+    if ((rc = sg_archive_open_fd(a, fd, NULL, &err)) != 0 || (rc = sg_graph_load(g, *a, NULL, &err)) != 0) {
+        char msg[sizeof err.msg];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        snprintf(err.msg, sizeof err.msg, "part '%.3s': %.200s", which, msg);
+        input_error(q, rc, &err, "invalid_archive");
+        return -1;
+    }
+    return 0;
+}
+
+/* POST /v1/gate: the object `shapegate gate --json OLD NEW` prints, 200 whatever the decision. */
+static void do_gate(sv_request *q, sg_engine *e)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_archive *ao = NULL, *an = NULL;
+    sg_graph *go = NULL, *gn = NULL;
+    sg_gate *gt = NULL;
+    char *json = NULL, *body;
+    const char *old_name = q->part_file[0][0] ? q->part_file[0] : "old.pt2";
+    const char *new_name = q->part_file[1][0] ? q->part_file[1] : "new.pt2";
+    size_t n;
+    int rc;
+
+    if (gate_load(q, q->fd, "old", &ao, &go) != 0 || gate_load(q, q->fd2, "new", &an, &gn) != 0)
+        goto cleanup;
+    if ((rc = sg_engine_gate(e, go, gn, old_name, new_name, q->policy, &q->opts, &gt, &err)) != 0) {
+        /* SG_EINVALID: the policy (the archives were read above) */
+        input_error(q, rc, &err, "invalid_policy");
+        goto cleanup;
+    }
+    if ((rc = sg_gate_to_json(&json, gt, &err)) != 0) {
+        sv_error(q, 503, "out_of_memory", "%s", err.msg);
+        goto cleanup;
+    }
+    q->verdict = sg_gate_verdict_name(sg_gate_verdict_of(gt));
+    n = strlen(json);
+    if (!(body = malloc(n + 2))) {
+        sv_error(q, 503, "out_of_memory", "out of memory writing the answer");
+        goto cleanup;
+    }
+    memcpy(body, json, n);
+    body[n] = '\n';
+    body[n + 1] = '\0';
+    sv_answer(q, 200, "ok", body, n + 1, "application/json");
+    snprintf(q->extra_header[0], sizeof q->extra_header[0], "X-Shapegate-Verdict: %s", q->verdict);
+cleanup:
+    sg_free(json);
+    sg_gate_free(gt);
+    sg_graph_free(go);
+    sg_graph_free(gn);
+    sg_archive_free(ao);
+    sg_archive_free(an);
+}
+
 void sv_handle(sv_request *q, void *ctx)
 {
     sg_service *s = ctx;
@@ -392,6 +461,7 @@ void sv_handle(sv_request *q, void *ctx)
     case SV_ROUTE_INSPECT: do_inspect(q); break;
     case SV_ROUTE_VERIFY: do_verify(q, s->engine, false); break;
     case SV_ROUTE_PACK: do_verify(q, s->engine, true); break;
+    case SV_ROUTE_GATE: do_gate(q, s->engine); break;
     default: sv_error(q, 500, "internal", "route %s has no worker handler", q->route->path);
     }
 }

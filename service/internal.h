@@ -29,6 +29,7 @@ typedef enum sv_route_id {
     SV_ROUTE_INSPECT,
     SV_ROUTE_VERIFY,
     SV_ROUTE_PACK,
+    SV_ROUTE_GATE,
     SV_ROUTE_HEALTHZ,
     SV_ROUTE_READYZ,
     SV_ROUTE_VERSION,
@@ -38,7 +39,16 @@ typedef enum sv_route_id {
     SV_NROUTES
 } sv_route_id;
 
-typedef enum sv_body { SV_BODY_NONE, SV_BODY_JSON, SV_BODY_ARCHIVE } sv_body;
+typedef enum sv_body {
+    SV_BODY_NONE,
+    SV_BODY_JSON,     /* application/json, in memory */
+    SV_BODY_ARCHIVE,  /* a .pt2, spooled to a file */
+    SV_BODY_MULTIPART /* multipart/form-data: parts "old" and "new" (.pt2, spooled), "policy" (JSON) */
+} sv_body;
+
+/* The parts of a multipart body (POST /v1/gate). */
+typedef enum sv_part { SV_PART_OLD, SV_PART_NEW, SV_PART_POLICY, SV_NPARTS } sv_part;
+#define SV_MAX_POLICY ((size_t)1 << 20) /* bytes of a gate's policy part: 413 beyond */
 
 typedef struct sv_route {
     sv_route_id id;
@@ -73,6 +83,14 @@ typedef struct sv_request {
     size_t len, cap;         /* `cap` bytes counted in the service's `buffered` */
     int fd;
     uint64_t received;
+    /* a multipart body: its parser, the second archive's spool file, the policy, what came */
+    struct MHD_PostProcessor *pp;
+    int fd2;
+    char *policy;
+    size_t policy_len;
+    uint64_t part_bytes[SV_NPARTS];
+    bool part_seen[SV_NPARTS];
+    char part_file[2][96];   /* the filename of "old" and "new", as the client named them, or "" */
     bool failed_body;        /* answered (413, 503) while the body was coming: the rest is dropped */
     uint64_t dropped;        /* bytes of body dropped since */
     /* the call */
@@ -93,8 +111,11 @@ typedef struct sv_request {
     uint64_t sent;           /* bytes of body queued */
 } sv_request;
 
-/* Write `s` to `f` as a JSON string literal, every byte outside printable ASCII escaped. */
-void sv_json_string(FILE *f, const char *s);
+/* Append `src` to `dst` (`*n` bytes used of `cap`, NUL-terminated) as a JSON string literal, every
+ * byte outside printable ASCII escaped, so that the result is valid JSON whatever the input
+ * (client paths, messages quoting client bytes); cut, still a valid literal, when it does not
+ * fit (`cap` at least *n + 3). No allocation: the access log and the error bodies use it. */
+void sv_json_put(char *dst, size_t cap, size_t *n, const char *src);
 /* Set `q`'s answer to the JSON error {"error": {"code", "message", "status"}}. */
 void sv_error(sv_request *q, unsigned status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -113,9 +134,13 @@ int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, sv_
 int sv_pool_submit(sv_pool *p, sv_request *q);
 /* Requests waiting, and being worked on. */
 void sv_pool_load(sv_pool *p, unsigned *queued, unsigned *busy);
-/* Stop: the requests still queued get `drop(q, ctx)`, running ones their cancel token
- * requested; join the workers. */
-void sv_pool_free(sv_pool *p, void (*drop)(sv_request *q, void *ctx));
+/* Stop: running requests get their cancel token requested, the workers are joined, then the
+ * requests still queued get `drop(q, ctx)` (under the pool's lock). Submissions fail from the
+ * start of the call on; sv_pool_submit() and sv_pool_load() stay callable until sv_pool_free(),
+ * so that the I/O threads may run while the pool stops. Idempotent. */
+void sv_pool_stop(sv_pool *p, void (*drop)(sv_request *q, void *ctx));
+/* Stop (without a drop callback, when not stopped yet) and free. NULL-safe. */
+void sv_pool_free(sv_pool *p);
 
 /* ---- metrics ----------------------------------------------------------------------------------- */
 
@@ -161,11 +186,15 @@ struct sg_service {
     sv_redis *redis;         /* or NULL */
     sv_metrics metrics;
     unsigned port;
+    int quiesced_fd;         /* the listening socket after sg_service_drain() (closed last), or -1 */
     char spool[256];         /* private folder for pack outputs */
     _Atomic uint64_t seq;    /* request numbers, for spool names */
     _Atomic int draining;
     _Atomic uint64_t buffered; /* bytes of JSON bodies held now (cfg.max_buffered) */
     double started;
+    pthread_mutex_t log_lock; /* held while a line is written, and by sg_service_set_log() */
+    FILE *log;               /* the access log now (cfg.access_log, then what sg_service_set_log() gave) */
+    bool log_on;             /* a log was configured: lines are made at all */
     _Atomic bool running;    /* libmicrohttpd started: its messages go to the log, not start_msg */
     char start_msg[200];     /* its last message while starting */
 };

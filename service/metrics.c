@@ -5,6 +5,7 @@
  * (solver queries, cache hits, budget stops, warm contexts).
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,30 @@ static void gauge(out_buf *b, const char *name, const char *help, uint64_t v)
     put(b, "# HELP %s %s\n# TYPE %s gauge\n%s %llu\n", name, help, name, name, (unsigned long long)v);
 }
 
+/* The engine's counters (sg_engine_stats), one series each. */
+typedef struct series {
+    const char *name, *help;
+    size_t offset; /* of its uint64_t in sg_engine_stats */
+    bool gauge;
+} series;
+
+#define SV_STAT(field) offsetof(sg_engine_stats, field)
+static const series engine_series[] = {
+    {"shapegate_engine_calls_total", "Engine calls (check, spec, verify).", SV_STAT(requests), false},
+    {"shapegate_engine_errors_total", "Engine calls that could not run.", SV_STAT(errors), false},
+    {"shapegate_engine_checks_total", "Checks run, counting the re-checks of fixes.", SV_STAT(checks), false},
+    {"shapegate_solver_queries_total", "Z3 queries.", SV_STAT(solver_queries), false},
+    {"shapegate_solver_decided_cheaply_total", "Guards decided without Z3.", SV_STAT(decided_cheaply), false},
+    {"shapegate_solver_budget_stops_total", "Z3 queries stopped by a budget.", SV_STAT(budget_stops), false},
+    {"shapegate_engine_canceled_total", "Calls that saw a cancel request.", SV_STAT(canceled), false},
+    {"shapegate_cache_hits_total", "Calls answered from the engine's cache.", SV_STAT(cache_hits), false},
+    {"shapegate_cache_misses_total", "Calls the cache did not hold.", SV_STAT(cache_misses), false},
+    {"shapegate_solver_contexts_created_total", "Z3 contexts made.", SV_STAT(contexts_created), false},
+    {"shapegate_solver_contexts_reused_total", "Z3 contexts taken warm.", SV_STAT(contexts_reused), false},
+    {"shapegate_solver_contexts_idle", "Z3 contexts warm now.", SV_STAT(contexts_idle), true},
+};
+#undef SV_STAT
+
 int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
                       unsigned workers, sv_redis *redis)
 {
@@ -138,18 +163,12 @@ int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_eng
         gauge(&b, "shapegate_pool_queued", "Requests waiting for a worker.", queued);
     }
     sg_engine_stats_get(e, &st);
-    counter(&b, "shapegate_engine_calls_total", "Engine calls (check, spec, verify).", st.requests);
-    counter(&b, "shapegate_engine_errors_total", "Engine calls that could not run.", st.errors);
-    counter(&b, "shapegate_engine_checks_total", "Checks run, counting the re-checks of fixes.", st.checks);
-    counter(&b, "shapegate_solver_queries_total", "Z3 queries.", st.solver_queries);
-    counter(&b, "shapegate_solver_decided_cheaply_total", "Guards decided without Z3.", st.decided_cheaply);
-    counter(&b, "shapegate_solver_budget_stops_total", "Z3 queries stopped by a budget.", st.budget_stops);
-    counter(&b, "shapegate_engine_canceled_total", "Calls that saw a cancel request.", st.canceled);
-    counter(&b, "shapegate_cache_hits_total", "Calls answered from the engine's cache.", st.cache_hits);
-    counter(&b, "shapegate_cache_misses_total", "Calls the cache did not hold.", st.cache_misses);
-    counter(&b, "shapegate_solver_contexts_created_total", "Z3 contexts made.", st.contexts_created);
-    counter(&b, "shapegate_solver_contexts_reused_total", "Z3 contexts taken warm.", st.contexts_reused);
-    gauge(&b, "shapegate_solver_contexts_idle", "Z3 contexts warm now.", st.contexts_idle);
+    for (k = 0; k < sizeof engine_series / sizeof engine_series[0]; k++) {
+        const series *x = &engine_series[k];
+        uint64_t v = *(const uint64_t *)((const char *)&st + x->offset);
+        put(&b, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", x->name, x->help, x->name, x->gauge ? "gauge" : "counter",
+            x->name, (unsigned long long)v);
+    }
     if (redis) {
         uint64_t hits, misses, errors, stores;
         bool up;

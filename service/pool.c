@@ -14,7 +14,8 @@ struct sv_pool {
     sv_request **ring;
     unsigned cap, head, n;    /* ring of `cap`, `n` queued from `head` */
     unsigned busy;
-    bool stopping;
+    bool stopping;            /* no more submissions; the workers leave */
+    bool stopped;             /* the workers joined and the queue emptied */
     sv_request **running;     /* [nthreads]: the request each worker runs, or NULL */
     pthread_t *threads;
     unsigned nthreads;
@@ -95,7 +96,7 @@ int sv_pool_new(sv_pool **out, unsigned n, unsigned max_queue, sv_job_fn fn, sv_
     *out = p;
     return 0;
 fail:
-    sv_pool_free(p, NULL);
+    sv_pool_free(p);
     return SG_ENOMEM;
 }
 
@@ -122,13 +123,17 @@ void sv_pool_load(sv_pool *p, unsigned *queued, unsigned *busy)
     pthread_mutex_unlock(&p->lock);
 }
 
-void sv_pool_free(sv_pool *p, void (*drop)(sv_request *q, void *ctx))
+void sv_pool_stop(sv_pool *p, void (*drop)(sv_request *q, void *ctx))
 {
-    unsigned i;
+    unsigned i, head, n;
 
     if (!p)
         return;
     pthread_mutex_lock(&p->lock);
+    if (p->stopped) {
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
     p->stopping = true;
     for (i = 0; i < p->nthreads; i++)
         if (p->running[i] && p->running[i]->cancel)
@@ -137,11 +142,25 @@ void sv_pool_free(sv_pool *p, void (*drop)(sv_request *q, void *ctx))
     pthread_mutex_unlock(&p->lock);
     for (i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
-    for (; p->n > 0; p->n--) {
+    /* the workers are gone, but I/O threads still call sv_pool_submit() (which fails now) and
+     * sv_pool_load(): the queue is taken off under the lock, and dropped outside it (`drop`
+     * resumes connections: libmicrohttpd's locks are never taken under ours) */
+    pthread_mutex_lock(&p->lock);
+    head = p->head;
+    n = p->n;
+    p->n = 0;
+    p->stopped = true;
+    pthread_mutex_unlock(&p->lock);
+    for (i = 0; i < n; i++)
         if (drop)
-            drop(p->ring[p->head], p->ctx);
-        p->head = (p->head + 1) % p->cap;
-    }
+            drop(p->ring[(head + i) % p->cap], p->ctx);
+}
+
+void sv_pool_free(sv_pool *p)
+{
+    if (!p)
+        return;
+    sv_pool_stop(p, NULL);
     pthread_cond_destroy(&p->more);
     pthread_mutex_destroy(&p->lock);
     free(p->ring);

@@ -49,6 +49,7 @@ static sv_request *request_new(sg_service *s, struct MHD_Connection *conn, const
     q->conn = conn;
     q->t0 = sv_now();
     q->fd = -1;
+    q->fd2 = -1;
     q->resp_fd = -1;
     q->route = sv_route_find(url);
     snprintf(q->method, sizeof q->method, "%s", method);
@@ -68,8 +69,14 @@ void sv_body_release(sv_request *q)
 static void request_free(sv_request *q)
 {
     sv_body_release(q);
+    if (q->pp)
+        MHD_destroy_post_processor(q->pp);
     if (q->fd >= 0)
         close(q->fd);
+    if (q->fd2 >= 0)
+        close(q->fd2);
+    atomic_fetch_sub(&q->svc->buffered, q->policy_len);
+    free(q->policy);
     if (q->resp_fd >= 0)
         close(q->resp_fd);
     sg_cancel_free(q->cancel);
@@ -94,6 +101,102 @@ static int spool_file(const char *dir)
     return fd;
 }
 
+/* Write `n` bytes to spool file `fd`: 0, or -1 with an answer set. */
+static int spool_write(sv_request *q, int fd, const char *data, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, data, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            sv_error(q, 503, "spool_failed", "cannot spool the archive: %s", strerror(errno));
+            return -1;
+        }
+        data += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* libmicrohttpd's multipart parser hands each part's bytes here (POST /v1/gate): "old" and "new"
+ * to their spool files, "policy" to memory; anything else is a 400. MHD_NO (with an answer set)
+ * stops the parsing. */
+static sv_mhd_result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
+                             const char *content_type, const char *transfer_encoding, const char *data,
+                             uint64_t off, size_t size)
+{
+    static const char *const names[SV_NPARTS] = {"old", "new", "policy"};
+    sv_request *q = cls;
+    unsigned i;
+
+    (void)kind;
+    (void)content_type;
+    (void)transfer_encoding;
+    for (i = 0; i < SV_NPARTS && strcmp(key, names[i]) != 0; i++)
+        ;
+    if (i == SV_NPARTS) {
+        sv_error(q, 400, "bad_multipart", "unknown part '%.60s': POST /v1/gate takes the parts old, new and policy",
+                 key);
+        return MHD_NO;
+    }
+    if (off == 0 && q->part_bytes[i] > 0) {
+        sv_error(q, 400, "bad_multipart", "part '%s' given twice", names[i]);
+        return MHD_NO;
+    }
+    if (!q->part_seen[i] && i < SV_PART_POLICY && filename)
+        snprintf(q->part_file[i], sizeof q->part_file[i], "%s", filename);
+    q->part_seen[i] = true;
+    q->part_bytes[i] += size;
+    if (i < SV_PART_POLICY)
+        return size == 0 || spool_write(q, i == SV_PART_OLD ? q->fd : q->fd2, data, size) == 0 ? MHD_YES : MHD_NO;
+    if (q->policy_len + size > SV_MAX_POLICY) {
+        sv_error(q, 413, "body_too_large", "the policy part is larger than %zu bytes", SV_MAX_POLICY);
+        return MHD_NO;
+    }
+    if (size) {
+        sg_service *sv = q->svc;
+        char *np;
+        /* the policy is held in memory: it counts against --max-buffered as JSON bodies do */
+        if (atomic_fetch_add(&sv->buffered, size) + size > sv->cfg.max_buffered) {
+            atomic_fetch_sub(&sv->buffered, size);
+            sv_error(q, 503, "overloaded", "the bodies being read fill the service's memory budget; retry later");
+            return MHD_NO;
+        }
+        if (!(np = realloc(q->policy, q->policy_len + size + 1))) {
+            atomic_fetch_sub(&sv->buffered, size);
+            sv_error(q, 503, "out_of_memory", "out of memory reading the policy");
+            return MHD_NO;
+        }
+        q->policy = np;
+        memcpy(q->policy + q->policy_len, data, size);
+        q->policy_len += size;
+        q->policy[q->policy_len] = '\0';
+    }
+    return MHD_YES;
+}
+
+/* The end of a multipart body: 0 when it was whole, with both archives; -1 with an answer set. */
+static int multipart_done(sv_request *q)
+{
+    sv_mhd_result whole = MHD_destroy_post_processor(q->pp);
+
+    q->pp = NULL;
+    if (whole != MHD_YES) {
+        sv_error(q, 400, "bad_multipart", "the multipart/form-data body is truncated or malformed");
+        return -1;
+    }
+    if (!q->part_bytes[SV_PART_OLD] || !q->part_bytes[SV_PART_NEW]) {
+        sv_error(q, 400, "empty_body", "POST /v1/gate needs the parts old and new, each a .pt2 archive%s",
+                 q->part_seen[SV_PART_OLD] && q->part_seen[SV_PART_NEW] ? " (one is empty)" : "");
+        return -1;
+    }
+    if (q->policy && strlen(q->policy) != q->policy_len) {
+        sv_error(q, 400, "malformed_json", "a NUL byte in the policy part");
+        return -1;
+    }
+    return 0;
+}
+
 /* Keep `n` more body bytes: 0, or -1 with an answer set. */
 static int take_body(sv_request *q, const char *data, size_t n)
 {
@@ -105,19 +208,14 @@ static int take_body(sv_request *q, const char *data, size_t n)
     }
     q->received += n;
     atomic_fetch_add(&q->svc->metrics.bytes_in, n);
-    if (q->route->body == SV_BODY_ARCHIVE) {
-        while (n > 0) {
-            ssize_t k = write(q->fd, data, n);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                sv_error(q, 503, "spool_failed", "cannot spool the archive: %s", strerror(errno));
-                return -1;
-            }
-            data += k;
-            n -= (size_t)k;
-        }
-        return 0;
+    if (q->route->body == SV_BODY_ARCHIVE)
+        return spool_write(q, q->fd, data, n);
+    if (q->route->body == SV_BODY_MULTIPART) {
+        if (MHD_post_process(q->pp, data, n) == MHD_YES)
+            return 0;
+        if (!q->status)
+            sv_error(q, 400, "bad_multipart", "the multipart/form-data body is malformed");
+        return -1;
     }
     if (q->len + n + 1 > q->cap) {
         size_t cap = q->cap ? q->cap : 16384;
@@ -200,6 +298,7 @@ static bool content_type_is(struct MHD_Connection *conn, const char *const *want
 
 static const char *const json_types[] = {"application/json", NULL};
 static const char *const archive_types[] = {"application/octet-stream", "application/zip", NULL};
+static const char *const multipart_types[] = {"multipart/form-data", NULL};
 
 /* The checks on a request's header: 0 to read its body, or -1 with an answer set. */
 static int admit(sv_request *q)
@@ -226,9 +325,13 @@ static int admit(sv_request *q)
         return 0;
     if (sv_read_params(q) != 0)
         return -1;
-    if (!content_type_is(q->conn, q->route->body == SV_BODY_JSON ? json_types : archive_types)) {
+    if (!content_type_is(q->conn, q->route->body == SV_BODY_JSON        ? json_types
+                                  : q->route->body == SV_BODY_MULTIPART ? multipart_types
+                                                                        : archive_types)) {
         sv_error(q, 415, "unsupported_media_type", "%s takes Content-Type %s", q->route->path,
-                 q->route->body == SV_BODY_JSON ? "application/json" : "application/octet-stream or application/zip");
+                 q->route->body == SV_BODY_JSON        ? "application/json"
+                 : q->route->body == SV_BODY_MULTIPART ? "multipart/form-data (parts old, new, policy)"
+                                                       : "application/octet-stream or application/zip");
         return -1;
     }
     cl = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -241,9 +344,21 @@ static int admit(sv_request *q)
             return -1;
         }
     }
-    if (q->route->body == SV_BODY_ARCHIVE && (q->fd = spool_file(s->spool)) < 0) {
+    if ((q->route->body == SV_BODY_ARCHIVE || q->route->body == SV_BODY_MULTIPART)
+        && (q->fd = spool_file(s->spool)) < 0) {
         sv_error(q, 503, "spool_failed", "cannot create a spool file in %s: %s", s->spool, strerror(errno));
         return -1;
+    }
+    if (q->route->body == SV_BODY_MULTIPART) {
+        if ((q->fd2 = spool_file(s->spool)) < 0) {
+            sv_error(q, 503, "spool_failed", "cannot create a spool file in %s: %s", s->spool, strerror(errno));
+            return -1;
+        }
+        /* NULL: no boundary in the Content-Type (or out of memory) */
+        if (!(q->pp = MHD_create_post_processor(q->conn, 16384, on_part, q))) {
+            sv_error(q, 400, "bad_multipart", "multipart/form-data without a boundary");
+            return -1;
+        }
     }
     if (sg_cancel_new(&q->cancel, NULL) != 0) {
         sv_error(q, 503, "out_of_memory", "out of memory");
@@ -295,6 +410,8 @@ static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const ch
         }
         return MHD_YES;
     }
+    if (!q->failed_body && state == SV_RECEIVING && q->pp && multipart_done(q) != 0)
+        q->failed_body = true;
     if (q->failed_body && state == SV_RECEIVING)
         return send_answer(q);
     if (state == SV_RECEIVING) {
@@ -333,19 +450,59 @@ static void drop_job(sv_request *q, void *ctx)
     MHD_resume_connection(q->conn);
 }
 
-/* ---- the access log ---------------------------------------------------------------------------- */
+/* ---- the access log ----------------------------------------------------------------------------- */
 
+/* Write `len` bytes of log to the current log stream, if any, in one call (lines of two threads
+ * do not mix; sg_service_set_log() waits for the writers). */
+static void log_write(sg_service *s, const char *line, size_t len)
+{
+    pthread_mutex_lock(&s->log_lock);
+    if (s->log) {
+        fwrite(line, 1, len, s->log);
+        if (s->log != stderr)
+            fflush(s->log);
+    }
+    pthread_mutex_unlock(&s->log_lock);
+}
+
+FILE *sg_service_set_log(sg_service *s, FILE *f)
+{
+    FILE *old;
+
+    pthread_mutex_lock(&s->log_lock);
+    old = s->log;
+    if (old)
+        fflush(old);
+    s->log = f;
+    pthread_mutex_unlock(&s->log_lock);
+    return old;
+}
+
+static const char *ended_name(enum MHD_RequestTerminationCode toe)
+{
+    switch (toe) {
+    case MHD_REQUEST_TERMINATED_COMPLETED_OK: return NULL;
+    case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED: return "timeout";
+    case MHD_REQUEST_TERMINATED_CLIENT_ABORT: return "client_abort";
+    case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN: return "shutdown";
+    case MHD_REQUEST_TERMINATED_READ_ERROR: return "read_error";
+    default: return "error";
+    }
+}
+
+/* One JSON line per request, built in a buffer of its own (no allocation). */
 static void access_log(sg_service *s, sv_request *q, unsigned status, double secs,
                        enum MHD_RequestTerminationCode toe)
 {
     const union MHD_ConnectionInfo *ci;
-    char *line = NULL, ts[40], addr[INET6_ADDRSTRLEN + 8] = "";
-    size_t len = 0;
+    char line[1024], ts[40], addr[INET6_ADDRSTRLEN + 8] = "";
+    const char *ended = ended_name(toe);
+    size_t n;
     struct timespec now;
     struct tm tm;
-    FILE *f;
+    int k;
 
-    if (!s->cfg.access_log)
+    if (!s->log_on)
         return;
     clock_gettime(CLOCK_REALTIME, &now);
     gmtime_r(&now.tv_sec, &tm);
@@ -358,30 +515,23 @@ static void access_log(sg_service *s, sv_request *q, unsigned status, double sec
         else if (sa->sa_family == AF_INET6)
             inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, addr, sizeof addr);
     }
-    if (!(f = open_memstream(&line, &len)))
+    n = (size_t)snprintf(line, sizeof line, "{\"ts\": \"%s.%03ldZ\", \"remote\": \"%s\", \"method\": ", ts,
+                         now.tv_nsec / 1000000, addr);
+    sv_json_put(line, sizeof line, &n, q->method);
+    memcpy(line + n, ", \"path\": ", sizeof ", \"path\": " - 1);
+    n += sizeof ", \"path\": " - 1;
+    sv_json_put(line, sizeof line, &n, q->path);
+    /* the rest is bounded: codes, verdicts and names are short and ours */
+    k = snprintf(line + n, sizeof line - n,
+                 ", \"status\": %u, \"code\": \"%s\", \"ms\": %.3f, \"in\": %llu, \"out\": %llu%s%s%s%s%s%s%s}\n",
+                 status, status ? q->code : "client_closed", secs * 1000.0, (unsigned long long)q->received,
+                 (unsigned long long)q->sent, q->verdict ? ", \"verdict\": \"" : "", q->verdict ? q->verdict : "",
+                 q->verdict ? "\"" : "", q->from_redis ? ", \"cache\": \"redis\"" : "",
+                 ended ? ", \"ended\": \"" : "", ended ? ended : "", ended ? "\"" : "");
+    if (k < 0 || (size_t)k >= sizeof line - n)
         return;
-    fprintf(f, "{\"ts\": \"%s.%03ldZ\", \"remote\": \"%s\", \"method\": ", ts, now.tv_nsec / 1000000, addr);
-    sv_json_string(f, q->method);
-    fputs(", \"path\": ", f);
-    sv_json_string(f, q->path);
-    fprintf(f, ", \"status\": %u, \"code\": \"%s\", \"ms\": %.3f, \"in\": %llu, \"out\": %llu", status,
-            status ? q->code : "client_closed", secs * 1000.0, (unsigned long long)q->received,
-            (unsigned long long)q->sent);
-    if (q->verdict)
-        fprintf(f, ", \"verdict\": \"%s\"", q->verdict);
-    if (q->from_redis)
-        fputs(", \"cache\": \"redis\"", f);
-    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-        fprintf(f, ", \"ended\": \"%s\"",
-                toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "timeout"
-                : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT  ? "client_abort"
-                : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "shutdown"
-                : toe == MHD_REQUEST_TERMINATED_READ_ERROR ? "read_error"
-                                                           : "error");
-    fputs("}\n", f);
-    if (fclose(f) == 0)
-        fwrite(line, 1, len, s->cfg.access_log); /* one call: lines of two threads do not mix */
-    free(line);
+    n += (size_t)k;
+    log_write(s, line, n);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -419,13 +569,16 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
         snprintf(s->start_msg, sizeof s->start_msg, "%.*s", (int)sizeof s->start_msg - 1, msg);
         return;
     }
-    if (!s->cfg.access_log)
-        return;
-    flockfile(s->cfg.access_log);
-    fputs("{\"level\": \"libmicrohttpd\", \"message\": ", s->cfg.access_log);
-    sv_json_string(s->cfg.access_log, msg);
-    fputs("}\n", s->cfg.access_log);
-    funlockfile(s->cfg.access_log);
+    if (s->log_on) {
+        static const char head[] = "{\"level\": \"libmicrohttpd\", \"message\": ";
+        char line[700];
+        size_t k = sizeof head - 1;
+        memcpy(line, head, k);
+        sv_json_put(line, sizeof line - 2, &k, msg);
+        line[k++] = '}';
+        line[k++] = '\n';
+        log_write(s, line, k);
+    }
 }
 
 /* ---- the service ------------------------------------------------------------------------------- */
@@ -477,6 +630,10 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
         return err->code = SG_ENOMEM;
     }
     s->cfg = *c;
+    s->quiesced_fd = -1;
+    s->log = c->access_log;
+    s->log_on = c->access_log != NULL;
+    pthread_mutex_init(&s->log_lock, NULL);
     s->started = sv_now();
     tmp = c->tmpdir ? c->tmpdir : getenv("TMPDIR");
     snprintf(s->spool, sizeof s->spool, "%s/shapegate-serve-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -549,8 +706,15 @@ unsigned sg_service_drain(sg_service *s, unsigned wait_ms)
     uint64_t n;
 
     atomic_store(&s->draining, 1);
-    if (s->daemon && (fd = MHD_quiesce_daemon(s->daemon)) != MHD_INVALID_SOCKET)
-        close(fd);
+    /* libmicrohttpd's I/O threads may still be inside accept() on the listening socket: it must
+     * stay open until MHD_stop_daemon() has joined them (microhttpd.h, MHD_quiesce_daemon), or a
+     * thread accepts on a closed descriptor, or on whatever file reuses its number. shutdown()
+     * refuses new connections now (Linux: a listening socket shut down stops listening) and
+     * keeps the descriptor; sg_service_free() closes it. */
+    if (s->daemon && s->quiesced_fd < 0 && (fd = MHD_quiesce_daemon(s->daemon)) != MHD_INVALID_SOCKET) {
+        s->quiesced_fd = fd;
+        shutdown(fd, SHUT_RDWR);
+    }
     while ((n = atomic_load(&s->metrics.in_flight)) > 0 && sv_now() < end) {
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -563,14 +727,19 @@ void sg_service_free(sg_service *s)
     if (!s)
         return;
     atomic_store(&s->draining, 1);
-    /* the workers first (running calls canceled, queued requests answered 503 and resumed), so that
-     * no connection is suspended when the daemon stops */
-    sv_pool_free(s->pool, drop_job);
+    /* the workers first (running calls canceled, queued requests answered 503 and resumed), so
+     * that no connection is suspended when the daemon stops; the pool itself stays until the
+     * I/O threads are gone, since they still submit (refused) and read its load (/readyz) */
+    sv_pool_stop(s->pool, drop_job);
     if (s->daemon)
         MHD_stop_daemon(s->daemon);
+    if (s->quiesced_fd >= 0)
+        close(s->quiesced_fd);
+    sv_pool_free(s->pool);
     sg_engine_free(s->engine);
     sv_redis_free(s->redis);
     if (s->spool[0])
         rmdir(s->spool);
+    pthread_mutex_destroy(&s->log_lock);
     free(s);
 }

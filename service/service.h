@@ -85,6 +85,14 @@ unsigned sg_service_port(const sg_service *s);
  */
 unsigned sg_service_drain(sg_service *s, unsigned wait_ms);
 
+/*
+ * Make `f` the access log from now on (NULL: none; lines are made only when
+ * the service started with a log) and return the one before, which no
+ * thread writes to any more: the caller may close it (SIGHUP's log
+ * reopening). `f` stays the caller's.
+ */
+FILE *sg_service_set_log(sg_service *s, FILE *f);
+
 /* Stop everything and free the service (after sg_service_drain(), or at once). NULL-safe. */
 void sg_service_free(sg_service *s);
 

@@ -590,6 +590,96 @@ def test_budget_and_busy(args):
         ok(s.stop() == 0, "busy server exit 0")
 
 
+def multipart(parts, boundary="sgBoundary7MA4YWxk", close=True):
+    """A multipart/form-data body of (name, filename or None, bytes) parts, and its Content-Type."""
+    out = []
+    for name, filename, data in parts:
+        disp = 'form-data; name="%s"' % name + ('; filename="%s"' % filename if filename else "")
+        out.append(b"--" + boundary.encode() + b"\r\nContent-Disposition: " + disp.encode()
+                   + b"\r\nContent-Type: application/octet-stream\r\n\r\n" + data + b"\r\n")
+    if close:
+        out.append(b"--" + boundary.encode() + b"--\r\n")
+    return b"".join(out), "multipart/form-data; boundary=" + boundary
+
+
+def witness_ranks(obj):
+    """`obj` with each witness shape replaced by its rank: a witness is one shape of the class the
+    gate found, Z3's model, and which one may differ between a warm context (the service) and a
+    fresh one (the CLI)."""
+    if isinstance(obj, dict):
+        return {k: ([dict(w, shape=len(w["shape"])) for w in v] if k == "witness" and isinstance(v, list)
+                    else witness_ranks(v)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [witness_ranks(v) for v in obj]
+    return obj
+
+
+def test_gate(s, args):
+    """POST /v1/gate: two archives as multipart/form-data answer the object `shapegate gate --json`
+    prints, for pairs of each kind; bad bodies get their statuses."""
+    root = os.path.join(args.source, "tests", "data", "gate")
+    pairs = sorted(d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "old.pt2")))
+    if QUICK:
+        pairs = [p for p in pairs if p in ("new_min-2.14", "widen_max-2.14", "sig_renamed-2.14")]
+    verdicts = set()
+    for pair in pairs:
+        d = os.path.join(root, pair)
+        old, new = (open(os.path.join(d, f), "rb").read() for f in ("old.pt2", "new.pt2"))
+        body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new)])
+        st, h, got = s.request("POST", "/v1/gate", body, ct)
+        conform("POST", "/v1/gate", st, h, got)
+        p = subprocess.run([args.shapegate, "gate", "--json", "old.pt2", "new.pt2"], cwd=d, capture_output=True,
+                           timeout=300)
+        if not ok(st == 200, "gate %s: status %d %r" % (pair, st, got[:200])):
+            continue
+        served, cli = json.loads(got), json.loads(p.stdout)
+        ok(witness_ranks(without_times(served)) == witness_ranks(without_times(cli)),
+           "gate %s: the service's object is the CLI's" % pair)
+        ok(h.get("x-shapegate-verdict") == served["verdict"], "gate %s: X-Shapegate-Verdict" % pair)
+        verdicts.add(served["verdict"])
+    ok({"pass", "regression"} <= verdicts, "gate: pairs that pass and regress were served: %r" % verdicts)
+    d = os.path.join(root, "new_min-2.14")
+    old, new = (open(os.path.join(d, f), "rb").read() for f in ("old.pt2", "new.pt2"))
+    # a policy part, as --policy FILE
+    policy = json.dumps({"require": {"['x'].size()[2]": [4, 8]}}).encode()
+    pf = os.path.join(args.work, "policy.json")
+    open(pf, "wb").write(policy)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new), ("policy", None, policy)])
+    st, h, got = s.request("POST", "/v1/gate", body, ct)
+    conform("POST", "/v1/gate", st, h, got)
+    p = subprocess.run([args.shapegate, "gate", "--json", "--policy", pf, "old.pt2", "new.pt2"], cwd=d,
+                       capture_output=True, timeout=300)
+    ok(st == 200 and witness_ranks(without_times(json.loads(got))) == witness_ranks(without_times(json.loads(p.stdout))),
+       "gate with a policy part: the CLI's object with --policy (%d %r)" % (st, got[:200]))
+    # without filenames the names are old.pt2 and new.pt2
+    body, ct = multipart([("old", None, old), ("new", None, new)])
+    st, h, got = s.request("POST", "/v1/gate", body, ct)
+    ok(st == 200 and json.loads(got)["old"] == "old.pt2" and json.loads(got)["new"] == "new.pt2",
+       "gate without filenames: %d %r" % (st, got[:120]))
+    # bad input
+    expect_error(s, "POST", "/v1/gate", 415, "unsupported_media_type", old, "application/octet-stream")
+    expect_error(s, "POST", "/v1/gate", 400, "bad_multipart", b"x", "multipart/form-data")
+    body, ct = multipart([("old", "old.pt2", old)])
+    expect_error(s, "POST", "/v1/gate", 400, "empty_body", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", b"")])
+    expect_error(s, "POST", "/v1/gate", 400, "empty_body", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new), ("extra", None, b"1")])
+    expect_error(s, "POST", "/v1/gate", 400, "bad_multipart", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("old", "old.pt2", old), ("new", "new.pt2", new)])
+    expect_error(s, "POST", "/v1/gate", 400, "bad_multipart", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new)], close=False)
+    expect_error(s, "POST", "/v1/gate", 400, "bad_multipart", body[:len(body) // 2], ct)
+    body, ct = multipart([("old", "old.pt2", b"PK\x03\x04 not a zip"), ("new", "new.pt2", new)])
+    expect_error(s, "POST", "/v1/gate", 422, "invalid_archive", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new),
+                          ("policy", None, b'{"require": {"no such dim": [1, 2]}}')])
+    expect_error(s, "POST", "/v1/gate", 422, "invalid_policy", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new), ("policy", None, b"{not json")])
+    expect_error(s, "POST", "/v1/gate", 400, "malformed_json", body, ct)
+    expect_error(s, "GET", "/v1/gate", 405, "method_not_allowed")
+    ok(healthy(s), "healthy after the gate's bad bodies")
+
+
 def test_concurrent(s, traces):
     names = sorted(traces, key=lambda k: os.path.getsize(traces[k]))[:4 if QUICK else 12]
     bodies = {n: open(traces[n], "rb").read() for n in names}
@@ -718,6 +808,111 @@ def test_drain(args):
     ok('"abandoned": 0' in log, "drained with nothing abandoned")
 
 
+def test_stop_under_load(args, traces):
+    """SIGTERM while clients keep sending on keep-alive connections (checks, /readyz, /metrics):
+    every answer is a whole HTTP response (200, or 503 while draining), the rest of the connections
+    are refused or closed, and the process exits 0. Under ThreadSanitizer (ctest -L threads) this is
+    the shutdown path with requests arriving while the workers stop, the pool is freed and the
+    listening socket is closed."""
+    bodies = [open(traces[n], "rb").read() for n in sorted(traces, key=lambda k: os.path.getsize(traces[k]))[:3]]
+    for rnd in range(2 if QUICK else 4):
+        s = Server(args, "stopload%d" % rnd, "--threads", "2", "--max-queue", "4", "--no-access-log")
+        stop = threading.Event()
+        bad = []
+
+        def client(k):
+            conn = None
+            i = 0
+            while not stop.is_set():
+                try:
+                    conn = conn or s.conn(timeout=30)
+                    if i % 3 == 0:
+                        conn.request("POST", "/v1/check", body=bodies[(k + i) % len(bodies)],
+                                     headers={"Content-Type": "application/json"})
+                    else:
+                        conn.request("GET", "/readyz" if i % 3 == 1 else "/metrics")
+                    r = conn.getresponse()
+                    r.read()
+                    if r.status not in (200, 429, 503):
+                        bad.append(r.status)
+                except (OSError, http.client.HTTPException):
+                    if conn:
+                        conn.close()
+                    conn = None
+                    if s.proc.poll() is not None:
+                        break
+                    time.sleep(0.01)
+                i += 1
+            if conn:
+                conn.close()
+
+        ts = [threading.Thread(target=client, args=(k,)) for k in range(6)]
+        for t in ts:
+            t.start()
+        time.sleep(0.5 + 0.3 * rnd)
+        s.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = s.proc.wait(90)
+        except subprocess.TimeoutExpired:
+            rc = None
+        stop.set()
+        for t in ts:
+            t.join()
+        ok(rc == 0, "stop under load, round %d: exit %r (66: ThreadSanitizer saw a race; see %s)"
+           % (rnd, rc, s.log_path))
+        ok(not bad, "stop under load, round %d: statuses %r" % (rnd, bad[:5]))
+        s.stop()
+
+
+def test_config_and_log(args):
+    """--config FILE (command-line options override it; a bad one is one line naming FILE:LINE, exit 2)
+    and --log FILE, which SIGHUP reopens (logrotate's move-then-signal)."""
+    w = args.work
+    bad = {"bad_value.conf": ("threads = 2\nthreads = zero\n", ":2: "), "no_eq.conf": ("# c\nthreads 3\n", ":2: "),
+           "unknown.conf": ("bogus = 1\n", ":1: "), "flag.conf": ("no-access-log = yes\n", ":1: "),
+           "nested.conf": ("config = other.conf\n", ":1: "), "empty_value.conf": ("listen =\n", ":1: ")}
+    for name, (text, where) in sorted(bad.items()):
+        path = os.path.join(w, name)
+        open(path, "w").write(text)
+        p = subprocess.run([args.shapegate, "serve", "--config", path], capture_output=True, timeout=60)
+        lines = p.stderr.decode().strip().splitlines()
+        ok(p.returncode == 2 and len(lines) == 1 and (path + where) in lines[0],
+           "bad config %s: exit %d, stderr %r" % (name, p.returncode, p.stderr[:200]))
+    p = subprocess.run([args.shapegate, "serve", "--config", os.path.join(w, "missing.conf")], capture_output=True,
+                       timeout=60)
+    ok(p.returncode == 2 and b"missing.conf" in p.stderr, "missing config: exit %d" % p.returncode)
+    log = os.path.join(w, "access.log")
+    for f in (log, log + ".1"):
+        if os.path.exists(f):
+            os.unlink(f)
+    conf = os.path.join(w, "serve.conf")
+    open(conf, "w").write("# the test's config\nthreads = 3\nmax-queue = 5\n  log = %s  \nmax-body=1K\n" % log)
+    s = Server(args, "conf", "--config", conf, "--threads", "1")
+    try:
+        st, _, got = s.request("GET", "/readyz")
+        ok(st == 200 and json.loads(got)["workers"] == 1, "the command line overrides the config: %r" % got)
+        st, _, _ = s.request("POST", "/v1/check", b" " * 2000, "application/json")
+        ok(st == 413, "max-body from the config: %d" % st)
+        os.rename(log, log + ".1")
+        s.proc.send_signal(signal.SIGHUP)
+        deadline = time.time() + 30
+        while not os.path.exists(log) and time.time() < deadline:
+            time.sleep(0.02)
+        st, _, _ = s.request("GET", "/v1/version")
+        ok(st == 200, "serving after SIGHUP")
+    finally:
+        ok(s.stop() == 0, "conf server exit 0")
+    old = open(log + ".1").read().splitlines()
+    new = open(log).read().splitlines() if os.path.exists(log) else []
+    ok(any('"path": "/readyz"' in l for l in old) and not any('"path": "/readyz"' in l for l in new),
+       "the line before SIGHUP is in the moved log")
+    ok(any('"path": "/v1/version"' in l for l in new) and not any('"/v1/version"' in l for l in old),
+       "the line after SIGHUP is in the reopened log: %r" % new)
+    ok(all(json.loads(l) is not None for l in old + new), "every log line is JSON")
+    ok(any('"abandoned": 0' in l for l in new), "the stop lines go to the log")
+    ok(s.log_lines() == [], "nothing on stderr with --log: %r" % s.log_lines()[:3])
+
+
 def test_command_line(args, busy_port):
     """`shapegate serve` itself: usage errors exit 2, an address it cannot listen on 3, one line each."""
     for argv, want in ((["--threads", "0"], 2), (["--listen", "127.0.0.1"], 2), (["--max-body", "12Q"], 2),
@@ -763,6 +958,7 @@ def main():
         test_check_corpus(s, traces)
         test_spec(s, traces)
         test_archives(s)
+        test_gate(s, args)
         test_errors(s, SMALL, traces)
         test_malformed_http(s, traces)
         test_concurrent(s, traces)
@@ -778,6 +974,8 @@ def main():
     test_budget_and_busy(args)
     test_memory_budget(args, traces)
     test_drain(args)
+    test_stop_under_load(args, traces)
+    test_config_and_log(args)
     documented = {(m.upper(), p) for p, ops in API.doc["paths"].items() for m in ops} if API else set()
     exercised = {(m, p) for m, p, _ in SEEN}
     ok(documented <= exercised, "every documented operation exercised: missing %r" % sorted(documented - exercised))
