@@ -1499,6 +1499,8 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     if ((rc = sg_report__new(&r, SG_REPORT_CHECK, t, true, err)) != 0)
         return rc;
     c.r = r;
+    snprintf(r->solver_name, sizeof r->solver_name, "%s", sg_solver_name());
+    sg_solver_version(r->solver_version, sizeof r->solver_version);
     r->dims = sg__calloc(n + 1, sizeof *r->dims);
     c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
     c.decided = sg__calloc(n + 1, sizeof *c.decided);

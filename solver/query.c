@@ -8,6 +8,7 @@
  * cores). Every built term goes on the problem's keep list
  * (sg_problem_keep), which is what sg_q_mark / sg_q_release bracket.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "solver/problem.h"
@@ -329,4 +330,15 @@ int sg_q_extreme(sg_problem *p, const sg_term *const *hard, size_t nhard, const 
         out->v = cost_of(dir, lbc);
     }
     return 0;
+}
+
+/* ---- What decided ---------------------------------------------------------------------------- */
+
+const char *sg_solver_name(void) { return "z3"; }
+
+void sg_solver_version(char *buf, size_t cap)
+{
+    unsigned major, minor, build, rev;
+    Z3_get_version(&major, &minor, &build, &rev);
+    snprintf(buf, cap, "%u.%u.%u", major, minor, build);
 }

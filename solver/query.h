@@ -203,4 +203,8 @@ int sg_q_extreme(struct sg_problem *p, const sg_term *const *hard, size_t nhard,
                  sg_int start, sg_int gallop_limit, unsigned max_queries, const struct sg_budget *b,
                  sg_check_stats *stats, sg_bound *out, bool *exact, sg_error *err);
 
+/* The solver's name and version ("z3", "4.8.12"), for records of what decided. */
+const char *sg_solver_name(void);
+void sg_solver_version(char *buf, size_t cap);
+
 #endif

@@ -9,6 +9,7 @@ Reads every #include "module/..." in the library's module folders and checks:
     CLI also the service it starts, the service also util/ (hashing);
   - Z3 (z3.h, Z3_ identifiers) appears only in solver/, and in the files named as debts
     (Z3_DEBTS: each must still hold Z3, so a debt paid is struck from the list);
+  - graph/ does not include solver/ (the engine answers its point searches);
   - no module outside the engine and the CLI reaches the engine.
 Prints one line per problem and ends with "N passed, N failed".
 """
@@ -93,6 +94,9 @@ def main():
     found = {f.replace(os.sep, "/") for files in z3_in.values() for f in files}
     for debt in sorted(Z3_DEBTS):
         check(debt in found, f"{debt} no longer uses Z3: strike it from Z3_DEBTS in tests/layout.py")
+    # graph/ holds no solver: the engine answers its point searches (graph/verify.h)
+    for t, path in sorted(edges["graph"]):
+        check(t != "solver", f"{path} includes solver/ (graph/ asks the engine: graph/verify.h)")
     for m in MODULES:
         if m in ("engine", "cli", "service"):
             continue
