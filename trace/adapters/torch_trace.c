@@ -832,14 +832,8 @@ static int frame_symbol(sg_trace__reader *R, const tt_sym *s)
         return rc;
     if (s->lo && ((rc = frame_bound(R, &lo, s->lo)) != 0 || (rc = frame_bound(R, &hi, s->hi)) != 0))
         return rc;
-    if (s->repl) {
-        char field[sizeof R->field + 16];
-        snprintf(field, sizeof field, "%s.replacement", R->field);
-        if ((rc = sg_trace__parse(&repl, R->t, s->repl, false, R->what, field, R->err)) != 0)
-            return rc;
-        if (sg_expr_sort(repl) == SG_SORT_BOOL)
-            return sg_trace__fail(R, SG_EINVALID, "replacement: '%.60s' is not a number", s->repl);
-    }
+    if (s->repl && (rc = sg_trace__read_replacement(R, s->repl, &repl)) != 0)
+        return rc;
     if (!(list = sg_trace__alloc(R->t, 2 * sizeof *list)) || (s->source && !(list[0] = sg_trace__strdup(R->t, s->source))))
         return sg_trace__oom(R);
     if (!(si = sg_trace__symbol(R->t, sym, &added)))
@@ -863,22 +857,14 @@ static int frame_symbol(sg_trace__reader *R, const tt_sym *s)
 /* One guard of the frame into the trace (as the v1 reader reads one). */
 static int frame_guard(sg_trace__reader *R, const tt_guard *g)
 {
-    char field[sizeof R->field + 8];
-    const sg_expr *e;
     const char *text, *uloc = NULL;
     sg_guard *gd;
     int rc;
 
     if (!(text = sg_trace__strdup(R->t, g->expr)) || (g->user_loc && !(uloc = sg_trace__strdup(R->t, g->user_loc))))
         return sg_trace__oom(R);
-    snprintf(field, sizeof field, "%s.expr", R->field);
-    if ((rc = sg_trace__parse(&e, R->t, text, true, R->what, field, R->err)) != 0)
+    if ((rc = sg_trace__read_guard(R, text, g->runtime ? SG_GUARD_RUNTIME_ASSERT : SG_GUARD_SHAPE, &gd)) != 0)
         return rc;
-    if (!(gd = sg_trace__add_guard(R->t)))
-        return sg_trace__oom(R);
-    gd->expr = e;
-    gd->origin = g->runtime ? SG_GUARD_RUNTIME_ASSERT : SG_GUARD_SHAPE;
-    gd->text = text;
     gd->user_loc = uloc;
     return 0;
 }
@@ -890,10 +876,8 @@ static int frame_input(sg_trace__reader *R, const tt_frame *f, const tt_tensor *
                        const char *src)
 {
     const tt_sym *s = symbol_for(f, src);
-    char num[32], field[sizeof R->field + 8];
-    const char *value;
+    char num[32];
     sg_input_dim *x;
-    int rc;
 
     if (!(x = sg_trace__add_input(R->t)) || !(x->path = sg_trace__strdup(R->t, path)) ||
         !(x->source = sg_trace__strdup(R->t, src)) || (s && !(x->traced_source = sg_trace__strdup(R->t, src))))
@@ -904,13 +888,7 @@ static int frame_input(sg_trace__reader *R, const tt_frame *f, const tt_tensor *
     x->size = t->sizes[d];
     x->kind = s ? SG_SPEC_AUTO : SG_SPEC_UNSET;
     snprintf(num, sizeof num, "%lld", t->sizes[d]);
-    value = s ? (s->repl ? s->repl : s->name) : num;
-    snprintf(field, sizeof field, "%s.value", R->field);
-    if ((rc = sg_trace__parse(&x->value, R->t, value, false, R->what, field, R->err)) != 0)
-        return rc;
-    if (sg_expr_sort(x->value) != SG_SORT_INT)
-        return sg_trace__fail(R, SG_EINVALID, "value: '%.60s' is not an integer expression", value);
-    return 0;
+    return sg_trace__read_value(R, x, s ? (s->repl ? s->repl : s->name) : num);
 }
 
 /*
@@ -1221,12 +1199,8 @@ int sg_trace_load_torch_trace(sg_trace **out, const char *path, unsigned frame, 
         }
     }
 cleanup:
-    for (i = 0; i < nfiles; i++)
-        sg_free(files[i]);
-    sg_free(files);
-    for (i = 0; i < S.nstrs; i++)
-        sg_free(S.strs[i]);
-    sg_free(S.strs);
+    sg__free_array(files, nfiles);
+    sg__free_array(S.strs, S.nstrs);
     sg_free(S.torch_version);
     sg_buf_dispose(&S.payload);
     free_frame(&S.f);
