@@ -25,6 +25,7 @@
 #include "report/report.h"
 #include "solver/presolve.h"
 #include "solver/problem.h"
+#include "solver/query.h"
 #include "trace/trace_impl.h"
 #include "torch/validate.h"
 #include "util/util.h"
@@ -45,7 +46,7 @@ typedef struct checker {
     const sg_check_options *opts;
     sg_budget budget;
     sg_report *r;
-    Z3_ast *fixed;     /* [ninputs] referenced replacement spec item (adopted relation / pin), or NULL */
+    const sg_term **fixed; /* [ninputs] replacement spec item (adopted relation / pin), or NULL */
     bool *decided;     /* [ninputs] refuted or unknown already */
     /* what c->fixed[i] says, for the presolve: FIX_RELATION with rel_root[i] (SIZE_MAX: a
      * constant), or FIX_PIN to the example size */
@@ -270,15 +271,17 @@ static bool add_constraint_core(checker *c, sg_violation *v, const sg_constraint
 
 /* ---- Queries -------------------------------------------------------------------------- */
 
-/* An array of Z3 terms that releases its references. */
-typedef struct zvec {
-    Z3_context ctx;
-    Z3_ast *a;
+/* An array of terms of the problem (kept by it: the array holds no references). A NULL term is
+ * skipped, as a missing spec item or definition is. */
+typedef struct tvec {
+    const sg_term **a;
     size_t n, cap;
     int failed;
-} zvec;
+} tvec;
 
-static void zv_push(zvec *v, Z3_ast t)
+#define TVEC_INIT {NULL, 0, 0, 0}
+
+static void tv_push(tvec *v, const sg_term *t)
 {
     if (v->failed || !t)
         return;
@@ -286,55 +289,59 @@ static void zv_push(zvec *v, Z3_ast t)
         v->failed = SG_ENOMEM;
         return;
     }
-    Z3_inc_ref(v->ctx, t);
     v->a[v->n++] = t;
 }
 
-static void zv_free(zvec *v)
+static void tv_free(tvec *v)
 {
-    size_t i;
-    for (i = 0; i < v->n; i++)
-        Z3_dec_ref(v->ctx, v->a[i]);
     sg_free(v->a);
     v->a = NULL;
     v->n = v->cap = 0;
 }
 
-/* Terms made here are referenced until the problem is freed (Z3's RC discipline). */
-#define K(x) sg_problem_keep(c->p, (x))
-
-static Z3_ast implies(checker *c, Z3_ast lit, Z3_ast t) { return K(Z3_mk_implies(c->p->ctx, lit, t)); }
-
 /* The spec item of dim i in this phase: an adopted relation or pin, else the user's. */
-static Z3_ast spec_item(checker *c, size_t i) { return c->fixed[i] ? c->fixed[i] : c->p->spec[i]; }
+static const sg_term *spec_item(checker *c, size_t i) { return c->fixed[i] ? c->fixed[i] : sg_q_spec(c->p, i); }
+
+/* One question over hard[] under assume[] (either may be NULL), with the check's budget and stats. */
+static int ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume, size_t nassume,
+               bool model, bool core, sg_q_result *r)
+{
+    sg_question q;
+    q.hard = hard;
+    q.nhard = nhard;
+    q.assume = assume;
+    q.nassume = nassume;
+    q.want_model = model;
+    q.want_core = core;
+    return sg_q_check(c->p, &q, &c->budget, &c->r->stats, r, c->err);
+}
 
 /*
  * Shrink an unsat core: try to drop each member, in the order given by
  * `order` (lower first), keeping the drop when the rest is still unsat.
  * `keep[j]` marks assumption j as in the core on entry and on exit.
  */
-static int minimize_core(checker *c, const Z3_ast *hard, size_t nhard, const Z3_ast *assume, size_t n,
-                         const int *order, bool *keep)
+static int minimize_core(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                         size_t n, const int *order, bool *keep)
 {
-    Z3_ast *sub = sg__malloc((n + 1) * sizeof *sub);
+    const sg_term **sub = sg__malloc((n + 1) * sizeof *sub);
     int pass, rc = 0;
     size_t j, m;
     if (!sub)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory minimising a core");
     for (pass = 0; pass < 4 && !rc; pass++) {
         for (j = 0; j < n && !rc; j++) {
-            Z3_lbool res;
-            char reason[64];
+            sg_q_result r;
             size_t k;
             if (!keep[j] || order[j] != pass)
                 continue;
             for (k = 0, m = 0; k < n; k++)
                 if (keep[k] && k != j)
                     sub[m++] = assume[k];
-            rc = sg_problem_check(c->p, hard, nhard, sub, m, &c->budget, &c->r->stats, &res, NULL, NULL, NULL,
-                                  reason, c->err);
-            if (!rc && res == Z3_L_FALSE)
+            rc = ask(c, hard, nhard, sub, m, false, false, &r);
+            if (!rc && r.answer == SG_Q_UNSAT)
                 keep[j] = false;
+            sg_q_result_dispose(c->p, &r);
         }
     }
     sg_free(sub);
@@ -378,11 +385,11 @@ static void free_bucket(bucket *b)
     for (j = (b).start[(comp)]; j < (b).start[(comp) + 1] && ((x) = (b).idx[j], 1); j++)
 
 /* The definitions of the symbols of component `comp`. */
-static void push_defs(checker *c, zvec *v, long comp)
+static void push_defs(checker *c, tvec *v, long comp)
 {
     size_t j, k;
     FOR_MEMBERS(c->syms, comp, j, k)
-        zv_push(v, c->p->sym_def[k]);
+        tv_push(v, sg_q_def(c->p, k));
 }
 
 static void set_unknown(sg_dim_result *d, const char *why)
@@ -426,41 +433,41 @@ static bool related_root(checker *c, size_t i, size_t *root)
  * spec items of i and root imply the relation. */
 /* Cheap answers to spec_states for two plain Dims: the same name states equality;
  * different names with a range of more than one value cannot (their X variables are
- * independent). Z3_L_UNDEF: ask Z3. */
-static Z3_lbool spec_states_cheaply(const sg_problem *p, size_t i, size_t root, bool equal)
+ * independent). SG_TRI_UNKNOWN: ask Z3. */
+static sg_tri spec_states_cheaply(const sg_problem *p, size_t i, size_t root, bool equal)
 {
     const sg_input_dim *a = &p->inputs[i], *b = root < p->ninputs ? &p->inputs[root] : NULL;
     if (!b || a->kind != SG_SPEC_DIM || b->kind != SG_SPEC_DIM)
-        return Z3_L_UNDEF;
+        return SG_TRI_UNKNOWN;
     if (strcmp(a->name, b->name) == 0)
-        return equal ? Z3_L_TRUE : Z3_L_UNDEF;
+        return equal ? SG_TRI_TRUE : SG_TRI_UNKNOWN;
     if (a->min.inf || a->max.inf || a->min.v < a->max.v)
-        return Z3_L_FALSE;
-    return Z3_L_UNDEF;
+        return SG_TRI_FALSE;
+    return SG_TRI_UNKNOWN;
 }
 
-static int spec_states(checker *c, size_t i, Z3_ast rel, Z3_lbool *states)
+static int spec_states(checker *c, size_t i, const sg_term *rel, sg_tri *states)
 {
     sg_problem *p = c->p;
     long comp = p->input_comp[i];
-    zvec hard = {p->ctx, NULL, 0, 0, 0};
+    tvec hard = TVEC_INIT;
     size_t j, k;
-    Z3_lbool res = Z3_L_UNDEF;
-    char reason[64] = "";
+    sg_q_result r;
     int rc;
-    *states = Z3_L_UNDEF;
+    memset(&r, 0, sizeof r);
+    r.answer = SG_Q_UNKNOWN;
+    *states = SG_TRI_UNKNOWN;
     push_defs(c, &hard, comp);
-    zv_push(&hard, K(Z3_mk_not(p->ctx, rel)));
+    tv_push(&hard, sg_q_not(p, rel));
     FOR_MEMBERS(c->inputs, comp, j, k)
-        zv_push(&hard, p->spec[k]);
-    rc = hard.failed ? sg_error_set(c->err, SG_ENOMEM, "out of memory")
-                     : sg_problem_check(p, hard.a, hard.n, NULL, 0, &c->budget, &c->r->stats, &res, NULL, NULL, NULL,
-                                        reason, c->err);
-    zv_free(&hard);
-    if (!rc) /* FALSE: the spec states it; TRUE: it does not; UNDEF: cannot tell */
-        *states = res == Z3_L_FALSE ? Z3_L_TRUE : res == Z3_L_TRUE ? Z3_L_FALSE : Z3_L_UNDEF;
-    if (*states == Z3_L_UNDEF)
-        snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s", reason[0] ? reason : "unknown");
+        tv_push(&hard, sg_q_spec(p, k));
+    rc = hard.failed ? sg_error_set(c->err, SG_ENOMEM, "out of memory") : ask(c, hard.a, hard.n, NULL, 0, false, false, &r);
+    tv_free(&hard);
+    if (!rc) /* UNSAT: the spec states it; SAT: it does not; UNKNOWN: cannot tell */
+        *states = r.answer == SG_Q_UNSAT ? SG_TRI_TRUE : r.answer == SG_Q_SAT ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+    if (*states == SG_TRI_UNKNOWN)
+        snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s", r.reason[0] ? r.reason : "unknown");
+    sg_q_result_dispose(p, &r);
     return rc;
 }
 
@@ -516,21 +523,20 @@ static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
 }
 
 /* The guards (without dim i's own binding) that force `rel`; into v's core. */
-static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, Z3_ast rel)
+static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, const sg_term *rel)
 {
     sg_problem *p = c->p;
-    Z3_context ctx = p->ctx;
-    zvec hard = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
-    size_t *core = NULL, ncore = 0, j, k, *map = NULL, nmap = 0;
+    tvec hard = TVEC_INIT, lits = TVEC_INIT;
+    size_t j, k, *map = NULL, nmap = 0;
     bool *keep = NULL;
     int *order = NULL, rc = 0;
-    Z3_lbool res;
-    char reason[64];
+    sg_q_result r;
 
+    memset(&r, 0, sizeof r);
     if ((rc = explain_by_forest(c, v, i, root)) != 0)
         return rc < 0 ? rc : 0;
     push_defs(c, &hard, p->input_comp[i]);
-    zv_push(&hard, K(Z3_mk_not(ctx, rel)));
+    tv_push(&hard, sg_q_not(p, rel));
     map = sg__malloc((p->ncons + 1) * sizeof *map);
     if (!map) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
@@ -540,19 +546,18 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
         const sg_constraint *cn = &p->cons[k];
         if (cn->unbacked || (cn->kind == SG_CORE_INPUT && cn->index == i))
             continue;
-        zv_push(&hard, implies(c, cn->lit, cn->holds));
-        zv_push(&lits, cn->lit);
+        tv_push(&hard, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
+        tv_push(&lits, sg_q_lit(p, k));
         map[nmap++] = k;
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
         goto cleanup;
     }
-    rc = sg_problem_check(p, hard.a, hard.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, NULL, &core, &ncore,
-                          reason, c->err);
+    rc = ask(c, hard.a, hard.n, lits.a, lits.n, false, true, &r);
     if (rc)
         goto cleanup;
-    if (res != Z3_L_FALSE) { /* only the traced shape of dim i itself states it */
+    if (r.answer != SG_Q_UNSAT) { /* only the traced shape of dim i itself states it */
         FOR_MEMBERS(c->cons, p->input_comp[i], j, k)
             if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i && !add_constraint_core(c, v, &p->cons[k]))
                 rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
@@ -564,8 +569,8 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
         goto cleanup;
     }
-    for (k = 0; k < ncore; k++)
-        keep[core[k]] = true;
+    for (k = 0; k < r.ncore; k++)
+        keep[r.core[k]] = true;
     for (k = 0; k < lits.n; k++) /* keep guards rather than the shapes and ranges they caused */
         order[k] = p->cons[map[k]].kind == SG_CORE_GUARD ? 2 : p->cons[map[k]].kind == SG_CORE_RANGE ? 1 : 0;
     if (c->opts->minimize_cores && (rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep)))
@@ -576,27 +581,26 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
             goto cleanup;
         }
 cleanup:
-    sg_free(core);
+    sg_q_result_dispose(p, &r);
     sg_free(keep);
     sg_free(order);
     sg_free(map);
-    zv_free(&hard);
-    zv_free(&lits);
+    tv_free(&hard);
+    tv_free(&lits);
     return rc;
 }
 
 static int phase_relations(checker *c)
 {
     sg_problem *p = c->p;
-    Z3_context ctx = p->ctx;
     size_t i;
     int rc = 0;
 
     for (i = 0; i < p->ninputs && !rc; i++) {
         const sg_input_dim *d = &p->inputs[i];
-        Z3_ast rel = NULL, val = NULL;
+        const sg_term *rel = NULL, *val = NULL;
         size_t root = SIZE_MAX;
-        Z3_lbool states = Z3_L_UNDEF;
+        sg_tri states = SG_TRI_UNKNOWN;
         bool constant;
         sg_violation *v;
         char *txt;
@@ -610,37 +614,37 @@ static int phase_relations(checker *c)
             continue;
         /* the relation between the runtime sizes: D_i = value with the root's size for its
          * symbol when the root's traced value is that bare symbol, else both traced shapes */
-        if ((rc = sg_smt_encode(p->smt, d->value, &val, NULL, c->err)))
+        if ((rc = sg_q_expr(p, d->value, &val, c->err)))
             break;
         if (!constant && sg_expr_kind(p->inputs[root].value) == SG_SYM) {
-            Z3_ast from = sg_smt_symbol(p->smt, p->inputs[root].value), to = p->dvar[root];
-            val = K(Z3_substitute(ctx, val, 1, &from, &to));
-            rel = K(Z3_mk_eq(ctx, p->dvar[i], val));
+            const sg_term *from = sg_q_symbol(p, p->inputs[root].value), *to = sg_q_dim(p, root);
+            val = sg_q_substitute(p, val, &from, &to, 1);
+            rel = sg_q_eq(p, sg_q_dim(p, i), val);
         } else if (!constant) {
-            Z3_ast rv = NULL;
-            if ((rc = sg_smt_encode(p->smt, p->inputs[root].value, &rv, NULL, c->err)))
+            const sg_term *rv = NULL;
+            if ((rc = sg_q_expr(p, p->inputs[root].value, &rv, c->err)))
                 break;
-            rel = sg_problem_and2(p, K(Z3_mk_eq(ctx, p->dvar[i], val)), K(Z3_mk_eq(ctx, p->dvar[root], rv)));
+            rel = sg_q_and2(p, sg_q_eq(p, sg_q_dim(p, i), val), sg_q_eq(p, sg_q_dim(p, root), rv));
         } else {
-            rel = K(Z3_mk_eq(ctx, p->dvar[i], val));
+            rel = sg_q_eq(p, sg_q_dim(p, i), val);
         }
-        Z3_inc_ref(ctx, rel); /* also held by c->fixed[i] below */
-        states = constant ? Z3_L_UNDEF : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);
-        if (states == Z3_L_UNDEF)
+        if (!rel) {
+            rc = sg_error_set(c->err, sg_q_failed(p) ? SG_ERROR : SG_ENOMEM, "the solver failed building a relation");
+            break;
+        }
+        states = constant ? SG_TRI_UNKNOWN : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);
+        if (states == SG_TRI_UNKNOWN)
             rc = spec_states(c, i, rel, &states);
-        if (rc || states != Z3_L_FALSE) {
-            if (!rc && states == Z3_L_UNDEF) {
+        if (rc || states != SG_TRI_FALSE) {
+            if (!rc && states == SG_TRI_UNKNOWN) {
                 c->r->dims[i].status = SG_DIM_UNKNOWN;
                 c->decided[i] = true;
             }
-            Z3_dec_ref(ctx, rel);
             continue;
         }
         v = new_violation(c, i, constant ? SG_VIOL_SPECIALIZED : SG_VIOL_RELATED);
-        if (!v) {
-            Z3_dec_ref(ctx, rel);
+        if (!v)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        }
         v->relation = d->value;
         v->root = root;
         txt = print_py(c, d->value);
@@ -677,12 +681,10 @@ static int phase_relations(checker *c)
                          d->source, dim_name(rd), rd->source, v->dim, txt ? txt : "?");
         }
         sg_free(txt);
-        if (!v->message) {
-            Z3_dec_ref(ctx, rel);
+        if (!v->message)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        }
         rc = explain_relation(c, v, i, constant ? SIZE_MAX : root, rel);
-        c->fixed[i] = rel; /* adopt the relation for phase 2 (keeps the reference) */
+        c->fixed[i] = rel; /* adopt the relation for phase 2 */
         c->fixed_kind[i] = FIX_RELATION;
         c->rel_root[i] = constant ? SIZE_MAX : root;
         c->decided[i] = true;
@@ -757,7 +759,7 @@ static int refute_hint(checker *c, size_t i, const char *msg, sg_int value, cons
 {
     sg_problem *p = c->p;
     sg_violation *v = new_violation(c, i, SG_VIOL_RANGE);
-    Z3_ast t;
+    const sg_term *t;
     size_t k;
     if (!v || !(v->message = sg__strndup(msg, strlen(msg))))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
@@ -772,11 +774,8 @@ static int refute_hint(checker *c, size_t i, const char *msg, sg_int value, cons
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
     if (!add_core(c, v, SG_CORE_SPEC, i, spec_text(&p->inputs[i]), NULL))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    if (!(t = K(Z3_mk_true(p->ctx))))
+    if (!(t = sg_q_true(p)))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    Z3_inc_ref(p->ctx, t); /* held by c->fixed[i] */
-    if (c->fixed[i])
-        Z3_dec_ref(p->ctx, c->fixed[i]);
     c->fixed[i] = t;
     c->fixed_kind[i] = FIX_DROPPED; /* nor may the presolve read them as a fact */
     c->decided[i] = true;
@@ -809,48 +808,49 @@ static sg_int inside(const sg_input_dim *d, sg_bound lo, sg_bound hi, bool avoid
 static int hint_in(checker *c, size_t i)
 {
     sg_problem *p = c->p;
-    Z3_context ctx = p->ctx;
     const sg_input_dim *d = &p->inputs[i];
     long comp = p->input_comp[i];
-    zvec hard = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+    tvec hard = TVEC_INIT, lits = TVEC_INIT;
     size_t j, k, *map = NULL, nmap = 0, *core = NULL, ncore = 0;
     sg_bound ulo, uhi, tlo, thi;
-    Z3_model model = NULL;
-    Z3_lbool res;
-    char reason[64], msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN], x[SG_INT_STRLEN], y[SG_INT_STRLEN];
+    sg_q_result r, r2;
+    char msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN], x[SG_INT_STRLEN], y[SG_INT_STRLEN];
     sg_int only = 0;
     int rc = 0;
 
+    memset(&r, 0, sizeof r);
+    memset(&r2, 0, sizeof r2);
     hint_range(d, &ulo, &uhi);
     push_defs(c, &hard, comp);
     FOR_MEMBERS(c->inputs, comp, j, k)
         if (k != i && (p->inputs[k].kind == SG_SPEC_STATIC || p->inputs[k].kind == SG_SPEC_UNSET))
-            zv_push(&hard, spec_item(c, k));
-    zv_push(&hard, K(Z3_mk_ge(ctx, p->dvar[i], sg_problem_num(p, ulo.v))));
+            tv_push(&hard, spec_item(c, k));
+    tv_push(&hard, sg_q_ge(p, sg_q_dim(p, i), sg_q_num(p, ulo.v)));
     if (!uhi.inf)
-        zv_push(&hard, K(Z3_mk_le(ctx, p->dvar[i], sg_problem_num(p, uhi.v))));
+        tv_push(&hard, sg_q_le(p, sg_q_dim(p, i), sg_q_num(p, uhi.v)));
     if (!(map = sg__malloc((p->ncons + 1) * sizeof *map))) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
     FOR_MEMBERS(c->cons, comp, j, k) {
-        zv_push(&hard, implies(c, p->cons[k].lit, p->cons[k].holds));
-        zv_push(&lits, p->cons[k].lit);
+        tv_push(&hard, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
+        tv_push(&lits, sg_q_lit(p, k));
         map[nmap++] = k;
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = sg_problem_check(p, hard.a, hard.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, &model, &core,
-                               &ncore, reason, c->err)))
+    if ((rc = ask(c, hard.a, hard.n, lits.a, lits.n, true, true, &r)))
         goto cleanup;
-    if (res == Z3_L_UNDEF) {
-        set_unknown(&c->r->dims[i], reason[0] ? reason : "unknown");
+    core = r.core;
+    ncore = r.ncore;
+    if (r.answer == SG_Q_UNKNOWN) {
+        set_unknown(&c->r->dims[i], r.reason[0] ? r.reason : "unknown");
         c->decided[i] = true;
         goto cleanup;
     }
-    if (res == Z3_L_FALSE) { /* no size within the bounds passes: torch's range conflict */
+    if (r.answer == SG_Q_UNSAT) { /* no size within the bounds passes: torch's range conflict */
         if (c->opts->minimize_cores) {
             bool *keep = sg__calloc(lits.n + 1, sizeof *keep);
             int *order = sg__calloc(lits.n + 1, sizeof *order);
@@ -886,21 +886,20 @@ static int hint_in(checker *c, size_t i)
         rc = refute_hint(c, i, msg, inside(d, ulo, uhi, false, 0), core, ncore, map);
         goto cleanup;
     }
-    if (d->kind != SG_SPEC_DYNAMIC || !sg_problem_model_int(p, model, p->dvar[i], &only))
+    if (d->kind != SG_SPEC_DYNAMIC || !sg_q_model_int(p, r.model, sg_q_dim(p, i), &only))
         goto cleanup;
     /* DYNAMIC: is that the only size within the bounds? */
-    zv_push(&hard, K(Z3_mk_not(ctx, K(Z3_mk_eq(ctx, p->dvar[i], sg_problem_num(p, only))))));
+    tv_push(&hard, sg_q_not(p, sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, only))));
     if (hard.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = sg_problem_check(p, hard.a, hard.n, NULL, 0, &c->budget, &c->r->stats, &res, NULL, NULL, NULL, reason,
-                               c->err)))
+    if ((rc = ask(c, hard.a, hard.n, NULL, 0, false, false, &r2)))
         goto cleanup;
-    if (res == Z3_L_UNDEF) {
-        set_unknown(&c->r->dims[i], reason[0] ? reason : "unknown");
+    if (r2.answer == SG_Q_UNKNOWN) {
+        set_unknown(&c->r->dims[i], r2.reason[0] ? r2.reason : "unknown");
         c->decided[i] = true;
-    } else if (res == Z3_L_FALSE) {
+    } else if (r2.answer == SG_Q_UNSAT) {
         snprintf(msg, sizeof msg,
                  "Received user-specified dim hint Dim.DYNAMIC(min=%s, max=%s), but tracing inferred a static shape "
                  "of %s for dimension inputs%s.shape[%d].", hint_bound(a, d->min, true), hint_bound(b, d->max, true),
@@ -908,12 +907,11 @@ static int hint_in(checker *c, size_t i)
         rc = refute_hint(c, i, msg, inside(d, ulo, uhi, true, only), NULL, 0, map);
     }
 cleanup:
-    if (model)
-        Z3_model_dec_ref(ctx, model);
-    zv_free(&hard);
-    zv_free(&lits);
+    sg_q_result_dispose(p, &r);
+    sg_q_result_dispose(p, &r2);
+    tv_free(&hard);
+    tv_free(&lits);
     sg_free(map);
-    sg_free(core);
     return rc;
 }
 
@@ -926,30 +924,30 @@ cleanup:
 static int hints_jointly(checker *c, long comp)
 {
     sg_problem *p = c->p;
-    Z3_context ctx = p->ctx;
-    zvec hard = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+    tvec hard = TVEC_INIT, lits = TVEC_INIT;
     size_t j, k, *idx = NULL, *core = NULL, ncore = 0;
-    Z3_lbool res;
-    char reason[64], msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN];
+    sg_q_result r;
+    char msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN];
     int rc = 0;
 
+    memset(&r, 0, sizeof r);
     if (!(idx = sg__malloc((p->ninputs + 1) * sizeof *idx)))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
     push_defs(c, &hard, comp);
     FOR_MEMBERS(c->cons, comp, j, k)
         if (!p->cons[k].checked)
-            zv_push(&hard, p->cons[k].holds);
+            tv_push(&hard, sg_q_holds(p, k));
     FOR_MEMBERS(c->inputs, comp, j, k) {
-        Z3_ast item = spec_item(c, k);
+        const sg_term *item = spec_item(c, k);
         if (!item)
             continue;
         if (!bounded_hint(c, k) || c->decided[k]) {
-            zv_push(&hard, item);
+            tv_push(&hard, item);
             continue;
         }
-        zv_push(&hard, implies(c, p->spec_lit[k], item));
+        tv_push(&hard, sg_q_implies(p, sg_q_spec_lit(p, k), item));
         idx[lits.n] = k;
-        zv_push(&lits, p->spec_lit[k]);
+        tv_push(&lits, sg_q_spec_lit(p, k));
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
@@ -957,17 +955,18 @@ static int hints_jointly(checker *c, long comp)
     }
     if (lits.n < 2)
         goto cleanup;
-    if ((rc = sg_problem_check(p, hard.a, hard.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, NULL, &core, &ncore,
-                               reason, c->err)))
+    if ((rc = ask(c, hard.a, hard.n, lits.a, lits.n, false, true, &r)))
         goto cleanup;
-    if (res == Z3_L_UNDEF) {
+    core = r.core;
+    ncore = r.ncore;
+    if (r.answer == SG_Q_UNKNOWN) {
         for (k = 0; k < lits.n; k++) {
-            set_unknown(&c->r->dims[idx[k]], reason[0] ? reason : "unknown");
+            set_unknown(&c->r->dims[idx[k]], r.reason[0] ? r.reason : "unknown");
             c->decided[idx[k]] = true;
         }
         goto cleanup;
     }
-    for (j = 0; res == Z3_L_FALSE && j < ncore && !rc; j++) {
+    for (j = 0; r.answer == SG_Q_UNSAT && j < ncore && !rc; j++) {
         const sg_input_dim *d = &p->inputs[idx[core[j]]];
         sg_bound lo, hi;
         hint_range(d, &lo, &hi);
@@ -986,10 +985,10 @@ static int hints_jointly(checker *c, long comp)
         }
     }
 cleanup:
-    zv_free(&hard);
-    zv_free(&lits);
+    sg_q_result_dispose(p, &r);
+    tv_free(&hard);
+    tv_free(&lits);
     sg_free(idx);
-    sg_free(core);
     return rc;
 }
 
@@ -1053,7 +1052,7 @@ static sg_interval *make_box(checker *c, size_t *nbox)
 }
 
 /* Turn a counterexample into a GUARD violation for each flagged dim (value literal kept in the core). */
-static int record_counterexample(checker *c, const sg_int *cex, const bool *flag, const zvec *lits,
+static int record_counterexample(checker *c, const sg_int *cex, const bool *flag, const tvec *lits,
                                  const int *kind_of, const size_t *index_of, const bool *keep)
 {
     sg_problem *p = c->p;
@@ -1126,13 +1125,10 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
 static void pin(checker *c, size_t i)
 {
     sg_problem *p = c->p;
-    Z3_ast eq = K(Z3_mk_eq(p->ctx, p->dvar[i], sg_problem_num(p, p->inputs[i].size)));
+    const sg_term *eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, p->inputs[i].size));
     size_t j, k;
     if (!eq)
         return;
-    Z3_inc_ref(p->ctx, eq); /* held by c->fixed[i] */
-    if (c->fixed[i])
-        Z3_dec_ref(p->ctx, c->fixed[i]);
     c->fixed[i] = eq;
     c->fixed_kind[i] = FIX_PIN;
     FOR_MEMBERS(c->syms, p->input_comp[i], j, k)
@@ -1150,14 +1146,14 @@ static void presolve_round(checker *c, long comp)
     size_t j, k;
     sg_presolve_begin(c->ps);
     FOR_MEMBERS(c->syms, comp, j, k)
-        if (p->sym_def[k])
+        if (sg_q_def(p, k))
             sg_presolve_def(c->ps, k);
     FOR_MEMBERS(c->inputs, comp, j, k) {
         if (c->fixed_kind[k] == FIX_PIN)
             sg_presolve_pin(c->ps, k, p->inputs[k].size);
         else if (c->fixed_kind[k] == FIX_RELATION)
             sg_presolve_relation(c->ps, k, c->rel_root[k]);
-        else if (c->fixed_kind[k] == FIX_NONE && p->spec[k])
+        else if (c->fixed_kind[k] == FIX_NONE && sg_q_spec(p, k))
             sg_presolve_spec(c->ps, k);
     }
     FOR_MEMBERS(c->cons, comp, j, k)
@@ -1173,20 +1169,20 @@ static void presolve_round(checker *c, long comp)
 static int values_in(checker *c, long comp)
 {
     sg_problem *p = c->p;
-    Z3_context ctx = p->ctx;
     size_t i, j, k, ndims = c->inputs.start[comp + 1] - c->inputs.start[comp];
     int rc = 0, round;
 
     for (round = 0; round <= (int)ndims && !rc; round++) {
-        zvec hard = {ctx, NULL, 0, 0, 0}, checked = {ctx, NULL, 0, 0, 0};
-        zvec hard2 = {ctx, NULL, 0, 0, 0}, lits = {ctx, NULL, 0, 0, 0};
+        tvec hard = TVEC_INIT, checked = TVEC_INIT, hard2 = TVEC_INIT, lits = TVEC_INIT;
         int *kind_of = NULL;
-        size_t *index_of = NULL, *core = NULL, ncore = 0, nlits, nproved = 0;
+        size_t *index_of = NULL, nlits, nproved = 0;
         bool *keep = NULL, *flag = NULL, any_open = false, any;
         sg_int *cex = NULL;
-        Z3_model model = NULL;
-        Z3_lbool res;
-        char reason[64];
+        sg_q_result r, r2; /* the counterexample's question, its explanation's */
+        sg_q_answer res;
+
+        memset(&r, 0, sizeof r);
+        memset(&r2, 0, sizeof r2);
 
         FOR_MEMBERS(c->inputs, comp, j, i)
             any_open |= p->named[i] && !c->decided[i];
@@ -1198,13 +1194,13 @@ static int values_in(checker *c, long comp)
         presolve_round(c, comp);
         push_defs(c, &hard, comp);
         FOR_MEMBERS(c->inputs, comp, j, i)
-            zv_push(&hard, spec_item(c, i));
+            tv_push(&hard, spec_item(c, i));
         FOR_MEMBERS(c->cons, comp, j, k) {
             const sg_constraint *cn = &p->cons[k];
             if (cn->unbacked)
                 continue;
             if (!cn->checked) {
-                zv_push(&hard, cn->holds);
+                tv_push(&hard, sg_q_holds(p, k));
                 continue;
             }
             if (cn->kind == SG_CORE_GUARD && sg_interval_holds(p->pool, cn->expr, c->box, c->nbox) == SG_TRI_TRUE) {
@@ -1212,40 +1208,40 @@ static int values_in(checker *c, long comp)
                 continue;
             }
             nproved += sg_presolve_decide(c->ps, k) == SG_TRI_TRUE;
-            zv_push(&checked, cn->holds);
+            tv_push(&checked, sg_q_holds(p, k));
         }
         /* every question proved from the hard facts: no counterexample exists, Z3 is not asked;
          * otherwise Z3 gets the same question as without the presolve (so the same counterexample) */
         if (!checked.failed && nproved == checked.n) {
             c->r->stats.decided_cheaply += nproved;
-            zv_free(&checked);
+            tv_free(&checked);
         }
         if (hard.failed || checked.failed) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
         if (checked.n == 0) {
-            res = Z3_L_FALSE;
+            res = SG_Q_UNSAT;
         } else {
-            Z3_ast all = K(Z3_mk_and(ctx, (unsigned)checked.n, checked.a));
-            zv_push(&hard, K(Z3_mk_not(ctx, all)));
-            rc = sg_problem_check(p, hard.a, hard.n, NULL, 0, &c->budget, &c->r->stats, &res, &model, NULL, NULL,
-                                  reason, c->err);
+            tv_push(&hard, sg_q_not(p, sg_q_and(p, checked.a, checked.n)));
+            rc = ask(c, hard.a, hard.n, NULL, 0, true, false, &r);
             if (rc)
                 goto next;
+            res = r.answer;
         }
-        if (res == Z3_L_FALSE) { /* no counterexample: every open dim is proved */
+        if (res == SG_Q_UNSAT) { /* no counterexample: every open dim is proved */
             FOR_MEMBERS(c->inputs, comp, j, i)
                 if (p->named[i] && !c->decided[i])
                     c->r->dims[i].status = SG_DIM_PROVED;
             round = (int)ndims + 1;
             goto next;
         }
-        if (res == Z3_L_UNDEF) {
+        if (res == SG_Q_UNKNOWN) {
             FOR_MEMBERS(c->inputs, comp, j, i)
                 if (p->named[i] && !c->decided[i]) {
                     c->r->dims[i].status = SG_DIM_UNKNOWN;
-                    snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s", reason[0] ? reason : "unknown");
+                    snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s",
+                             r.reason[0] ? r.reason : "unknown");
                     c->decided[i] = true;
                 }
             round = (int)ndims + 1;
@@ -1265,7 +1261,7 @@ static int values_in(checker *c, long comp)
         for (i = 0; i < p->ninputs; i++)
             cex[i] = p->inputs[i].size;
         FOR_MEMBERS(c->inputs, comp, j, i)
-            if (!sg_problem_model_int(p, model, p->dvar[i], &cex[i]))
+            if (!sg_q_model_int(p, r.model, sg_q_dim(p, i), &cex[i]))
                 cex[i] = p->inputs[i].size;
         /* explain it: value literals of open named dims, spec items, checked constraints */
         push_defs(c, &hard2, comp);
@@ -1274,53 +1270,52 @@ static int values_in(checker *c, long comp)
             if (cn->unbacked)
                 continue;
             if (!cn->checked) {
-                zv_push(&hard2, cn->holds);
+                tv_push(&hard2, sg_q_holds(p, k));
                 continue;
             }
-            zv_push(&hard2, implies(c, cn->lit, cn->holds));
+            tv_push(&hard2, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
             kind_of[lits.n] = 2;
             index_of[lits.n] = k;
-            zv_push(&lits, cn->lit);
+            tv_push(&lits, sg_q_lit(p, k));
         }
         FOR_MEMBERS(c->inputs, comp, j, i) {
             char name[48];
-            Z3_ast item = spec_item(c, i), vl, eq;
+            const sg_term *item = spec_item(c, i), *vl, *eq;
             if (!item)
                 continue;
             if (c->fixed[i]) {
-                zv_push(&hard2, item);
+                tv_push(&hard2, item);
                 continue;
             }
-            zv_push(&hard2, implies(c, p->spec_lit[i], item));
+            tv_push(&hard2, sg_q_implies(p, sg_q_spec_lit(p, i), item));
             kind_of[lits.n] = 1;
             index_of[lits.n] = i;
-            zv_push(&lits, p->spec_lit[i]);
+            tv_push(&lits, sg_q_spec_lit(p, i));
             if (!p->named[i] || c->decided[i])
                 continue;
             snprintf(name, sizeof name, "val!%zu", i);
-            vl = K(Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, name), Z3_mk_bool_sort(ctx)));
-            eq = K(Z3_mk_eq(ctx, p->dvar[i], sg_problem_num(p, cex[i])));
-            zv_push(&hard2, implies(c, vl, eq));
+            vl = sg_q_literal(p, name);
+            eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, cex[i]));
+            tv_push(&hard2, sg_q_implies(p, vl, eq));
             kind_of[lits.n] = 0;
             index_of[lits.n] = i;
-            zv_push(&lits, vl);
+            tv_push(&lits, vl);
         }
         if (hard2.failed || lits.failed) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
-        rc = sg_problem_check(p, hard2.a, hard2.n, lits.a, lits.n, &c->budget, &c->r->stats, &res, NULL, &core,
-                              &ncore, reason, c->err);
+        rc = ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
         if (rc)
             goto next;
-        if (res == Z3_L_FALSE) {
+        if (r2.answer == SG_Q_UNSAT) {
             int *order = sg__calloc(lits.n + 1, sizeof *order);
             if (!order) {
                 rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
                 goto next;
             }
-            for (k = 0; k < ncore; k++)
-                keep[core[k]] = true;
+            for (k = 0; k < r2.ncore; k++)
+                keep[r2.core[k]] = true;
             for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
                 order[k] = kind_of[k];
             if (c->opts->minimize_cores)
@@ -1347,15 +1342,14 @@ static int values_in(checker *c, long comp)
             if (flag[i] && !rc)
                 pin(c, i);
     next:
-        if (model)
-            Z3_model_dec_ref(ctx, model);
-        zv_free(&hard);
-        zv_free(&checked);
-        zv_free(&hard2);
-        zv_free(&lits);
+        sg_q_result_dispose(p, &r);
+        sg_q_result_dispose(p, &r2);
+        tv_free(&hard);
+        tv_free(&checked);
+        tv_free(&hard2);
+        tv_free(&lits);
         sg_free(kind_of);
         sg_free(index_of);
-        sg_free(core);
         sg_free(keep);
         sg_free(flag);
         sg_free(cex);
@@ -1505,6 +1499,8 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     if ((rc = sg_report__new(&r, SG_REPORT_CHECK, t, true, err)) != 0)
         return rc;
     c.r = r;
+    snprintf(r->solver_name, sizeof r->solver_name, "%s", sg_solver_name());
+    sg_solver_version(r->solver_version, sizeof r->solver_version);
     r->dims = sg__calloc(n + 1, sizeof *r->dims);
     c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
     c.decided = sg__calloc(n + 1, sizeof *c.decided);
@@ -1590,11 +1586,6 @@ done:
     *out = r;
     r = NULL;
 cleanup:
-    if (c.p) {
-        for (i = 0; i < n; i++)
-            if (c.fixed[i])
-                Z3_dec_ref(c.p->ctx, c.fixed[i]);
-    }
     sg_presolve_free(c.ps);
     sg_problem_free(c.p);
     free_bucket(&c.inputs);

@@ -29,11 +29,13 @@
 
 #include "analysis/analysis.h"
 #include "analysis/gate.h"
+#include "graph/verify.h"
 #include "report/report.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
 #include "torch/message.h"
 #include "solver/ctxpool.h"
+#include "solver/point.h"
 #include "trace/trace_impl.h"
 #include "util/sha256.h"
 #include "util/util.h"
@@ -399,6 +401,67 @@ static void unread_guards(sg_report *r, const sg_graph *g)
         }
     if (r->verdict == SG_VERDICT_OK)
         r->verdict = SG_VERDICT_UNKNOWN;
+}
+
+/* ---- Example points for a program's trace: graph/ asks, the solver answers ------------------- */
+
+/* The solver's point search for graph/verify.c (verify.h); `ctx` is the context pool, or NULL. */
+static int solver_points(void *ctx, sg_int *vals, const sg_graph_point_query *gq, sg_error *err)
+{
+    size_t ns = sg_pool_nsymbols(gq->pool), i;
+    sg_point_bound *hard = NULL, *ranges = NULL;
+    sg_point_query q;
+    int rc;
+
+    if ((gq->hard && !(hard = sg__calloc(ns + 1, sizeof *hard))) ||
+        (gq->ranges && !(ranges = sg__calloc(ns + 1, sizeof *ranges)))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (i = 0; i < ns; i++) {
+        if (hard) {
+            hard[i].has_lo = gq->hard[i].has_lo;
+            hard[i].has_hi = gq->hard[i].has_hi;
+            hard[i].lo = gq->hard[i].lo;
+            hard[i].hi = gq->hard[i].hi;
+        }
+        if (ranges) {
+            ranges[i].has_lo = gq->ranges[i].has_lo;
+            ranges[i].has_hi = gq->ranges[i].has_hi;
+            ranges[i].lo = gq->ranges[i].lo;
+            ranges[i].hi = gq->ranges[i].hi;
+        }
+    }
+    memset(&q, 0, sizeof q);
+    q.pool = gq->pool;
+    q.active = gq->active;
+    q.hard = hard;
+    q.ranges = ranges;
+    q.guards = gq->guards;
+    q.nguards = gq->nguards;
+    q.floor = gq->floor;
+    q.rlimit = gq->rlimit;
+    q.contexts = ctx;
+    rc = sg_point_find(vals, &q, err);
+cleanup:
+    sg_free(hard);
+    sg_free(ranges);
+    return rc;
+}
+
+/* A private context per search, as the point search always had (a warm context from the engine's
+ * pool could lead Z3 to another, equally valid, first point: the examples would change). */
+static const sg_graph_points solver_finder = {solver_points, NULL};
+
+int sg_graph_to_trace(sg_trace **out, const sg_graph *g, sg_error *err)
+{
+    return sg_graph__to_trace(out, g, &solver_finder, err);
+}
+
+int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, size_t len, const char *what,
+                           sg_error *err)
+{
+    return sg_graph__to_trace_spec(out, g, spec, len, what, &solver_finder, err);
 }
 
 int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_options *opts, sg_report **out,

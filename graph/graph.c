@@ -69,13 +69,9 @@ static const char *dupf(sg_graph *g, const char *fmt, const char *a, const char 
 
 void sg_graph_free(sg_graph *g)
 {
-    size_t i;
-
     if (!g)
         return;
-    for (i = 0; i < g->nowned; i++)
-        sg_free(g->owned[i]);
-    sg_free(g->owned);
+    sg__free_array(g->owned, g->nowned);
     sg_free(g->inputs);
     sg_free(g->outputs);
     sg_free(g->ranges);

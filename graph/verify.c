@@ -10,16 +10,17 @@
  * guards_code entries (torch >= 2.8) are shape guards of the trace: the
  * loaded module checks them on every call. The trace is built directly (the trace
  * module's builders), its expressions copied from the graph's pool; example
- * sizes that pass the asserts come from the solver's point search
- * (solver/point.h). The graph is only read: evaluation builds in an overlay.
+ * sizes that pass the asserts come from the caller's point finder (verify.h:
+ * the engine answers with the solver's; graph/ holds no solver). The graph is
+ * only read: evaluation builds in an overlay.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
+#include "graph/verify.h"
 #include "report/report.h"
-#include "solver/point.h"
 #include "trace/trace_impl.h"
 #include "util/json.h"
 #include "util/sha256.h"
@@ -94,7 +95,7 @@ static bool all_backed(const sg_graph *g, const sg_expr *e, const bool *backed, 
 }
 
 /* Optional bounds per symbol index that example values must meet (a spec's). */
-typedef sg_point_bound sym_bounds;
+typedef sg_graph_bound sym_bounds;
 
 /*
  * Whether the starting values `vals` (each backed symbol's lower bound, at least 2, clamped to
@@ -147,13 +148,13 @@ static bool defaults_do(const sg_int *vals, const sg_graph *g, sg_pool *scratch,
  * symbol's lower bound (at least 2 when its range allows).
  */
 static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const bool *backed, const sym_bounds *sb,
-                      sg_error *err)
+                      const sg_graph_points *pts, sg_error *err)
 {
     const sg_pool *pool = sg_graph_pool(g);
     size_t ns = sg_pool_nsymbols(pool), i, ng = 0;
-    sg_point_bound *ranges = NULL;
+    sg_graph_bound *ranges = NULL;
     const sg_expr **guards = NULL;
-    sg_point_query q;
+    sg_graph_point_query q;
     int rc;
 
     for (i = 0; i < ns; i++) {
@@ -202,7 +203,7 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     q.nguards = ng;
     q.floor = 2;
     q.rlimit = HINT_RLIMIT;
-    rc = sg_point_find(vals, &q, err);
+    rc = pts->find(pts->ctx, vals, &q, err);
 cleanup:
     sg_free(ranges);
     sg_free((void *)guards);
@@ -336,7 +337,8 @@ static int inputs_json(sg_trace *t, const sg_graph *g, sg_error *err)
  * assert a guard, each user input dim with its size expression and the spec
  * its declared ranges make. Expressions are copied into the trace's own pool.
  */
-static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, sg_error *err)
+static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, const sg_graph_points *pts,
+                       sg_error *err)
 {
     const sg_pool *pool;
     sg_pool *scratch = NULL;
@@ -349,8 +351,8 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
 
     *out = NULL;
     memset(&cp, 0, sizeof cp);
-    if (!g)
-        return sg_error_set(err, SG_EINVALID, "no graph");
+    if (!g || !pts || !pts->find)
+        return sg_error_set(err, SG_EINVALID, !g ? "no graph" : "no point finder");
     pool = sg_graph_pool(g);
     ns = sg_pool_nsymbols(pool);
     backed = sg__calloc(ns + 1, sizeof *backed);
@@ -370,7 +372,7 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
             goto cleanup;
         }
     }
-    if ((rc = find_hints(vals, g, scratch, backed, sb, err)) != 0)
+    if ((rc = find_hints(vals, g, scratch, backed, sb, pts, err)) != 0)
         goto cleanup;
     if ((rc = sg_trace__new(&t, err)) != 0)
         goto cleanup;
@@ -488,13 +490,13 @@ cleanup:
     return rc;
 }
 
-int sg_graph_to_trace(sg_trace **out, const sg_graph *g, sg_error *err)
+int sg_graph__to_trace(sg_trace **out, const sg_graph *g, const sg_graph_points *pts, sg_error *err)
 {
-    return build_trace(out, g, NULL, err);
+    return build_trace(out, g, NULL, pts, err);
 }
 
-int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, size_t len, const char *what,
-                           sg_error *err)
+int sg_graph__to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, size_t len, const char *what,
+                            const sg_graph_points *pts, sg_error *err)
 {
     sg_trace *t = NULL;
     sym_bounds *sb = NULL;
@@ -504,7 +506,7 @@ int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, 
 
     *out = NULL;
     /* first with the declared ranges, to read the spec's bounds per symbol */
-    if ((rc = build_trace(&t, g, NULL, err)) != 0 || (rc = sg_trace__set_spec_json(t, spec, len, what, err)) != 0)
+    if ((rc = build_trace(&t, g, NULL, pts, err)) != 0 || (rc = sg_trace__set_spec_json(t, spec, len, what, err)) != 0)
         goto cleanup;
     ns = sg_pool_nsymbols(sg_graph_pool(g));
     in = sg_trace_inputs(t, &n);
@@ -534,7 +536,7 @@ int sg_graph_to_trace_spec(sg_trace **out, const sg_graph *g, const char *spec, 
     }
     sg_trace_free(t);
     t = NULL;
-    if ((rc = build_trace(&t, g, sb, err)) != 0 || (rc = sg_trace__set_spec_json(t, spec, len, what, err)) != 0)
+    if ((rc = build_trace(&t, g, sb, pts, err)) != 0 || (rc = sg_trace__set_spec_json(t, spec, len, what, err)) != 0)
         goto cleanup;
     *out = t;
     t = NULL;
@@ -613,7 +615,6 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
     const sg_trace *t;
     const sg_input_dim *in;
     size_t n = 0, i, k, checked = 0, unrec = 0;
-    char version[64];
     int maj = 0, min = 0, rc = 0;
     sg_buf b;
 
@@ -623,7 +624,6 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
     t = r->trace;
     in = sg_trace_inputs(t, &n);
     sg__sha256_hex(hex, info->model_json ? info->model_json : "", info->model_len);
-    sg_solver_version(version, sizeof version);
     sg_graph_schema_version(g, &maj, &min);
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         if (sg_graph_assert_at(g, i)->expr)
@@ -640,7 +640,8 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
     sg__json_put_str(&b, hex);
     sg_buf_printf(&b, ", \"bytes\": %zu, \"schema_version\": [%d, %d], \"torch_version\": ", info->model_len, maj, min);
     sg__json_put_str_or_null(&b, sg_graph_torch_version(g));
-    sg_buf_printf(&b, "},\n  \"solver\": {\"name\": \"%s\", \"version\": \"%s\", \"budget\": ", sg_solver_name(), version);
+    sg_buf_printf(&b, "},\n  \"solver\": {\"name\": \"%s\", \"version\": \"%s\", \"budget\": ", r->solver_name,
+                  r->solver_version);
     if (info->opts)
         sg_buf_printf(&b, "{\"timeout_ms\": %u, \"query_timeout_ms\": %u, \"query_rlimit\": %llu}",
                       info->opts->timeout_ms, info->opts->query_timeout_ms,

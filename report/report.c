@@ -45,21 +45,16 @@ void sg_fixes_free(sg_fixes *f)
     for (i = 0; i < f->nfixes; i++)
         sg_fix__dispose(&f->fixes[i]);
     sg_free(f->fixes);
-    for (i = 0; i < f->nnotes; i++)
-        sg_free(f->notes[i]);
-    sg_free(f->notes);
+    sg__free_array(f->notes, f->nnotes);
     sg_free(f->spec_json);
     sg_free(f);
 }
 
 void sg_torch_recheck_free(sg_torch_recheck *k)
 {
-    size_t i;
     if (!k)
         return;
-    for (i = 0; i < k->nlines; i++)
-        sg_free(k->lines[i]);
-    sg_free(k->lines);
+    sg__free_array(k->lines, k->nlines);
     sg_free(k->why);
     sg_free(k);
 }

@@ -121,12 +121,3 @@ int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err)
     sg_smt_free(smt);
     return rc;
 }
-
-const char *sg_solver_name(void) { return "z3"; }
-
-void sg_solver_version(char *buf, size_t cap)
-{
-    unsigned major, minor, build, rev;
-    Z3_get_version(&major, &minor, &build, &rev);
-    snprintf(buf, cap, "%u.%u.%u", major, minor, build);
-}

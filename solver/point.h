@@ -42,8 +42,4 @@ typedef struct sg_point_query {
  */
 int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err);
 
-/* The solver's name and version ("z3", "4.8.12"), for records of what decided. */
-const char *sg_solver_name(void);
-void sg_solver_version(char *buf, size_t cap);
-
 #endif

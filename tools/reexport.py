@@ -446,22 +446,26 @@ def main_run(argv):
             tally["repro"] += 1
             cols.append("repro=yes")
 
+        def try_tallied(kind, python, bad):
+            """Re-export `python` (shapegate's spec or fix) in torch; tally and record it under `kind`."""
+            tally[f"{kind}_tried"] += 1
+            st, det = try_spec(built, python, strict)
+            cols.append(f"{kind}={st}")
+            if st == "ok":
+                tally[f"{kind}_ok"] += 1
+                if det:
+                    details.append(f"{name}: {kind} ok; {det}")
+            else:
+                bad.append((name, st, det, python))
+            return st
+
         # ---- (b) shapegate spec
         sj, sexit, serr = load_sg(sgdir, name, "spec")
         spec_st = fix_st = None
         if built is None:
             cols.append("spec=-")
         elif sj and sj.get("verified") and sj.get("python"):
-            tally["spec_tried"] += 1
-            st, det = try_spec(built, sj["python"], strict)
-            spec_st = st
-            cols.append(f"spec={st}")
-            if st == "ok":
-                tally["spec_ok"] += 1
-                if det:
-                    details.append(f"{name}: spec ok; {det}")
-            else:
-                spec_bad.append((name, st, det, sj["python"]))
+            spec_st = try_tallied("spec", sj["python"], spec_bad)
         else:
             tally["spec_none"] += 1
             why_none = (sj or {}).get("notes") or [serr]
@@ -478,16 +482,7 @@ def main_run(argv):
                      or (cj.get("verdict") == "invalid_spec" and (cj.get("fixes") or {}).get("verified"))):
             fx = cj.get("fixes") or {}
             if built is not None and fx.get("verified") and fx.get("python"):
-                tally["fix_tried"] += 1
-                st, det = try_spec(built, fx["python"], strict)
-                fix_st = st
-                cols.append(f"fix={st}")
-                if st == "ok":
-                    tally["fix_ok"] += 1
-                    if det:
-                        details.append(f"{name}: fix ok; {det}")
-                else:
-                    fix_bad.append((name, st, det, fx["python"]))
+                fix_st = try_tallied("fix", fx["python"], fix_bad)
             else:
                 tally["fix_none"] += 1
                 cols.append("fix=none")

@@ -1498,12 +1498,8 @@ void sg_torch_text_free(sg_torch_text *m)
     if (!m)
         return;
     sg_free(m->text);
-    for (i = 0; i < m->nnames; i++)
-        sg_free(m->names[i]);
-    sg_free(m->names);
-    for (i = 0; i < m->nlines; i++)
-        sg_free(m->lines[i]);
-    sg_free(m->lines);
+    sg__free_array(m->names, m->nnames);
+    sg__free_array(m->lines, m->nlines);
     for (i = 0; i < m->nforced; i++) {
         sg_free(m->forced[i].name);
         sg_free(m->forced[i].source);

@@ -440,6 +440,49 @@ int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j)
     return 0;
 }
 
+int sg_trace__read_replacement(sg_trace__reader *R, const char *text, const sg_expr **out)
+{
+    char field[sizeof R->field + 16];
+    int rc;
+    snprintf(field, sizeof field, "%s.replacement", R->field);
+    if ((rc = sg_trace__parse(out, R->t, text, false, R->what, field, R->err)) != 0)
+        return rc;
+    if (sg_expr_sort(*out) == SG_SORT_BOOL)
+        return sg_trace__fail(R, SG_EINVALID, "replacement: '%.60s' is not a number", text);
+    return 0;
+}
+
+int sg_trace__read_guard(sg_trace__reader *R, const char *text, sg_guard_origin origin, sg_guard **out)
+{
+    char field[sizeof R->field + 8];
+    const sg_expr *e;
+    sg_guard *g;
+    int rc;
+    snprintf(field, sizeof field, "%s.expr", R->field);
+    if ((rc = sg_trace__parse(&e, R->t, text, true, R->what, field, R->err)) != 0)
+        return rc;
+    if (!(g = sg_trace__add_guard(R->t)))
+        return sg_trace__oom(R);
+    g->expr = e;
+    g->origin = origin;
+    g->text = text;
+    if (out)
+        *out = g;
+    return 0;
+}
+
+int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text)
+{
+    char field[sizeof R->field + 8];
+    int rc;
+    snprintf(field, sizeof field, "%s.value", R->field);
+    if ((rc = sg_trace__parse(&d->value, R->t, text, false, R->what, field, R->err)) != 0)
+        return rc;
+    if (sg_expr_sort(d->value) != SG_SORT_INT)
+        return sg_trace__fail(R, SG_EINVALID, "value: '%.60s' is not an integer expression", text);
+    return 0;
+}
+
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */
 const char *sg_trace__printf(sg_trace *t, const char *fmt, ...)
 {

@@ -63,6 +63,15 @@ char *sg__strndup(const char *s, size_t n)
 
 void sg_free(void *p) { free(p); }
 
+void sg__free_array(void *arr, size_t n)
+{
+    void **a = arr;
+    size_t i;
+    for (i = 0; a && i < n; i++)
+        sg_free(a[i]);
+    sg_free(a);
+}
+
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     size_t ncap;

@@ -48,6 +48,10 @@ void *sg__calloc(size_t count, size_t size);
 void *sg__realloc(void *p, size_t n);
 char *sg__strndup(const char *s, size_t n);
 
+/* Free each of the `n` pointers of `arr` (an array of owned allocations: strings, records),
+ * then `arr` itself. NULL-safe (`arr` and its entries). */
+void sg__free_array(void *arr, size_t n);
+
 /* Grow `*arr` (of `*cap` elements of `elem` bytes) to hold at least `need`.
  * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);

@@ -230,7 +230,7 @@ SG_API size_t sg_graph_metadata_check_count(const sg_graph *g);
 /** torch's name of a ScalarType code ("float32", "int64"), "unknown" for others. */
 SG_API const char *sg_graph_dtype_name(int dtype);
 
-/* ---- verifying the declared constraints (graph/verify.c) ----------------------- */
+/* ---- verifying the declared constraints (graph/verify.c; example points from the solver, asked through the engine module) */
 
 /**
  * Build a trace (include/shapegate/trace.h) from the program's declared facts,

@@ -348,14 +348,8 @@ static int read_symbols(reader *R, const cJSON *arr)
             || (rc = get_str(R, &repl_text, it, "replacement", false)) != 0
             || (rc = get_arr(R, &srcs, it, "sources")) != 0)
             return rc;
-        if (repl_text) {
-            char field[sizeof R->field + 16];
-            snprintf(field, sizeof field, "%s.replacement", R->field);
-            if ((rc = sg_trace__parse(&repl, R->t, repl_text, false, R->what, field, R->err)) != 0)
-                return rc;
-            if (sg_expr_sort(repl) == SG_SORT_BOOL)
-                return sg_trace__fail(R, SG_EINVALID, "replacement: '%.60s' is not a number", repl_text);
-        }
+        if (repl_text && (rc = sg_trace__read_replacement(R, repl_text, &repl)) != 0)
+            return rc;
         if (srcs) {
             list = sg_trace__alloc(R->t, ((size_t)cJSON_GetArraySize(srcs) + 1) * sizeof *list);
             if (!list)
@@ -395,10 +389,8 @@ static int read_guards(reader *R, const cJSON *arr)
 
     cJSON_ArrayForEach(it, arr) {
         const char *origin, *text, *uloc, *floc, *sloc, *msg;
-        const sg_expr *e;
         sg_guard *g;
         sg_guard_origin o;
-        char field[sizeof R->field + 8];
 
         sg_trace__set_field(R, "guards[%d]", i++);
         if (!cJSON_IsObject(it))
@@ -417,14 +409,8 @@ static int read_guards(reader *R, const cJSON *arr)
             || (rc = get_str(R, &sloc, it, "sloc", false)) != 0
             || (rc = get_str(R, &msg, it, "msg", false)) != 0)
             return rc;
-        snprintf(field, sizeof field, "%s.expr", R->field);
-        if ((rc = sg_trace__parse(&e, R->t, text, true, R->what, field, R->err)) != 0)
+        if ((rc = sg_trace__read_guard(R, text, o, &g)) != 0)
             return rc;
-        if (!(g = sg_trace__add_guard(R->t)))
-            return sg_trace__oom(R);
-        g->expr = e;
-        g->origin = o;
-        g->text = text;
         g->user_loc = uloc;
         g->framework_loc = floc;
         g->sloc = sloc;
@@ -537,14 +523,8 @@ static int read_inputs(reader *R, const cJSON *arr)
             return sg_trace__fail(R, SG_EINVALID, "size: expected an integer");
         if ((rc = read_dim_spec(R, d, sg__json_get(it, "spec"))) != 0)
             return rc;
-        if (value) {
-            char field[sizeof R->field + 8];
-            snprintf(field, sizeof field, "%s.value", R->field);
-            if ((rc = sg_trace__parse(&d->value, R->t, value, false, R->what, field, R->err)) != 0)
-                return rc;
-            if (sg_expr_sort(d->value) != SG_SORT_INT)
-                return sg_trace__fail(R, SG_EINVALID, "value: '%.60s' is not an integer expression", value);
-        }
+        if (value && (rc = sg_trace__read_value(R, d, value)) != 0)
+            return rc;
     }
     return 0;
 }

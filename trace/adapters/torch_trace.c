@@ -22,8 +22,9 @@
  * frame replaces the earlier one. Frames without any tensor, symbol or guard
  * are not counted.
  *
- * The frame is written as a v1 JSON trace (trace/adapters/json.c) and read
- * back through its validating reader, so both inputs give the same model.
+ * The frame is built into a trace directly (the trace module's builders), in
+ * the order and with the checks of the v1 JSON reader (trace/adapters/json.c),
+ * so a log and the v1 trace `shapegate trace` prints of it give the same model.
  * Soundness: every record that could carry a guard must be read; a line that
  * is not a glog record or not JSON fails the whole load (SG_EINVALID) rather
  * than being skipped.
@@ -802,57 +803,145 @@ static int replay_replacements(tt_state *S)
     return 0;
 }
 
-static int write_frame(tt_state *S, char **out, size_t *len)
+/* A bound the log wrote (bound_text accepted it: an integer, "oo"/"int_oo", "-oo"/"-int_oo"). */
+static int frame_bound(sg_trace__reader *R, sg_bound *b, const char *s)
 {
-    tt_frame *f = &S->f;
-    sg_buf b, path, raw, src, names;
-    tt_attrs attrs = {0};
-    size_t i, d, nin = 0, ng = 0, nsym = 0;
-    int pass;
-    long maxarg = -1;
-    bool positional = false;
+    b->v = 0;
+    b->inf = 0;
+    if (strcmp(s, "oo") == 0 || strcmp(s, "int_oo") == 0)
+        b->inf = 1;
+    else if (strcmp(s, "-oo") == 0 || strcmp(s, "-int_oo") == 0)
+        b->inf = -1;
+    else if (sg_int_parse(&b->v, s, strlen(s)) != 0)
+        return sg_trace__fail(R, SG_EINVALID, "range: expected an integer, \"int_oo\" or \"-int_oo\"");
+    return 0;
+}
+
+/* One symbol of the frame into the trace, as the v1 reader reads a symbol (json.c: the same
+ * order of pool insertions, the same messages). */
+static int frame_symbol(sg_trace__reader *R, const tt_sym *s)
+{
+    const sg_expr *sym, *repl = NULL;
+    const char **list;
+    sg_symbol_info *si;
+    sg_bound lo = {0, -1}, hi = {0, 1};
+    bool added;
     int rc;
 
+    if ((rc = sg_trace__symbol_named(&sym, R->t, s->name, R->what, R->field, R->err)) != 0)
+        return rc;
+    if (s->lo && ((rc = frame_bound(R, &lo, s->lo)) != 0 || (rc = frame_bound(R, &hi, s->hi)) != 0))
+        return rc;
+    if (s->repl && (rc = sg_trace__read_replacement(R, s->repl, &repl)) != 0)
+        return rc;
+    if (!(list = sg_trace__alloc(R->t, 2 * sizeof *list)) || (s->source && !(list[0] = sg_trace__strdup(R->t, s->source))))
+        return sg_trace__oom(R);
+    if (!(si = sg_trace__symbol(R->t, sym, &added)))
+        return sg_trace__oom(R);
+    if (!added)
+        return sg_trace__fail(R, SG_EINVALID, "symbol '%.40s' listed twice", s->name);
+    si->lo = lo;
+    si->hi = hi;
+    if (s->hint) {
+        if (sg_int_parse(&si->hint, s->hint, strlen(s->hint)) != 0)
+            return sg_trace__fail(R, SG_EINVALID, "hint: expected an integer or null");
+        si->has_hint = true;
+    }
+    si->unbacked = s->unbacked;
+    si->replacement = repl;
+    si->sources = list;
+    si->nsources = s->source ? 1 : 0;
+    return 0;
+}
+
+/* One guard of the frame into the trace (as the v1 reader reads one). */
+static int frame_guard(sg_trace__reader *R, const tt_guard *g)
+{
+    const char *text, *uloc = NULL;
+    sg_guard *gd;
+    int rc;
+
+    if (!(text = sg_trace__strdup(R->t, g->expr)) || (g->user_loc && !(uloc = sg_trace__strdup(R->t, g->user_loc))))
+        return sg_trace__oom(R);
+    if ((rc = sg_trace__read_guard(R, text, g->runtime ? SG_GUARD_RUNTIME_ASSERT : SG_GUARD_SHAPE, &gd)) != 0)
+        return rc;
+    gd->user_loc = uloc;
+    return 0;
+}
+
+/* Dim `d` of tensor `t` (its input path `path`, source `src`) into the trace: its value the
+ * symbol (after replacements, as a capture) or the size; no spec in the log, so every traced
+ * dim is Dim.AUTO (torch picks) until --spec/--dim, the others unset. */
+static int frame_input(sg_trace__reader *R, const tt_frame *f, const tt_tensor *t, size_t d, const char *path,
+                       const char *src)
+{
+    const tt_sym *s = symbol_for(f, src);
+    char num[32];
+    sg_input_dim *x;
+
+    if (!(x = sg_trace__add_input(R->t)) || !(x->path = sg_trace__strdup(R->t, path)) ||
+        !(x->source = sg_trace__strdup(R->t, src)) || (s && !(x->traced_source = sg_trace__strdup(R->t, src))))
+        return sg_trace__oom(R);
+    if (d > 65535)
+        return sg_trace__fail(R, SG_EINVALID, "dim: expected a dim number (0 .. 65535)");
+    x->dim = (int)d;
+    x->size = t->sizes[d];
+    x->kind = s ? SG_SPEC_AUTO : SG_SPEC_UNSET;
+    snprintf(num, sizeof num, "%lld", t->sizes[d]);
+    return sg_trace__read_value(R, x, s ? (s->repl ? s->repl : s->name) : num);
+}
+
+/*
+ * The selected frame as a trace, built directly (the trace module's builders) in the order and
+ * with the checks of the v1 reader (trace/adapters/json.c), so a TORCH_TRACE log and the v1 JSON
+ * trace of it give the same model: symbols; shape guards, then runtime asserts; per tensor (first
+ * of each source) its dims; the spec flat, without dynamic_shapes, the positional argument names
+ * when the sources say them.
+ */
+static int build_frame(tt_state *S, sg_trace **out, const char *what)
+{
+    tt_frame *f = &S->f;
+    sg_trace__reader R;
+    sg_buf path, raw, src, names, args;
+    tt_attrs attrs = {0};
+    size_t i, d, nin = 0, ng = 0;
+    int pass, rc;
+    long maxarg = -1;
+    bool positional = false;
+
+    *out = NULL;
     if ((rc = replay_replacements(S)) != 0)
         return rc;
-    sg_buf_init(&b, SG_TRACE_MAX_FILE);
+    memset(&R, 0, sizeof R);
+    R.err = S->err;
+    R.what = what;
+    if ((rc = sg_trace__new(&R.t, S->err)) != 0)
+        return rc;
     sg_buf_init(&path, 1 << 16);
     sg_buf_init(&raw, 1 << 16);
     sg_buf_init(&src, 1 << 16);
     sg_buf_init(&names, 1 << 20);
-    sg_buf_puts(&b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": ");
-    sg__json_put_str(&b, S->torch_version ? S->torch_version : "");
-    sg_buf_printf(&b, ", \"strict\": %s, \"shape_env\": true,\n\"symbols\": [", f->strict ? "true" : "false");
-    for (i = 0; i < f->nsyms; i++) {
-        const tt_sym *s = &f->syms[i];
-        sg_buf_puts(&b, nsym++ ? ",\n {\"name\": " : "\n {\"name\": ");
-        sg__json_put_str(&b, s->name);
-        if (s->lo)
-            sg_buf_printf(&b, ", \"range\": [%s, %s]", bound_text(s->lo), bound_text(s->hi));
-        sg_buf_printf(&b, ", \"hint\": %s, \"unbacked\": %s, \"replacement\": ", s->hint ? s->hint : "null",
-                      s->unbacked ? "true" : "false");
-        sg__json_put_str_or_null(&b, s->repl);
-        sg_buf_puts(&b, ", \"sources\": [");
-        if (s->source)
-            sg__json_put_str(&b, s->source);
-        sg_buf_puts(&b, "]}");
+    sg_buf_init(&args, SG_TRACE_MAX_FILE);
+    sg_trace__set_field(&R, "(top level)");
+    if (!(R.t->torch_version = sg_trace__strdup(R.t, S->torch_version ? S->torch_version : ""))) {
+        rc = sg_trace__oom(&R);
+        goto cleanup;
     }
-    sg_buf_puts(&b, "],\n\"guards\": [");
+    R.t->strict = f->strict;
+    R.t->has_shape_env = true;
+    for (i = 0; i < f->nsyms && !rc; i++) {
+        sg_trace__set_field(&R, "symbols[%zu]", i);
+        rc = frame_symbol(&R, &f->syms[i]);
+    }
     /* shape guards first, then runtime asserts, as in a capture */
-    for (pass = 0; pass < 2; pass++)
-        for (i = 0; i < f->nguards; i++) {
-            const tt_guard *g = &f->guards[i];
-            if (g->runtime != (pass == 1))
+    for (pass = 0; pass < 2 && !rc; pass++)
+        for (i = 0; i < f->nguards && !rc; i++) {
+            if (f->guards[i].runtime != (pass == 1))
                 continue;
-            sg_buf_puts(&b, ng++ ? ",\n {\"origin\": " : "\n {\"origin\": ");
-            sg_buf_puts(&b, g->runtime ? "\"runtime_assert\"" : "\"shape\"");
-            sg_buf_puts(&b, ", \"expr\": ");
-            sg__json_put_str(&b, g->expr);
-            sg__json_put_opt_member(&b, "user_loc", g->user_loc);
-            sg_buf_putc(&b, '}');
+            sg_trace__set_field(&R, "guards[%zu]", ng++);
+            rc = frame_guard(&R, &f->guards[i]);
         }
-    sg_buf_puts(&b, "],\n\"inputs\": [");
-    for (i = 0; i < f->ntensors; i++) {
+    for (i = 0; i < f->ntensors && !rc; i++) {
         const tt_tensor *t = &f->tensors[i];
         size_t j;
         bool dup = false, pos = false;
@@ -885,63 +974,67 @@ static int write_frame(tt_state *S, char **out, size_t *len)
                 } else {
                     for (q = names.data; q && q < names.data + names.len && !seen; q += strlen(q) + 1)
                         seen = strcmp(q, nm) == 0;
-                    if (!seen) {
+                    if (!seen)
                         sg_buf_append(&names, nm, strlen(nm) + 1);
-                    }
                 }
             }
         }
-        for (d = 0; d < t->ndim; d++) {
-            const tt_sym *s;
+        for (d = 0; d < t->ndim && !rc; d++) {
             src.len = 0;
             sg_buf_printf(&src, "%s.size()[%zu]", t->source, d);
             if (src.failed)
                 break;
-            s = symbol_for(f, src.data);
-            sg_buf_puts(&b, nin++ ? ",\n {\"path\": " : "\n {\"path\": ");
-            sg__json_put_str(&b, path.data);
-            sg_buf_printf(&b, ", \"dim\": %zu, \"size\": %lld, \"source\": ", d, t->sizes[d]);
-            sg__json_put_str(&b, src.data);
-            sg_buf_puts(&b, ", \"traced_source\": ");
-            sg__json_put_str_or_null(&b, s ? src.data : NULL);
-            if (s) {
-                sg_buf_puts(&b, ", \"value\": ");
-                sg__json_put_str(&b, s->repl ? s->repl : s->name); /* after replacements, as a capture */
-                /* no spec in the log: every traced dim as Dim.AUTO (torch picks) until --spec/--dim */
-                sg_buf_puts(&b, ", \"spec\": {\"kind\": \"auto\"}}");
-            } else {
-                sg_buf_printf(&b, ", \"value\": \"%lld\", \"spec\": {\"kind\": \"unset\"}}", t->sizes[d]);
-            }
+            sg_trace__set_field(&R, "inputs[%zu]", nin++);
+            rc = frame_input(&R, f, t, d, path.data, src.data);
         }
     }
+    if (rc)
+        goto cleanup;
+    if (path.failed || raw.failed || src.failed || names.failed) {
+        rc = sg_error_set(S->err, SG_ENOMEM, "out of memory writing the trace of the frame");
+        goto cleanup;
+    }
+    sg_trace__set_field(&R, "spec");
+    R.t->has_flat_spec = true;
     /* Argument names: only the positional ones are known (arg0, arg1, ...); otherwise none, so
-     * that a spec naming non-tensor arguments is matched by the tensors' paths alone. */
-    sg_buf_puts(&b, "],\n\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": ");
+     * that a spec naming non-tensor arguments is matched by the tensors' paths alone. The
+     * trace keeps them as JSON text (spec.inputs), as the reader keeps what it read. */
     if (positional) {
         long k;
         const char *q;
-        sg_buf_puts(&b, "{\"arg_names\": [");
+        sg_buf_puts(&args, "{\"arg_names\":[");
         for (k = 0; k <= maxarg; k++)
-            sg_buf_printf(&b, "%s\"arg%ld\"", k ? ", " : "", k);
+            sg_buf_printf(&args, "%s\"arg%ld\"", k ? "," : "", k);
         for (q = names.data; q && q < names.data + names.len; q += strlen(q) + 1) {
-            sg_buf_puts(&b, ", ");
-            sg__json_put_str(&b, q);
+            if (maxarg >= 0 || q != names.data)
+                sg_buf_putc(&args, ',');
+            sg__json_put_str(&args, q);
         }
-        sg_buf_puts(&b, "]}");
-    } else {
-        sg_buf_puts(&b, "null");
+        sg_buf_puts(&args, "]}");
+        if (args.failed) {
+            rc = args.failed == SG_ELIMIT ? sg_trace__fail(&R, SG_ELIMIT, "too large or too deep") : sg_trace__oom(&R);
+            goto cleanup;
+        }
+        if (!(R.t->inputs_json = sg_trace__strndup(R.t, args.data, args.len))) {
+            rc = sg_trace__oom(&R);
+            goto cleanup;
+        }
     }
-    sg__json_put_opt_member(&b, "torch_error", f->error);
-    sg_buf_puts(&b, "}\n}\n");
-    if (path.failed || raw.failed || src.failed || names.failed)
-        b.failed = b.failed ? b.failed : SG_ENOMEM;
-    *len = b.len;
-    rc = sg_buf_finish(&b, out, "the trace of the frame", S->err);
+    sg_trace__set_field(&R, "spec.torch_error");
+    if (f->error && !(R.t->torch_error = sg_trace__strdup(R.t, f->error))) {
+        rc = sg_trace__oom(&R);
+        goto cleanup;
+    }
+    *out = R.t;
+    R.t = NULL;
+cleanup:
+    sg_trace_free(R.t);
     sg_buf_dispose(&path);
     sg_buf_dispose(&raw);
     free_attrs(&attrs);
     sg_buf_dispose(&src);
     sg_buf_dispose(&names);
+    sg_buf_dispose(&args);
     return rc;
 }
 
@@ -1060,8 +1153,8 @@ int sg_trace_load_torch_trace(sg_trace **out, const char *path, unsigned frame, 
 {
     tt_state S;
     struct stat st;
-    char **files = NULL, *text = NULL;
-    size_t nfiles = 0, i, len = 0;
+    char **files = NULL;
+    size_t nfiles = 0, i;
     int rc = 0;
 
     *out = NULL;
@@ -1096,25 +1189,19 @@ int sg_trace_load_torch_trace(sg_trace **out, const char *path, unsigned frame, 
     else if (frame > S.nframes)
         rc = fail(&S, SG_EINVALID, "no frame %u: the log holds %u export frame%s", frame, S.nframes,
                   S.nframes == 1 ? "" : "s");
-    if (rc == 0 && (rc = write_frame(&S, &text, &len)) == 0) {
+    if (rc == 0) {
         char what[512];
         snprintf(what, sizeof what, "%s (frame %u)", path, frame ? frame : 1);
-        if ((rc = sg_trace__load_json_named(out, text, len, what, err)) == 0
-            && !((*out)->name = sg_trace__strdup(*out, path))) {
+        if ((rc = build_frame(&S, out, what)) == 0 && !((*out)->name = sg_trace__strdup(*out, path))) {
             sg_trace_free(*out);
             *out = NULL;
             rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         }
     }
 cleanup:
-    for (i = 0; i < nfiles; i++)
-        sg_free(files[i]);
-    sg_free(files);
-    for (i = 0; i < S.nstrs; i++)
-        sg_free(S.strs[i]);
-    sg_free(S.strs);
+    sg__free_array(files, nfiles);
+    sg__free_array(S.strs, S.nstrs);
     sg_free(S.torch_version);
-    sg_free(text);
     sg_buf_dispose(&S.payload);
     free_frame(&S.f);
     if (rc)
