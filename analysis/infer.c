@@ -1872,6 +1872,8 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
         goto cleanup;
     if (fast.all) { /* every component exact and consistent: F is satisfiable, no query */
         memcpy(res, fres, p->nsyms * sizeof *res);
+        for (k = 0; k < p->nsyms; k++)
+            fres[k].holes = NULL; /* res owns them now */
         goto relations;
     }
     if ((rc = setup(&x)))
@@ -1882,8 +1884,10 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     if (r0 != Z3_L_TRUE || pt0 != 0)
         goto done; /* inconsistent, unknown, or unrepresentable: the traced ranges, nothing proved */
     for (k = 0; k < p->nsyms; k++)
-        if (fast.done[k])
+        if (fast.done[k]) {
             res[k] = fres[k];
+            fres[k].holes = NULL; /* res owns them now */
+        }
     for (k = 0; k < p->nsyms; k++) {
         bool ex_lo = false, ex_hi = false;
         if (fast.done[k])
@@ -1951,6 +1955,9 @@ cleanup:
     sg_free(x.arep);
     sg_free(cands);
     sg_free(colk);
+    if (fres)
+        for (k = 0; k < p->nsyms; k++)
+            sg_free(fres[k].holes);
     sg_free(fres);
     sg__infer_fast_free(&fast);
     sg_inferred_free_array(res, p->nsyms);
