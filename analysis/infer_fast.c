@@ -142,8 +142,9 @@ static bool fact_in_comp(const sg_problem *p, const efact *ef, long comp)
 {
     unsigned work = 0;
     const sg_constraint *c;
-    if (ef->is_def)
-        return p->syms[ef->idx].replacement && only_comp(p, p->syms[ef->idx].replacement, comp, &work, 0);
+    if (ef->is_def) /* only the replacement definition is evaluated (the others are unit equalities) */
+        return p->sym_input[ef->idx] < 0 && !p->syms[ef->idx].unbacked && p->syms[ef->idx].replacement &&
+               only_comp(p, p->syms[ef->idx].replacement, comp, &work, 0);
     c = &p->cons[ef->idx];
     switch (c->kind) {
     case SG_CORE_GUARD:
