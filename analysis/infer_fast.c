@@ -194,6 +194,8 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     for (j = 0; j < ns; j++) {
         size_t root;
         sg_interval d;
+        if (sg_expr_symbol_index(p->syms[syms[j]].sym) >= E->nvals)
+            return 0; /* not a symbol of the pool's table: cannot be given a value */
         if (!sg_presolve_class(E->ps, p->ninputs + syms[j], &root, &f->a[syms[j]], &f->b[syms[j]], &d) || root != r)
             return 0;
         f->root[syms[j]] = root;
