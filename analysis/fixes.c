@@ -24,6 +24,7 @@
 #include "analysis/analysis.h"
 #include "report/report.h"
 #include "analysis/fixes.h"
+#include "analysis/infer.h"
 #include "torch/message.h"
 #include "solver/problem.h"
 #include "torch/fixlines.h"
@@ -876,6 +877,72 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
 /* ---- the driver ---------------------------------------------------------------------- */
 
 
+/*
+ * Inference is about F, the trace's definitions and constraints, never its spec (analysis/
+ * infer.h), and a spec edit copies guards, symbols and input values as they are (trace/edit.c).
+ * The one way a spec reaches F is a symbol with no input source whose source names a spec root
+ * (a phantom root: problem.c's definitions). False when that may be so for `a` or `b` (or when
+ * looking would cost more than a check: then the caller infers again).
+ */
+static bool same_facts(const sg_trace *a, const sg_trace *b)
+{
+    size_t ns = 0, na = 0, nb = 0, k, j, i;
+    const sg_symbol_info *si = sg_trace_symbols(a, &ns);
+    const sg_input_dim *ia = sg_trace_inputs(a, &na), *ib = sg_trace_inputs(b, &nb);
+    if (na != nb || (double)ns * (double)(na + 1) > 1e7)
+        return false;
+    for (k = 0; k < ns; k++)
+        for (j = 0; j < si[k].nsources; j++)
+            for (i = 0; i < 2 * na; i++) {
+                const sg_input_dim *d = i < na ? &ia[i] : &ib[i - na];
+                const char *nm = d->kind == SG_SPEC_DIM ? d->name : d->kind == SG_SPEC_DERIVED ? d->root_name : NULL;
+                if (nm && si[k].sources[j] && strcmp(nm, si[k].sources[j]) == 0)
+                    return false;
+            }
+    return true;
+}
+
+/*
+ * `to` (checked without inference) gets a deep copy of `from`'s inferred facts, expressions
+ * copied into to's pool. Returns 0, SG_ENOMEM, or 1 when it cannot (no pool): then infer again.
+ */
+static int copy_inferred(sg_report *to, const sg_report *from, sg_error *err)
+{
+    sg_inferred *a;
+    sg_expr_copier cp;
+    size_t k;
+    int rc = 0;
+    if (!to->pool || !from->inferred || from->ninferred == 0)
+        return 1;
+    a = sg__calloc(from->ninferred + 1, sizeof *a);
+    if (!a)
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    sg_expr_copier_init(&cp, to->pool);
+    for (k = 0; k < from->ninferred && !rc; k++) {
+        a[k] = from->inferred[k];
+        a[k].holes = NULL;
+        a[k].equals = NULL;
+        if (from->inferred[k].nholes) {
+            a[k].holes = sg__calloc(from->inferred[k].nholes, sizeof *a[k].holes);
+            if (!a[k].holes)
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+            else
+                memcpy(a[k].holes, from->inferred[k].holes, from->inferred[k].nholes * sizeof *a[k].holes);
+        }
+        if (!rc && from->inferred[k].equals && !(a[k].equals = sg_expr_copy(&cp, from->inferred[k].equals)))
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory copying inferred facts");
+    }
+    sg_expr_copier_dispose(&cp);
+    if (rc) {
+        sg_inferred_free_array(a, from->ninferred);
+        return rc;
+    }
+    sg_inferred_free_array(to->inferred, to->ninferred);
+    to->inferred = a;
+    to->ninferred = from->ninferred;
+    return 0;
+}
+
 /* Any refuted, unknown or invalid dim left in `r`? */
 static bool clean(const sg_report *r) { return r->verdict == SG_VERDICT_OK; }
 
@@ -971,7 +1038,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_fixes *res = NULL;
     sg_trace *cur = NULL, *next = NULL;
-    sg_report *rep = NULL, *own0 = NULL;
+    sg_report *rep = NULL, *own0 = NULL, *prev = NULL;
     const sg_report *r = r0;
     strs notes = {0};
     fixvec fv = {0};
@@ -1094,23 +1161,42 @@ again:
             rc = 0;
             break;
         }
-        sg_report_free(rep);
+        /* `r` may be `rep`: kept until the re-check has taken what it needs of it */
+        prev = rep;
         rep = NULL;
         /* the re-check needs no inference unless another round must derive from it */
         o.infer = false;
         if (!budget_left(&o, total_ms, start)) {
             strs_pushf(&notes, "time budget spent after %u round(s)", round - 1);
+            sg_report_free(prev);
+            prev = NULL;
+            r = NULL;
             break;
         }
-        if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0)
+        if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0) {
+            sg_report_free(prev);
             goto cleanup;
-        o.infer = true;
-        if (!clean(rep) && round < MAX_ROUNDS && budget_left(&o, total_ms, start)) {
-            sg_report_free(rep);
-            rep = NULL;
-            if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0)
-                goto cleanup;
         }
+        o.infer = true;
+        if (!clean(rep) && round < MAX_ROUNDS) {
+            /* the facts are the same as `r`'s when the edit did not reach F: no second check */
+            int cr = r && r->ninferred && same_facts(base, next) ? copy_inferred(rep, r, err) : 1;
+            if (cr < 0) {
+                sg_report_free(prev);
+                rc = cr;
+                goto cleanup;
+            }
+            if (cr != 0 && budget_left(&o, total_ms, start)) {
+                sg_report_free(rep);
+                rep = NULL;
+                if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0) {
+                    sg_report_free(prev);
+                    goto cleanup;
+                }
+            }
+        }
+        sg_report_free(prev);
+        prev = NULL;
         sg_trace_free(cur);
         cur = next;
         next = NULL;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/infer.h"
+#include "analysis/infer_impl.h"
 #include "util/util.h"
 
 #define INF_MAX_VALUES ((size_t)1 << 20)   /* sg_ints stored for points, all together */
@@ -38,7 +38,6 @@
 #define INF_MAX_HOLES 64                   /* holes reported per symbol */
 #define INF_UNI_MAX_VARS 32                /* variables a component may keep for elimination */
 #define INF_UNI_MAX_CONJ 512               /* conjuncts of a component for elimination */
-#define INF_REL_MAX_SYMS 256               /* symbols the relation search looks at */
 #define INF_REL_ROUNDS 8                   /* fit / verify rounds of the relation search */
 #define INF_MAX_CANDS 4096                 /* hole candidates from Ne / Eq guards */
 
@@ -1571,9 +1570,9 @@ static Z3_ast lin_term(ictx *x, const sg_int *row, const size_t *colk, size_t nc
 }
 
 /* sym_p = (-(Σ_{i != p} c_i s_i) - c_const) / c_p as an expression in the pool. */
-static const sg_expr *relation_expr(ictx *x, const sg_int *row, const size_t *colk, size_t ncol, size_t p)
+const sg_expr *sg__infer_relation_expr(sg_problem *prob, const sg_int *row, const size_t *colk, size_t ncol, size_t p)
 {
-    sg_pool *pool = x->p->pool;
+    sg_pool *pool = prob->pool;
     const sg_expr **terms = sg__calloc(ncol + 2, sizeof *terms), *num_e, *res = NULL;
     sg_int cp = row[p];
     bool divisible = true;
@@ -1586,7 +1585,7 @@ static const sg_expr *relation_expr(ictx *x, const sg_int *row, const size_t *co
     for (i = 0; i < ncol; i++)
         if (i != p && row[i] != 0)
             terms[n++] = sg_expr_2(pool, SG_MUL, sg_expr_int(pool, divisible ? -row[i] / cp : -row[i]),
-                                   x->p->syms[colk[i]].sym);
+                                   prob->syms[colk[i]].sym);
     if (row[ncol] != 0)
         terms[n++] = sg_expr_int(pool, divisible ? -row[ncol] / cp : -row[ncol]);
     num_e = n == 1 ? terms[0] : sg_expr_apply(pool, SG_ADD, terms, n);
@@ -1611,7 +1610,56 @@ static int cmp_col(const void *a, const void *b, const long *key)
  * is reported only after "F and not relation" is unsat; a model of a failed
  * proof is a new point that refines the fit.
  */
-static int relations(ictx *x, sg_inferred *out)
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int sg__infer_rel_columns(const sg_problem *p, const sg_inferred *out, size_t **colk_out, size_t *ncol_out,
+                          sg_error *err)
+{
+    size_t *colk = sg__calloc(p->nsyms + 1, sizeof *colk), ncol = 0, i;
+    *colk_out = NULL;
+    *ncol_out = 0;
+    if (!colk)
+        return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+    for (i = 0; i < p->nsyms; i++)
+        if (p->sym_input[i] >= 0 && !out[i].is_constant)
+            colk[ncol++] = i;
+    /* input order, then index: a total order, so any sort gives the same list (insertion for a
+     * short list, else qsort on the distinct (input, index) keys: 10,000 symbols) */
+    {
+        if (ncol <= 64) {
+            size_t j;
+            for (i = 1; i < ncol; i++)
+                for (j = i; j > 0 && cmp_col(&colk[j - 1], &colk[j], p->sym_input) > 0; j--) {
+                    size_t t = colk[j];
+                    colk[j] = colk[j - 1];
+                    colk[j - 1] = t;
+                }
+        } else {
+            uint64_t *key = sg__calloc(ncol + 1, sizeof *key);
+            if (!key) {
+                sg_free(colk);
+                return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+            }
+            for (i = 0; i < ncol; i++)
+                key[i] = ((uint64_t)(uint32_t)p->sym_input[colk[i]] << 32) | (uint32_t)colk[i];
+            qsort(key, ncol, sizeof *key, cmp_u64);
+            for (i = 0; i < ncol; i++)
+                colk[i] = (size_t)(uint32_t)key[i];
+            sg_free(key);
+        }
+    }
+    if (ncol > INF_REL_MAX_SYMS)
+        ncol = INF_REL_MAX_SYMS;
+    *colk_out = colk;
+    *ncol_out = ncol;
+    return 0;
+}
+
+static int relations(ictx *x, sg_inferred *out, const size_t *allk, size_t nall, const sg_infer_fast *fast)
 {
     sg_problem *p = x->p;
     size_t *colk = NULL, ncol = 0, w, nb, i, j, round, *pivot = NULL, nproved = 0, done_pts = 0;
@@ -1619,21 +1667,13 @@ static int relations(ictx *x, sg_inferred *out)
     int rc = 0;
     bool overflow = false;
 
-    colk = sg__calloc(p->nsyms + 1, sizeof *colk);
+    /* the columns the presolve did not decide: the decided ones are independent of them */
+    colk = sg__calloc(nall + 1, sizeof *colk);
     if (!colk)
         return sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
-    for (i = 0; i < p->nsyms; i++)
-        if (p->sym_input[i] >= 0 && !out[i].is_constant)
-            colk[ncol++] = i;
-    /* input order (insertion sort: the count is small) */
-    for (i = 1; i < ncol; i++)
-        for (j = i; j > 0 && cmp_col(&colk[j - 1], &colk[j], p->sym_input) > 0; j--) {
-            size_t t = colk[j];
-            colk[j] = colk[j - 1];
-            colk[j - 1] = t;
-        }
-    if (ncol > INF_REL_MAX_SYMS)
-        ncol = INF_REL_MAX_SYMS;
+    for (i = 0; i < nall; i++)
+        if (!fast->done[allk[i]])
+            colk[ncol++] = allk[i];
     if (ncol < 2)
         goto cleanup;
     w = ncol + 1;
@@ -1705,7 +1745,7 @@ static int relations(ictx *x, sg_inferred *out)
             }
         if (pc == SIZE_MAX || out[colk[pc]].equals)
             continue;
-        out[colk[pc]].equals = relation_expr(x, row, colk, ncol, pc);
+        out[colk[pc]].equals = sg__infer_relation_expr(p, row, colk, ncol, pc);
         if (!out[colk[pc]].equals) {
             const sg_error *pe = sg_pool_error(p->pool);
             rc = sg_error_set(x->err, pe ? pe->code : SG_ENOMEM, "building a relation: %s",
@@ -1795,9 +1835,10 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
              sg_error *err)
 {
     ictx x;
-    sg_inferred *res = NULL;
+    sg_inferred *res = NULL, *fres = NULL;
+    sg_infer_fast fast;
     cand *cands = NULL;
-    size_t ncands = 0, k;
+    size_t ncands = 0, k, *colk = NULL, ncol = 0;
     Z3_lbool r0;
     long pt0 = -1;
     int rc = 0;
@@ -1805,6 +1846,7 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     *out = NULL;
     *n = 0;
     memset(&x, 0, sizeof x);
+    memset(&fast, 0, sizeof fast);
     x.p = p;
     x.scope = SIZE_MAX;
     x.c = p->ctx;
@@ -1819,6 +1861,21 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
         res[k].input = p->sym_input[k] >= 0 ? (size_t)p->sym_input[k] : SIZE_MAX;
         res[k].modulus = 1;
     }
+    /* what the presolve decides exactly (no Z3), into a copy until F is known satisfiable */
+    fres = sg__calloc(p->nsyms + 1, sizeof *fres);
+    if (!fres) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto cleanup;
+    }
+    memcpy(fres, res, p->nsyms * sizeof *res);
+    if ((rc = sg__infer_fast(p, fres, &fast, err)))
+        goto cleanup;
+    if (fast.all) { /* every component exact and consistent: F is satisfiable, no query */
+        memcpy(res, fres, p->nsyms * sizeof *res);
+        for (k = 0; k < p->nsyms; k++)
+            fres[k].holes = NULL; /* res owns them now */
+        goto relations;
+    }
     if ((rc = setup(&x)))
         goto cleanup;
     fallback(&x, res);
@@ -1826,8 +1883,15 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
         goto cleanup;
     if (r0 != Z3_L_TRUE || pt0 != 0)
         goto done; /* inconsistent, unknown, or unrepresentable: the traced ranges, nothing proved */
+    for (k = 0; k < p->nsyms; k++)
+        if (fast.done[k]) {
+            res[k] = fres[k];
+            fres[k].holes = NULL; /* res owns them now */
+        }
     for (k = 0; k < p->nsyms; k++) {
         bool ex_lo = false, ex_hi = false;
+        if (fast.done[k])
+            continue;
         x.scope = uf_find(x.uf, x.symvar[k]);
         if ((rc = extreme(&x, k, -1, &res[k].lo, &ex_lo)) || (rc = extreme(&x, k, 1, &res[k].hi, &ex_hi)))
             goto cleanup;
@@ -1838,6 +1902,8 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
         }
     }
     for (k = 0; k < p->nsyms; k++) {
+        if (fast.done[k])
+            continue;
         x.scope = uf_find(x.uf, x.symvar[k]);
         if (!res[k].is_constant && (rc = congruence(&x, k, &res[k])))
             goto cleanup;
@@ -1845,6 +1911,8 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     if ((rc = collect_candidates(&x, &cands, &ncands)))
         goto cleanup;
     for (k = 0; k < p->nsyms; k++) {
+        if (fast.done[k])
+            continue;
         if (res[k].is_constant) {
             res[k].holes_complete = true;
             continue;
@@ -1854,7 +1922,12 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
             goto cleanup;
     }
     x.scope = SIZE_MAX;
-    if ((rc = relations(&x, res)))
+relations:
+    if ((rc = sg__infer_rel_columns(p, res, &colk, &ncol, err)))
+        goto cleanup;
+    if ((rc = sg__infer_fast_relations(p, &fast, colk, ncol, res, err)))
+        goto cleanup;
+    if (!fast.all && (rc = relations(&x, res, colk, ncol, &fast)))
         goto cleanup;
 done:
     *out = res;
@@ -1881,6 +1954,12 @@ cleanup:
     sg_free(x.alias);
     sg_free(x.arep);
     sg_free(cands);
+    sg_free(colk);
+    if (fres)
+        for (k = 0; k < p->nsyms; k++)
+            sg_free(fres[k].holes);
+    sg_free(fres);
+    sg__infer_fast_free(&fast);
     sg_inferred_free_array(res, p->nsyms);
     return rc;
 }

@@ -36,6 +36,7 @@
 #include "torch/message.h"
 #include "solver/ctxpool.h"
 #include "solver/point.h"
+#include "solver/problem.h"
 #include "trace/trace_impl.h"
 #include "util/sha256.h"
 #include "util/util.h"
@@ -283,6 +284,21 @@ static int attach_torch(sg_report *r, const sg_trace *t, const sg_check_options 
     return 0;
 }
 
+/*
+ * One total budget for the whole job (issue 14): the check, the fixes and the re-check of
+ * torch's lines each get what is left of the caller's timeout_ms, so the job ends within it
+ * (plus the last query's granularity). Nothing left: 1 ms, which stops at the first query
+ * ("time budget"); 0 (no budget) stays 0.
+ */
+static void budget_rest(sg_check_options *o, unsigned total_ms, double start)
+{
+    double left;
+    if (total_ms == 0)
+        return;
+    left = total_ms - (sg_problem_now() - start) * 1000.0;
+    o->timeout_ms = left < 1 ? 1u : (unsigned)left;
+}
+
 /* One check or spec job on `t`. */
 static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, const sg_check_options *in,
                          sg_report **out, sg_error *err)
@@ -293,6 +309,8 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
     sg_fixes *f = NULL;
     unsigned char key[SG_SHA256_LEN];
     bool keyed = false;
+    double start = sg_problem_now();
+    unsigned total_ms;
     int rc;
 
     if (!out)
@@ -313,10 +331,12 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
     }
     if ((rc = call_begin(e, &rt, err)) != 0)
         goto fail;
+    total_ms = o.timeout_ms;
     if (kind == SG_REPORT_CHECK) {
         if ((rc = sg_check_rt(&r, t, &o, &rt, err)) != 0)
             goto fail;
         if (o.fixes && (r->verdict == SG_VERDICT_VIOLATIONS || r->verdict == SG_VERDICT_INVALID_SPEC)) {
+            budget_rest(&o, total_ms, start);
             if ((rc = sg_fixes_suggest_rt(&r->fixes, t, r, &o, &rt, err)) != 0)
                 goto fail;
         }
@@ -327,6 +347,7 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
         f = NULL;
         r->verdict = r->fixes->recheck;
     }
+    budget_rest(&o, total_ms, start);
     if ((rc = attach_torch(r, t, &o, &rt, err)) != 0)
         goto fail;
     if (sg_cancel_requested(o.cancel))

@@ -45,6 +45,7 @@ struct sg_presolve {
     node *nodes;
     unsigned epoch;
     bool empty;           /* a domain became empty or an equality contradicted: decide nothing */
+    bool dropped;         /* a fact was left out or read wider than it is (sg_presolve_take_dropped) */
     size_t *touched;      /* nodes touched this epoch */
     size_t ntouched, touched_cap;
     sg_interval *box;     /* [pool symbols] for the interval fallback */
@@ -150,6 +151,7 @@ void sg_presolve_begin(sg_presolve *ps)
 {
     ps->epoch++;
     ps->empty = false;
+    ps->dropped = false;
     ps->ntouched = 0;
     ps->box_stale = true;
 }
@@ -203,16 +205,19 @@ static bool find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
     return true;
 }
 
-/* The interval c * (iv - d), c = +-1; an overflowing side becomes infinite (wider: sound). */
-static sg_interval map_iv(sg_interval iv, sg_int c, sg_int d)
+/* The interval c * (iv - d), c = +-1; an overflowing side becomes infinite (wider: sound,
+ * and *wide is set). */
+static sg_interval map_iv(sg_interval iv, sg_int c, sg_int d, bool *wide)
 {
     sg_interval r = iv;
     if (!r.lo_inf && !sg__sub(r.lo, d, &r.lo))
-        r.lo_inf = true;
+        r.lo_inf = *wide = true;
     if (!r.hi_inf && !sg__sub(r.hi, d, &r.hi))
-        r.hi_inf = true;
+        r.hi_inf = *wide = true;
     if (c < 0) {
         sg_interval s = r;
+        if ((!s.hi_inf && s.hi == SG_INT_MIN) || (!s.lo_inf && s.lo == SG_INT_MIN))
+            *wide = true;
         r.lo_inf = s.hi_inf || s.hi == SG_INT_MIN;
         r.lo = r.lo_inf ? 0 : -s.hi;
         r.hi_inf = s.lo_inf || s.lo == SG_INT_MIN;
@@ -242,10 +247,12 @@ static void bound(sg_presolve *ps, size_t x, sg_interval iv)
 {
     size_t r;
     sg_int a, b;
-    if (!find(ps, x, &r, &a, &b))
+    if (!find(ps, x, &r, &a, &b)) {
+        ps->dropped = true;
         return;
+    }
     /* x = a r + b: r = a (x - b) */
-    meet(ps, get(ps, r), map_iv(iv, a, b));
+    meet(ps, get(ps, r), map_iv(iv, a, b, &ps->dropped));
 }
 
 static void bound_point(sg_presolve *ps, size_t x, sg_int v)
@@ -260,14 +267,15 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
     size_t rx, ry;
     sg_int ax, bx, ay, by, c, d, t;
     node *nx, *ny;
-    if (a != 1 && a != -1)
+    if ((a != 1 && a != -1) || !find(ps, x, &rx, &ax, &bx) || !find(ps, y, &ry, &ay, &by)) {
+        ps->dropped = true;
         return;
-    if (!find(ps, x, &rx, &ax, &bx) || !find(ps, y, &ry, &ay, &by))
-        return;
+    }
     /* ax rx + bx = a (ay ry + by) + b  =>  rx = c ry + d */
     c = ax * a * ay;
     if (!sg__mul(a, by, &t) || !sg__add(t, b, &t) || !sg__sub(t, bx, &t) || !sg__mul(ax, t, &d)) {
-        return; /* dropped: sound */
+        ps->dropped = true; /* dropped: sound */
+        return;
     }
     if (rx == ry) {
         if (c == 1 && d != 0)
@@ -278,6 +286,8 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
                 ps->empty = true;
             else if (sg__floordiv(d, 2, &h))
                 bound_point(ps, rx, h);
+            else
+                ps->dropped = true;
         }
         return;
     }
@@ -285,19 +295,21 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
     ny = get(ps, ry);
     if (nx->size > ny->size) { /* attach ry under rx: ry = c (rx - d) */
         sg_int nd;
-        if (!sg__mul(c, d, &nd))
+        if (!sg__mul(c, d, &nd)) {
+            ps->dropped = true;
             return;
+        }
         ny->par = rx;
         ny->a = c;
         ny->b = -nd;
         nx->size += ny->size;
-        meet(ps, nx, map_iv(ny->dom, c, -nd));
+        meet(ps, nx, map_iv(ny->dom, c, -nd, &ps->dropped));
     } else { /* attach rx under ry: rx = c ry + d */
         nx->par = ry;
         nx->a = c;
         nx->b = d;
         ny->size += nx->size;
-        meet(ps, ny, map_iv(nx->dom, c, d));
+        meet(ps, ny, map_iv(nx->dom, c, d, &ps->dropped));
     }
 }
 
@@ -507,7 +519,10 @@ static void refresh_box(sg_presolve *ps)
         }
         ps->boxset[ps->nboxset++] = idx;
         /* x = a r + b, r in dom: x in a * (dom - (-b)) ... map_iv computes c (iv - d) */
-        ps->box[idx] = map_iv(get(ps, r)->dom, a, 0);
+        {
+            bool wide = false; /* the box is an over-approximation anyway */
+            ps->box[idx] = map_iv(get(ps, r)->dom, a, 0, &wide);
+        }
         {
             sg_interval *bx = &ps->box[idx];
             if (!bx->lo_inf && !sg__add(bx->lo, b, &bx->lo))
@@ -532,18 +547,24 @@ static void fact_eq(sg_presolve *ps, const lin *f)
     }
     if (f->n == 1) { /* c x + k = 0 */
         if (f->k == SG_INT_MIN || f->c[0] == SG_INT_MIN)
-            return;
-        if (f->k % f->c[0] != 0)
+            ps->dropped = true;
+        else if (f->k % f->c[0] != 0)
             ps->empty = true;
         else if (sg__floordiv(-f->k, f->c[0], &v))
             bound_point(ps, f->v[0], v);
+        else
+            ps->dropped = true;
         return;
     }
     if (f->n == 2 && (f->c[0] == 1 || f->c[0] == -1) && (f->c[1] == 1 || f->c[1] == -1)) {
         sg_int k;
         if (sg__mul(-f->c[0], f->k, &k)) /* x = -c0 c1 y - c0 k */
             unite(ps, f->v[0], -f->c[0] * f->c[1], f->v[1], k);
+        else
+            ps->dropped = true;
+        return;
     }
+    ps->dropped = true; /* not a unit equality: left out */
 }
 
 /* f >= 0 as a fact (univariate only). */
@@ -556,19 +577,23 @@ static void fact_ge(sg_presolve *ps, const lin *f)
             ps->empty = true;
         return;
     }
-    if (f->n != 1)
+    if (f->n != 1 || f->k == SG_INT_MIN) {
+        ps->dropped = true; /* several variables: left out */
         return;
+    }
     c = f->c[0]; /* c x + k >= 0 */
-    if (f->k == SG_INT_MIN)
-        return;
     if (c > 0) { /* x >= ceil(-k / c) */
-        if (!sg__floordiv(f->k, c, &q))
+        if (!sg__floordiv(f->k, c, &q)) {
+            ps->dropped = true;
             return;
+        }
         iv.lo = -q;
         iv.lo_inf = false;
     } else { /* x <= floor(-k / c) = floor(k / -c) */
-        if (c == SG_INT_MIN || !sg__floordiv(f->k, -c, &q))
+        if (c == SG_INT_MIN || !sg__floordiv(f->k, -c, &q)) {
+            ps->dropped = true;
             return;
+        }
         iv.hi = q;
         iv.hi_inf = false;
     }
@@ -580,8 +605,10 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
     sg_kind k = sg_expr_kind(e);
     lin f;
     size_t i;
-    if (depth > 16 || ++ps->work > WORK_MAX)
+    if (depth > 16 || ++ps->work > WORK_MAX) {
+        ps->dropped = true;
         return;
+    }
     if (k == SG_AND) {
         for (i = 0; i < sg_expr_nargs(e); i++)
             fact_expr(ps, sg_expr_arg(e, i), depth + 1);
@@ -591,8 +618,12 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
         ps->empty = true;
         return;
     }
-    if (!is_rel(k) || !rel_form(ps, e, &f))
+    if (k == SG_TRUE)
         return;
+    if (!is_rel(k) || !rel_form(ps, e, &f)) {
+        ps->dropped = true;
+        return;
+    }
     switch (k) {
     case SG_EQ:
         fact_eq(ps, &f);
@@ -603,15 +634,20 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
     case SG_GT:
         if (sg__sub(f.k, 1, &f.k))
             fact_ge(ps, &f);
+        else
+            ps->dropped = true;
         break;
     case SG_LE: case SG_LT: {
         lin g;
         memset(&g, 0, sizeof g);
         if (lin_axpy(&g, -1, &f) && (k == SG_LE || sg__sub(g.k, 1, &g.k)))
             fact_ge(ps, &g);
+        else
+            ps->dropped = true;
         break;
     }
     default:
+        ps->dropped = true; /* Ne: left out */
         break;
     }
 }
@@ -620,8 +656,10 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
 static void fact_node_eq(sg_presolve *ps, size_t x, const sg_expr *e, const sg_expr *over, size_t over_node)
 {
     lin f, g;
-    if (!lin_node(ps, x, &f) || !lin_of(ps, e, over, over_node, &g, 0) || !lin_axpy(&f, -1, &g))
+    if (!lin_node(ps, x, &f) || !lin_of(ps, e, over, over_node, &g, 0) || !lin_axpy(&f, -1, &g)) {
+        ps->dropped = true;
         return;
+    }
     fact_eq(ps, &f);
 }
 
@@ -725,6 +763,8 @@ void sg_presolve_constraint(sg_presolve *ps, size_t k)
     case SG_CORE_GUARD:
         if (c->expr)
             fact_expr(ps, c->expr, 0);
+        else
+            ps->dropped = true;
         break;
     case SG_CORE_RANGE:
         si = &p->syms[c->index];
@@ -736,10 +776,30 @@ void sg_presolve_constraint(sg_presolve *ps, size_t k)
     case SG_CORE_INPUT:
         if (p->inputs[c->index].value)
             fact_node_eq(ps, c->index, p->inputs[c->index].value, NULL, 0);
+        else
+            ps->dropped = true;
         break;
     default:
+        ps->dropped = true;
         break;
     }
+}
+
+bool sg_presolve_take_dropped(sg_presolve *ps)
+{
+    bool d = ps->dropped;
+    ps->dropped = false;
+    return d;
+}
+
+bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
+
+bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
+{
+    if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b))
+        return false;
+    *dom = get(ps, *root)->dom;
+    return !ps->empty;
 }
 
 /* ---- Questions ---------------------------------------------------------------------------------- */

@@ -56,6 +56,20 @@ void sg_presolve_pin(sg_presolve *ps, size_t input, sg_int size); /* D_input = s
 void sg_presolve_relation(sg_presolve *ps, size_t input, size_t root);
 void sg_presolve_constraint(sg_presolve *ps, size_t cons);       /* an assumed constraint */
 
+/*
+ * Exactness, for inference over F (analysis/infer_fast.c): sg_presolve_take_dropped says whether
+ * a fact given since the last call (or sg_presolve_begin) was left out or read wider than it is,
+ * and clears the flag. When every fact of a set of nodes was read exactly, the models of those
+ * facts are exactly the product of the class domains (x = a * root + b, root in dom).
+ * sg_presolve_consistent: no domain became empty and no equality contradicted another.
+ * sg_presolve_class: node x's class root, map and the root's domain; false when inconsistent or
+ * on overflow. Nodes are numbered as in presolve.c: input dim i, then ninputs + symbol k, then
+ * ninputs + nsyms + spec root n.
+ */
+bool sg_presolve_take_dropped(sg_presolve *ps);
+bool sg_presolve_consistent(const sg_presolve *ps);
+bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
+
 /* Does checked constraint `cons` hold on every model of the facts given since
  * sg_presolve_begin? TRUE / FALSE only when certain; UNKNOWN otherwise. */
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t cons);

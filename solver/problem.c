@@ -92,13 +92,59 @@ double sg_problem_now(void)
 
 /* The input dim whose source is `src`, or -1. Also maps strict mode's
  * L['flat_args'][k].size()[d] to the k-th tensor input's dim d. */
+/* FNV-1a of a string. */
+static size_t hash_name(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211u;
+    return h;
+}
+
+/* Index the input dims by source (open addressing, the first dim of a source wins, as the
+ * linear scan did). Returns 0 or SG_ENOMEM. */
+static int index_sources(sg_problem *p, sg_error *err)
+{
+    size_t i, cap;
+    for (cap = 16; cap < 2 * p->ninputs + 2; cap *= 2)
+        ;
+    p->src_slot = sg__malloc(cap * sizeof *p->src_slot);
+    if (!p->src_slot)
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+    p->src_cap = cap;
+    for (i = 0; i < cap; i++)
+        p->src_slot[i] = -1;
+    for (i = 0; i < p->ninputs; i++) {
+        const char *src = p->inputs[i].source;
+        size_t h;
+        bool dup = false;
+        if (!src)
+            continue;
+        for (h = hash_name(src) & (cap - 1); p->src_slot[h] >= 0; h = (h + 1) & (cap - 1))
+            if (strcmp(p->inputs[p->src_slot[h]].source, src) == 0) {
+                dup = true;
+                break;
+            }
+        if (!dup)
+            p->src_slot[h] = (long)i;
+    }
+    return 0;
+}
+
 static long input_of_source(const sg_problem *p, const char *src)
 {
     size_t i;
     const char *fa = "L['flat_args'][";
-    for (i = 0; i < p->ninputs; i++)
-        if (p->inputs[i].source && strcmp(p->inputs[i].source, src) == 0)
-            return (long)i;
+    if (p->src_cap) {
+        size_t h;
+        for (h = hash_name(src) & (p->src_cap - 1); p->src_slot[h] >= 0; h = (h + 1) & (p->src_cap - 1))
+            if (strcmp(p->inputs[p->src_slot[h]].source, src) == 0)
+                return p->src_slot[h];
+    } else {
+        for (i = 0; i < p->ninputs; i++)
+            if (p->inputs[i].source && strcmp(p->inputs[i].source, src) == 0)
+                return (long)i;
+    }
     if (strncmp(src, fa, strlen(fa)) == 0) {
         long k = -1, d = -1, tensor = -1;
         const char *prev = NULL;
@@ -149,11 +195,39 @@ static bool mentions(const sg_problem *p, const sg_expr *e, const bool *flag_by_
 
 static long x_index(sg_problem *p, const char *name)
 {
-    size_t i;
-    for (i = 0; i < p->nx; i++)
-        if (strcmp(p->names[i], name) == 0)
-            return (long)i;
+    size_t h;
+    if (!p->x_cap || !name)
+        return -1;
+    for (h = hash_name(name) & (p->x_cap - 1); p->x_slot[h] >= 0; h = (h + 1) & (p->x_cap - 1))
+        if (strcmp(p->names[p->x_slot[h]], name) == 0)
+            return p->x_slot[h];
     return -1;
+}
+
+/* Put X index x (named p->names[x]) into the name index, growing it at half load. */
+static int x_index_put(sg_problem *p, size_t x, sg_error *err)
+{
+    size_t h, i;
+    if (2 * (x + 1) >= p->x_cap) {
+        size_t cap = p->x_cap ? p->x_cap * 2 : 16;
+        long *slot = sg__malloc(cap * sizeof *slot);
+        if (!slot)
+            return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+        for (i = 0; i < cap; i++)
+            slot[i] = -1;
+        sg_free(p->x_slot);
+        p->x_slot = slot;
+        p->x_cap = cap;
+        for (i = 0; i < x; i++) {
+            for (h = hash_name(p->names[i]) & (cap - 1); slot[h] >= 0; h = (h + 1) & (cap - 1))
+                ;
+            slot[h] = (long)i;
+        }
+    }
+    for (h = hash_name(p->names[x]) & (p->x_cap - 1); p->x_slot[h] >= 0; h = (h + 1) & (p->x_cap - 1))
+        ;
+    p->x_slot[h] = (long)x;
+    return 0;
 }
 
 static int add_x(sg_problem *p, const char *name, sg_error *err)
@@ -168,6 +242,8 @@ static int add_x(sg_problem *p, const char *name, sg_error *err)
     if (sg__grow((void **)&p->xvar, &cap, p->nx + 1, sizeof *p->xvar))
         return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
     p->names[p->nx] = name;
+    if (x_index_put(p, p->nx, err))
+        return SG_ENOMEM;
     /* the index keeps two long names that share a prefix apart; the name is for reading */
     snprintf(buf, sizeof buf, "X!%zu!%.40s", p->nx, name);
     p->xvar[p->nx++] = mk_int_const(p, buf);
@@ -408,6 +484,8 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
         rc = sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
         goto cleanup;
     }
+    if ((rc = index_sources(p, err)))
+        goto cleanup;
     for (i = 0; i < p->ninputs; i++) {
         char buf[48];
         const sg_input_dim *d = &p->inputs[i];
@@ -595,6 +673,8 @@ void sg_problem_free(sg_problem *p)
     sg_free(p->sym_comp);
     sg_free(p->cons_comp);
     sg_free(p->names);
+    sg_free(p->x_slot);
+    sg_free(p->src_slot);
     sg_free(p->xvar);
     sg_smt_free(p->smt);
     sg_free(p);

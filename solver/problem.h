@@ -61,6 +61,10 @@ typedef struct sg_problem {
     const char **names;      /* spec root names of X variables (borrowed from the trace) */
     Z3_ast *xvar;            /* referenced X variables */
     size_t nx;
+    long *x_slot;            /* names -> X index, open addressing (-1: empty), x_cap slots */
+    size_t x_cap;
+    long *src_slot;          /* input source -> first input dim of that source, src_cap slots */
+    size_t src_cap;
     sg_ctxpool *contexts;    /* where the context came from and goes back (NULL: private) */
     Z3_solver inc;           /* referenced incremental solver: linear queries, each in a scope of its own */
     Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/check.h"
+#include "expr/expr.h"
 #include "corpus_walk.h"
 #include "oracle_model.h"
 #include "report/report.h"
@@ -78,6 +79,30 @@ static int compare(const char *label, const sg_trace *t, const sg_report *on, co
     }
     if (on->ninferred != off->ninferred)
         DIFF("%zu inferred facts with the presolve, %zu without", on->ninferred, off->ninferred);
+    /* inferred facts (analysis/infer_fast.c decides some without Z3): where both sides are exact
+     * they must agree; a relation both report must be the same */
+    for (i = 0; i < on->ninferred && i < off->ninferred; i++) {
+        const sg_inferred *a = &on->inferred[i], *b = &off->inferred[i];
+        const char *nm = sg_expr_symbol_name(a->sym);
+        if (a->range_exact && b->range_exact &&
+            (a->lo.inf != b->lo.inf || a->hi.inf != b->hi.inf || (!a->lo.inf && a->lo.v != b->lo.v) ||
+             (!a->hi.inf && a->hi.v != b->hi.v)))
+            DIFF("%s: exact ranges differ", nm);
+        if (a->range_exact && b->range_exact && (a->modulus != b->modulus || a->residue != b->residue))
+            DIFF("%s: congruence %ld/%ld with the presolve, %ld/%ld without", nm, (long)a->modulus,
+                 (long)a->residue, (long)b->modulus, (long)b->residue);
+        if (a->holes_complete && b->holes_complete &&
+            (a->nholes != b->nholes || (a->nholes && memcmp(a->holes, b->holes, a->nholes * sizeof *a->holes))))
+            DIFF("%s: complete holes differ", nm);
+        if (a->equals && b->equals && a->equals != b->equals) {
+            char *x = NULL, *y = NULL;
+            if (sg_expr_print(&x, a->equals, SG_SYNTAX_SYMPY, NULL, NULL, NULL) == 0 &&
+                sg_expr_print(&y, b->equals, SG_SYNTAX_SYMPY, NULL, NULL, NULL) == 0 && strcmp(x, y) != 0)
+                DIFF("%s: = %s with the presolve, = %s without", nm, x, y);
+            sg_free(x);
+            sg_free(y);
+        }
+    }
 #undef DIFF
     return bad;
 }
@@ -269,9 +294,90 @@ static void test_equalities_without_z3(void)
     sb_free(&b);
 }
 
+/*
+ * Inference without Z3 (analysis/infer_fast.c): 20 inputs whose Dims the guards make equal (one
+ * class: read exactly) and one input y of symbol t in [2, 100] with Eq(Mod(t, 8), 0) and
+ * Ne(t//8, 3) (one class over 99 values: enumerated). Inference adds no query to the check's, and
+ * its facts are the exact ones: s_i = s0 over [2, 4096]; t in [8, 96], t = 0 (mod 8), hole 24.
+ */
+static void test_inference_without_z3(void)
+{
+    sbuf b = {0};
+    unsigned n = 20, i, q0 = 0;
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    sb_printf(&b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+                  "\"shape_env\": true, \"symbols\": [");
+    for (i = 0; i < n; i++)
+        sb_printf(&b, "{\"name\": \"s%u\", \"range\": [2, 4096], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+                      "\"replacement\": null, \"sources\": [\"L['x%u'].size()[0]\"]}, ", i, i);
+    sb_printf(&b, "{\"name\": \"t\", \"range\": [2, 100], \"hint\": 16, \"unbacked\": false, \"size_like\": false, "
+                  "\"replacement\": null, \"sources\": [\"L['y'].size()[0]\"]}], \"guards\": [");
+    for (i = 1; i < n; i++)
+        sb_printf(&b, "{\"origin\": \"shape\", \"expr\": \"Eq(s%u, s%u)\", \"user_loc\": \"m.py:%u in forward\"}, ",
+                  i - 1, i, i);
+    sb_printf(&b, "{\"origin\": \"shape\", \"expr\": \"Eq(Mod(t, 8), 0)\", \"user_loc\": \"m.py:90 in forward\"}, "
+                  "{\"origin\": \"shape\", \"expr\": \"Ne(t//8, 3)\", \"user_loc\": \"m.py:91 in forward\"}], "
+                  "\"inputs\": [");
+    for (i = 0; i < n; i++)
+        sb_printf(&b, "{\"path\": \"['x%u']\", \"dim\": 0, \"size\": 6, \"source\": \"L['x%u'].size()[0]\", "
+                      "\"traced_source\": \"L['x%u'].size()[0]\", \"value\": \"s%u\", "
+                      "\"spec\": {\"kind\": \"dim\", \"name\": \"d%u\", \"min\": 2, \"max\": 4096}}, ",
+                  i, i, i, i, i);
+    sb_printf(&b, "{\"path\": \"['y']\", \"dim\": 0, \"size\": 16, \"source\": \"L['y'].size()[0]\", "
+                  "\"traced_source\": \"L['y'].size()[0]\", \"value\": \"t\", \"spec\": {\"kind\": \"auto\"}}], "
+                  "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}");
+    CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
+    o.infer = false;
+    if (t && sg_check(&r, t, &o, &err) == 0) {
+        q0 = r->stats.queries;
+        sg_report_free(r);
+        r = NULL;
+    }
+    o.infer = true;
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        const sg_expr *s0 = NULL;
+        CHECK_MSG(r->stats.queries == q0, "inference asked %u Z3 queries", (unsigned)(r->stats.queries - q0));
+        CHECK_EQ_INT((int)r->ninferred, (int)(n + 1));
+        for (i = 0; i < r->ninferred; i++) {
+            const sg_inferred *f = &r->inferred[i];
+            const char *name = sg_expr_symbol_name(f->sym);
+            CHECK(f->range_exact && !f->lo.inf && !f->hi.inf && f->holes_complete);
+            if (strcmp(name, "t") == 0) {
+                CHECK(f->lo.v == 8 && f->hi.v == 96 && f->modulus == 8 && f->residue == 0);
+                CHECK(f->nholes == 1 && f->holes && f->holes[0] == 24);
+                CHECK(f->equals == NULL);
+            } else {
+                CHECK(f->lo.v == 2 && f->hi.v == 4096 && f->modulus == 1 && f->nholes == 0);
+                if (strcmp(name, "s0") == 0) {
+                    s0 = f->sym;
+                    CHECK(f->equals == NULL);
+                }
+            }
+        }
+        for (i = 0; i < r->ninferred && s0; i++) {
+            const sg_inferred *f = &r->inferred[i];
+            const sg_expr *sym = NULL;
+            sg_int a = 0, c = 0;
+            if (f->sym == s0 || strcmp(sg_expr_symbol_name(f->sym), "t") == 0)
+                continue;
+            CHECK_MSG(f->equals && sg_expr_affine(f->equals, &sym, &a, &c) && sym == s0 && a == 1 && c == 0,
+                      "%s = s0 expected", sg_expr_symbol_name(f->sym));
+        }
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+    sb_free(&b);
+}
+
 int main(void)
 {
     RUN(test_equalities_without_z3);
+    RUN(test_inference_without_z3);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
     return test_summary();
