@@ -669,12 +669,16 @@ static int flag_dims(gate_ctx *c, sg_gate *gt, const sg_expr *e, bool widening)
 /* The first condition of `rej` that fails (false or undefined) at `vals`, into the finding. */
 static int blame(gate_ctx *c, sg_gate_finding *f, const side *rej, const sg_int *vals)
 {
-    size_t i, ns = sg_pool_nsymbols(c->pool);
+    size_t i, ns = sg_pool_nsymbols(c->pool), pass;
 
+    /* a failing condition with a user code line first (a guard says where the model requires it), else the first */
+    for (pass = 0; pass < 2; pass++)
     for (i = 0; i < rej->n; i++) {
         sg_value v;
         sg_error e2 = SG_ERROR_INIT;
         char *txt = NULL;
+        if (pass == 0 && !rej->conds[i].loc)
+            continue;
         if (sg_expr_eval(&v, c->pool, rej->conds[i].e, vals, ns, &e2) == 0 && v.kind == SG_VAL_BOOL && v.num)
             continue;
         if (sg_expr_print(&txt, rej->conds[i].e, SG_SYNTAX_TORCH, NULL, NULL, c->err) != 0)
@@ -1613,11 +1617,14 @@ int sg_gate_run(sg_gate **out, const sg_gate_input *in, const sg_check_options *
         goto cleanup;
     if (!gt->signature_changed && (rc = build_side(&c, &sn)) != 0)
         goto cleanup;
-    if (so.unread[0] || sn.unread[0]) {
+    if (so.unread[0] || sn.unread[0] || po.unread[0] || pn.unread[0]) {
+        const char *why = po.unread[0] ? po.unread : pn.unread[0] ? pn.unread : so.unread[0] ? so.unread : sn.unread;
         gt->verdict = SG_GATE_UNKNOWN;
-        snprintf(gt->reason, sizeof gt->reason, "%s: %.180s", so.unread[0] ? "OLD" : "NEW",
-                 so.unread[0] ? so.unread : sn.unread);
-        if (!gt->signature_changed)
+        snprintf(gt->reason, sizeof gt->reason, "%s: %.180s", po.unread[0] || (!pn.unread[0] && so.unread[0]) ? "OLD" : "NEW",
+                 why);
+        /* a version that is not read at all (a trace whose export stopped early): its inputs are
+         * not known either, so neither is a signature change */
+        if (!gt->signature_changed || po.unread[0] || pn.unread[0])
             goto done;
     }
     if (gt->signature_changed) {
