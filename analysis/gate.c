@@ -1063,8 +1063,20 @@ static int bound_of(gate_ctx *c, const side *sn, const bool *dyn, size_t k, bool
         *unbounded = true;
         return 0;
     }
+    /* gallop up from the start (sizes are small next to SERVING_BIG), then bisect */
     lo = start;
     hi = SERVING_BIG - 1;
+    for (sg_int probe = start < 1 ? 2 : 2 * start; probe < SERVING_BIG; probe *= 2) {
+        if ((rc = query(c, sn, NULL, cmp(c, SG_GE, c->var[k], probe), dyn, o, rt, &ans, vals, &exact, reason, cap)) != 0)
+            return rc;
+        if (ans == SG_SAT_UNKNOWN || (ans == SG_SAT_YES && !exact))
+            return (*ok = false), 0;
+        if (ans == SG_SAT_NO) {
+            hi = probe - 1;
+            break;
+        }
+        lo = vals[vi] > probe ? vals[vi] : probe;
+    }
     while (lo < hi) {
         sg_int mid = lo + (hi - lo + 1) / 2;
         if ((rc = query(c, sn, NULL, cmp(c, SG_GE, c->var[k], mid), dyn, o, rt, &ans, vals, &exact, reason, cap)) != 0)

@@ -36,7 +36,7 @@ static const sg_cli_opt gate_opts[] = {
     {"emit", OPT_EMIT, true, false,
      "--emit KIND          print NEW's serving descriptor instead: tensorrt (trtexec shapes), triton\n"
      "                     (config.pbtxt input block) or dynamic-shapes (torch's Python); with --json,\n"
-     "                     all three are in the JSON's \"serving\""},
+     "                     the JSON instead, with all three in its \"serving\""},
     {"serving-cap", OPT_CAP, true, false,
      "--serving-cap N      the max a descriptor gives a dim NEW leaves unbounded (default 4096)"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
@@ -247,8 +247,8 @@ int sg_cmd_gate(int argc, char **argv)
     a.emit = -1;
     if ((rc = sg_cli_parse(&gate_spec, argc, argv, on_gate_opt, &a)) >= 0)
         return rc;
-    if ((a.json ? 1 : 0) + (a.annotations ? 1 : 0) + (a.emit >= 0 ? 1 : 0) > 1)
-        return sg_cli_usage_error(CMD, "--json, --annotations and --emit are three outputs: choose one");
+    if ((a.json || a.emit >= 0) && a.annotations)
+        return sg_cli_usage_error(CMD, "--annotations and --json or --emit are two outputs: choose one");
     if (optind != argc - 2)
         return sg_cli_usage_error(CMD, optind >= argc ? "no inputs given" : "two inputs expected: OLD NEW");
     if ((rc = load(argv[optind], &ao, &go, &to)) != SG_EXIT_OK
@@ -265,21 +265,21 @@ int sg_cmd_gate(int argc, char **argv)
     in.new_trace = tn;
     in.new_name = argv[optind + 1];
     in.policy = policy;
-    in.serving = a.json || a.emit >= 0;
+    in.serving = a.emit >= 0;
     in.serving_cap = a.cap;
     if ((rc = sg_engine_new(&e, NULL, &err)) != 0 || (rc = sg_engine_gate_run(e, &in, &a.opts, &gt, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }
-    if (a.emit >= 0 && sg_gate_to_serving(&text, gt, (sg_gate_serving_kind)a.emit, &err) != 0) {
+    if (a.emit >= 0 && !a.json && sg_gate_to_serving(&text, gt, (sg_gate_serving_kind)a.emit, &err) != 0) {
         /* no descriptor for this NEW: say why; the verdict still decides the exit code */
         sg_cli_errorf(CMD, "--emit: %s", err.msg);
         rc = sg_gate_verdict_of(gt) == SG_GATE_PASS ? SG_EXIT_UNKNOWN : sg_gate_verdict_of(gt) == SG_GATE_REGRESSION
                                                                           ? SG_EXIT_FALSE : SG_EXIT_UNKNOWN;
         goto cleanup;
     }
-    if (a.emit < 0 && (rc = a.json ? sg_gate_to_json(&text, gt, &err)
+    if ((a.emit < 0 || a.json) && (rc = a.json ? sg_gate_to_json(&text, gt, &err)
                             : a.annotations ? sg_gate_to_annotations(&text, gt, &err) : sg_gate_to_text(&text, gt, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);

@@ -128,7 +128,7 @@ expect "emit dynamic-shapes: a hole is AUTO" 0 "$SG" gate --emit dynamic-shapes 
 contains "hole AUTO" "{'x': {0: Dim.AUTO}}"
 expect "emit from a trace: opt is its example" 0 "$SG" gate --emit tensorrt "$G/deep48-2.14/new.trace.json" "$G/deep48-2.14/new.trace.json"
 contains "trace opt" "--optShapes=x:2x8x4"
-expect "serving in JSON" 1 "$SG" gate --json "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
+expect "serving in JSON" 1 "$SG" gate --json --emit tensorrt "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
 contains "serving verified" '"dynamic_shapes_verified": true'
 expect "emit bad kind" 2 "$SG" gate --emit onnx "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
 expect "emit on a changed signature" 1 "$SG" gate --emit triton "$G/sig_added-2.14/old.pt2" "$G/sig_added-2.14/new.pt2"
