@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "analysis/gate.h"
+#include "analysis/gate_policy.h"
 #include "expr/expr.h"
 #include "shapegate/graph.h"
 #include "solver/sat.h"
@@ -1664,7 +1665,14 @@ int sg_gate_run(sg_gate **out, const sg_gate_input *in, const sg_check_options *
     if (in->policy) {
         size_t i;
         gt->has_policy = true;
-        if ((rc = policy_side(&c, &sp, &so, in->policy)) != 0)
+        if (sg_gate__policy_is_python(in->policy)) {
+            char *js = NULL;
+            if ((rc = sg_gate__policy_from_python(&js, in->policy, err)) == 0)
+                rc = policy_side(&c, &sp, &so, js);
+            sg_free(js);
+        } else
+            rc = policy_side(&c, &sp, &so, in->policy);
+        if (rc != 0)
             goto cleanup;
         for (i = 0; i < sp.n; i++)
             if (strcmp(sp.conds[i].kind, "relation") == 0

@@ -134,5 +134,28 @@ expect "emit bad kind" 2 "$SG" gate --emit onnx "$G/view_div-2.14/old.pt2" "$G/v
 expect "emit on a changed signature" 1 "$SG" gate --emit triton "$G/sig_added-2.14/old.pt2" "$G/sig_added-2.14/new.pt2"
 ok "emit on a changed signature: said" grep -qF "no serving descriptors: the signature changed" "$ERR"
 
+# the policy in the Python dynamic_shapes form (read, never run)
+cat >"$W/batch64.py" <<'PY'
+from torch.export import Dim
+batch = Dim('batch', min=1, max=64)   # what production sends
+dynamic_shapes = {'x': {0: batch}}
+PY
+expect "python policy violated" 1 "$SG" gate --policy "$W/batch64.py" "$G/narrow_max-2.14/old.pt2" "$G/narrow_max-2.14/new.pt2"
+contains "python policy witness" "policy: NEW rejects ['x']=[33, 4], which the policy requires"
+expect "python policy holds" 0 "$SG" gate --policy "$W/batch64.py" "$G/widen_max-2.14/old.pt2" "$G/widen_max-2.14/new.pt2"
+printf "b = Dim('b', min=2, max=64)\n{'x': {0: b}, 'y': (b, None)}\n" >"$W/shared.py"
+expect "python policy: a shared Dim is a relation NEW may require" 0 "$SG" gate --policy "$W/shared.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+printf "{'x': {0: Dim.AUTO}, 'y': {0: 7}}\n" >"$W/static.py"
+expect "python policy: an int requires that size" 1 "$SG" gate --policy "$W/static.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.trace.json"
+contains "python policy: the size required" "['y']=[7, 4], which the policy requires"
+printf "b = Dim('b', min=2, max=64)\n{'x': {0: b}, 'y': {0: bb}}\n" >"$W/undef.py"
+expect "python policy: an undefined name" 3 "$SG" gate --policy "$W/undef.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+ok "python policy: line:col" grep -qF "policy: 2:24: a name not defined above" "$ERR"
+printf "{'x': {0: Dim('b', min=2, foo=3)}}\n" >"$W/kw.py"
+expect "python policy: an unknown keyword" 3 "$SG" gate --policy "$W/kw.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+ok "python policy: keyword line:col" grep -qF "policy: 1:30: expected min=INT or max=INT" "$ERR"
+printf "import os\nos.system('true')\n" >"$W/code.py"
+expect "python policy: code is not read" 3 "$SG" gate --policy "$W/code.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
