@@ -464,16 +464,8 @@ int sg_gate__policy_from_python(char **out, const char *text, sg_error *err)
         if (ident(x, id, sizeof id) && eat(x, "=")) {
             leaf l;
             bool is_leaf;
-            if (strcmp(id, "dynamic_shapes") == 0) {
-                if (parse_tree(x, "", 0) != 0)
-                    goto fail;
-                ws(x);
-                if (*x->p) {
-                    fail(x, "text after the spec");
-                    goto fail;
-                }
-                break;
-            }
+            if (strcmp(id, "dynamic_shapes") == 0)
+                break; /* the spec follows */
             if (parse_leaf(x, &l, &is_leaf) != 0)
                 goto fail;
             if (!is_leaf)
@@ -486,15 +478,20 @@ int sg_gate__policy_from_python(char **out, const char *text, sg_error *err)
             x->names[x->nnames++].l = l;
             continue;
         }
-        x->p = line;
-        if (parse_tree(x, "", 0) != 0)
-            goto fail;
-        ws(x);
-        if (*x->p) {
-            fail(x, "text after the spec");
-            goto fail;
-        }
+        x->p = line; /* the spec itself */
         break;
+    }
+    ws(x);
+    if (!*x->p) {
+        fail(x, "no spec (a dict of the inputs' dims, last)");
+        goto fail;
+    }
+    if (parse_tree(x, "", 0) != 0)
+        goto fail;
+    ws(x);
+    if (*x->p) {
+        fail(x, "text after the spec");
+        goto fail;
     }
     sg_buf_init(&b, (size_t)1 << 25);
     sg_buf_printf(&b, "{\"require\": {%s}, \"relations\": [%s]}", x->req.data ? x->req.data : "",

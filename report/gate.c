@@ -559,9 +559,26 @@ static void annot_head(sg_buf *b, const char *level, const sg_gate *g, const cha
     sg_buf_puts(b, "::");
 }
 
+/* One finding's line: `lead`, the witness, `then`, the condition, where it is, its user line. */
+static void annot_finding(sg_buf *b, const char *level, const sg_gate *g, const char *what, const sg_gate_finding *f,
+                          const char *lead, const char *then)
+{
+    char w[2048], line[4096], title[64];
+    int n;
+
+    witness_text(w, sizeof w, f);
+    snprintf(title, sizeof title, "shapegate gate: %s", what);
+    n = snprintf(line, sizeof line, "%s%s%s", lead, w, then);
+    if (n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "%s (%s)%s%s", f->rejected_by ? f->rejected_by : "?",
+                 f->source ? f->source : "?", f->loc ? " at " : "", f->loc ? f->loc : "");
+    annot_head(b, level, g, title);
+    put_annot(b, line, false);
+    sg_buf_putc(b, '\n');
+}
+
 int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
 {
-    char w[2048], line[4096];
     sg_buf b;
     size_t i;
 
@@ -579,32 +596,11 @@ int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
         put_annot(&b, g->changes[i], false);
         sg_buf_putc(&b, '\n');
     }
-    if (g->regression.found && !g->signature_changed) {
-        witness_text(w, sizeof w, &g->regression);
-        snprintf(line, sizeof line, "NEW rejects %s, which OLD accepts: %s (%s)%s%s", w,
-                 g->regression.rejected_by ? g->regression.rejected_by : "?", g->regression.source ? g->regression.source : "?",
-                 g->regression.loc ? " at " : "", g->regression.loc ? g->regression.loc : "");
-        annot_head(&b, "error", g, "shapegate gate: regression");
-        put_annot(&b, line, false);
-        sg_buf_putc(&b, '\n');
-    }
-    if (g->policy.found) {
-        witness_text(w, sizeof w, &g->policy);
-        snprintf(line, sizeof line, "NEW rejects %s, which the policy requires: %s (%s)%s%s", w,
-                 g->policy.rejected_by ? g->policy.rejected_by : "?", g->policy.source ? g->policy.source : "?",
-                 g->policy.loc ? " at " : "", g->policy.loc ? g->policy.loc : "");
-        annot_head(&b, "error", g, "shapegate gate: policy");
-        put_annot(&b, line, false);
-        sg_buf_putc(&b, '\n');
-    }
-    if (g->widening.found) {
-        witness_text(w, sizeof w, &g->widening);
-        snprintf(line, sizeof line, "NEW also accepts %s, which OLD rejected by %s (%s)%s%s", w,
-                 g->widening.rejected_by ? g->widening.rejected_by : "?", g->widening.source ? g->widening.source : "?",
-                 g->widening.loc ? " at " : "", g->widening.loc ? g->widening.loc : "");
-        annot_head(&b, "notice", g, "shapegate gate: widening");
-        put_annot(&b, line, false);
-        sg_buf_putc(&b, '\n');
-    }
+    if (g->regression.found && !g->signature_changed)
+        annot_finding(&b, "error", g, "regression", &g->regression, "NEW rejects ", ", which OLD accepts: ");
+    if (g->policy.found)
+        annot_finding(&b, "error", g, "policy", &g->policy, "NEW rejects ", ", which the policy requires: ");
+    if (g->widening.found)
+        annot_finding(&b, "notice", g, "widening", &g->widening, "NEW also accepts ", ", which OLD rejected by ");
     return sg_buf_finish(&b, out, "the annotations", err);
 }
