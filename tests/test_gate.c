@@ -9,6 +9,8 @@
  *   regression witness runs in OLD and raises in NEW, a widening witness the other way;
  * - a witness covers every tensor input of the accepting version, in signature order, and
  *   a regression names the NEW condition that rejects it.
+ * The same for the pairs' v1 traces (captured in real torch, tools/make_gate_pairs.py traces):
+ * trace against trace, archive against trace, trace against archive.
  * Decided by Z3's resource limit only. One test case per pair.
  */
 #define _DEFAULT_SOURCE /* scandir, alphasort */
@@ -20,6 +22,7 @@
 #include "shapegate/archive.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
+#include "shapegate/trace.h"
 #include "test.h"
 #include "util/json.h"
 
@@ -119,9 +122,23 @@ static void check_witness(const char *pair, const char *what, const sg_gate_find
               "%s: %s witness %s: %s ran it in torch", pair, what, key, rej);
 }
 
+static int n_modes;
+
+/* Load a v1 trace `path` into `*t` when the file exists (else leave it NULL). */
+static int load_trace_if_any(sg_trace **t, const char *path, sg_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fclose(f);
+    return sg_trace_load(t, path, err);
+}
+
 static void check_pair(sg_engine *eng, const char *pair)
 {
-    char dir[4096], po[4200], pn[4200], pt[4200];
+    char dir[4096], po[4200], pn[4200], pt[4200], tro[4200], trn[4200];
+    sg_trace *to = NULL, *tn = NULL;
+    int mode;
     sg_error err = SG_ERROR_INIT;
     sg_archive *ao = NULL, *an = NULL;
     sg_graph *go = NULL, *gn = NULL;
@@ -137,6 +154,8 @@ static void check_pair(sg_engine *eng, const char *pair)
     snprintf(po, sizeof po, "%s/old.pt2", dir);
     snprintf(pn, sizeof pn, "%s/new.pt2", dir);
     snprintf(pt, sizeof pt, "%s/truth.json", dir);
+    snprintf(tro, sizeof tro, "%s/old.trace.json", dir);
+    snprintf(trn, sizeof trn, "%s/new.trace.json", dir);
     o.timeout_ms = o.query_timeout_ms = 0; /* Z3's resource limit only */
     rc = sg__json_load_file(&truth, pt, "truth.json", &err);
     if (rc == 0)
@@ -148,10 +167,31 @@ static void check_pair(sg_engine *eng, const char *pair)
     if (rc == 0)
         rc = sg_graph_load(&gn, an, NULL, &err);
     if (rc == 0)
-        rc = sg_engine_gate(eng, go, gn, "old.pt2", "new.pt2", NULL, &o, &gt, &err);
+        rc = load_trace_if_any(&to, tro, &err);
+    if (rc == 0)
+        rc = load_trace_if_any(&tn, trn, &err);
     CHECK_MSG(rc == 0, "%s: %s", pair, err.msg);
     if (rc)
         goto cleanup;
+    /* archives (the two-program entry), then with traces: both, and each mix */
+    for (mode = 0; mode < 4; mode++) {
+    sg_gate_input in = SG_GATE_INPUT_INIT;
+    if (mode > 0 && (!to || !tn))
+        break;
+    in.old_graph = mode == 1 || mode == 3 ? NULL : go;
+    in.old_trace = mode == 1 || mode == 3 ? to : NULL;
+    in.new_graph = mode == 1 || mode == 2 ? NULL : gn;
+    in.new_trace = mode == 1 || mode == 2 ? tn : NULL;
+    in.old_name = "old";
+    in.new_name = "new";
+    sg_gate_free(gt);
+    gt = NULL;
+    rc = mode == 0 ? sg_engine_gate(eng, go, gn, "old.pt2", "new.pt2", NULL, &o, &gt, &err)
+                   : sg_engine_gate_run(eng, &in, &o, &gt, &err);
+    CHECK_MSG(rc == 0, "%s mode %d: %s", pair, mode, err.msg);
+    if (rc)
+        goto cleanup;
+    n_modes++;
     expected = sg__json_str(sg__json_get(truth, "expected"));
     want_reg = expected && strcmp(expected, "regression") == 0;
     want_wid = expected && strcmp(expected, "widening") == 0;
@@ -178,9 +218,12 @@ static void check_pair(sg_engine *eng, const char *pair)
         CHECK_MSG(covers(&gt->widening, gn), "%s: the widening witness does not cover NEW's inputs", pair);
         check_witness(pair, "widening", &gt->widening, truth, "new", "old");
     }
+    }
     if (!test_cur_failed_)
         n_right++;
 cleanup:
+    sg_trace_free(to);
+    sg_trace_free(tn);
     sg_gate_free(gt);
     sg_graph_free(go);
     sg_graph_free(gn);
@@ -228,7 +271,8 @@ int main(void)
         fprintf(stderr, "only %d pairs under %s\n", pairs, dir);
         test_failed_++;
     }
-    printf("gate: %d of %d pairs right; witnesses torch ran: %d (all as the gate says unless FAIL above), "
-           "not on torch's grid: %d\n", n_right, pairs, n_witness_run, n_witness_not_run);
+    printf("gate: %d of %d pairs right (%d gates: archives, and traces and mixes where captured); witnesses torch "
+           "ran: %d (all as the gate says unless FAIL above), not on torch's grid: %d\n", n_right, pairs, n_modes,
+           n_witness_run, n_witness_not_run);
     return test_summary();
 }
