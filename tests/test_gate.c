@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis/gate.h"
+#include "analysis/gate_policy.h"
 #include "shapegate/archive.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
@@ -232,6 +233,53 @@ cleanup:
     cJSON_Delete(truth);
 }
 
+/* The Python policy reader on every prefix of a valid policy and on byte flips of it: never a crash
+ * (ASan build), every failure a one-line "policy: LINE:COL: ..." SG_EINVALID, every success JSON. */
+static void check_policy_reader(void)
+{
+    static const char text[] = "from torch.export import Dim\n# production\nbatch = Dim('batch', min=1, max=64)\n"
+                               "seq = Dim('seq', max=None)\ndynamic_shapes = {'inputs': {'a': {0: batch, 1: 2*seq + 1}, "
+                               "'b': [(batch, None), {0: batch, 1: Dim.AUTO(min=2, max=8)}]}, 'mask': (batch, 7)}\n";
+    char buf[sizeof text];
+    size_t n, i;
+    unsigned x = 12345;
+    int bad = 0, ok = 0;
+
+    test_cur_name_ = "python policy reader";
+    test_cur_failed_ = 0;
+    for (n = 0; n <= strlen(text) + 400; n++) {
+        sg_error err = SG_ERROR_INIT;
+        char *js = NULL;
+        int rc;
+        memcpy(buf, text, sizeof text);
+        if (n < strlen(text))
+            buf[n] = '\0'; /* a prefix */
+        else
+            for (i = 0; i < 3; i++) { /* flips */
+                x = x * 1103515245u + 12345u;
+                buf[(x >> 8) % strlen(text)] = "{}[](),:=*+-'\"#\n 0aD."[(x >> 20) % 23];
+            }
+        rc = sg_gate__policy_from_python(&js, buf, &err);
+        if (rc == 0) {
+            cJSON *j = cJSON_Parse(js);
+            CHECK_MSG(j && cJSON_IsObject(cJSON_GetObjectItem(j, "require")), "policy JSON does not read: %s", js);
+            cJSON_Delete(j);
+            ok++;
+        } else {
+            CHECK_MSG(rc == SG_EINVALID && strncmp(err.msg, "policy: ", 8) == 0 && !strchr(err.msg, '\n'),
+                      "policy error %d '%s'", rc, err.msg);
+            bad++;
+        }
+        sg_free(js);
+    }
+    CHECK_MSG(ok > 0 && bad > 0, "policy reader: %d read, %d refused", ok, bad);
+    if (test_cur_failed_) {
+        test_failed_++;
+        fprintf(stderr, "FAIL python policy reader\n");
+    } else
+        test_passed_++;
+}
+
 int main(void)
 {
     char dir[4096];
@@ -240,6 +288,7 @@ int main(void)
     sg_error err = SG_ERROR_INIT;
     int n, i, pairs = 0;
 
+    check_policy_reader();
     if (sg_engine_new(&eng, NULL, &err) != 0) {
         fprintf(stderr, "sg_engine_new: %s\n", err.msg);
         return 1;
