@@ -105,6 +105,14 @@ expect "source line annotation" 1 "$SG" gate --annotations "$G/new_check-2.14/ol
 contains "source line annotation: at" " at return self.l2"
 expect "source line junit" 1 "$SG" gate --junit "$W/src.xml" "$G/new_check-2.14/old.pt2" "$G/new_check-2.14/new.pt2"
 ok "source line junit: at" grep -qF "at: return self.l2" "$W/src.xml"
+# TORCH_TRACE logs of a pair (tools/make_gate_pairs.py torch-trace 2.14 new_min): against each other,
+# against the archives and the v1 traces
+T=$G/new_min-2.14
+expect "TORCH_TRACE vs TORCH_TRACE" 1 "$SG" gate "$T/old.torch_trace" "$T/new.torch_trace"
+contains "TORCH_TRACE witness" "NEW rejects ['x']=[2, 2, 4], which OLD accepts"
+expect "archive vs TORCH_TRACE" 1 "$SG" gate "$T/old.pt2" "$T/new.torch_trace/torch_trace.log"
+expect "TORCH_TRACE vs v1 trace" 1 "$SG" gate "$T/old.torch_trace" "$T/new.trace.json"
+expect "TORCH_TRACE vs itself" 0 "$SG" gate "$T/new.torch_trace" "$T/new.pt2"
 # a capture folder against its own export's TORCH_TRACE log (real torch 2.14): the same domain
 C=$SRC/tests/corpus/cases
 expect "capture folder vs TORCH_TRACE log" 0 "$SG" gate "$C/err_div_view_8" "$C/err_div_view_8/torch_trace.log.gz"

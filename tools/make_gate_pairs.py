@@ -25,6 +25,9 @@ Subcommands (from the top of the checkout):
                             shapegate's capture (python/), the trace of the export torch accepted
                             written as <pair>-TAG/{old,new}.trace.json (v1 JSON traces, the gate's
                             trace inputs)
+  torch-trace TAG PAIR      inside a chroot: the pair's two versions exported again with
+                            TORCH_TRACE set, the logs as <pair>-TAG/{old,new}.torch_trace/torch_trace.log
+  export-one PAIR HALF OUT  (used by torch-trace) export one version to OUT
   boundary-archives         inside forky: tests/data/boundaries/archives/*.pt2 (2.14 archives
                             whose guards_code holds what range_constraints does not)
   list                      the pairs
@@ -604,6 +607,23 @@ def main(argv):
         cmd_all(sg)
     elif cmd == "export":
         cmd_export(rest[0], rest[1:])
+    elif cmd == "torch-trace":
+        tag, name = rest[0], rest[1]
+        for half in ("old", "new"):
+            d = os.path.join(GATE, "%s-%s" % (name, tag), half + ".torch_trace")
+            tmp = d + ".tmp"
+            subprocess.run([sys.executable, __file__, "export-one", name, half, os.path.join("/tmp", "tt.pt2")],
+                           check=True, env=dict(os.environ, TORCH_TRACE=os.path.abspath(tmp)))
+            logs = [f for f in os.listdir(tmp) if f.endswith(".log")]
+            os.makedirs(d, exist_ok=True)
+            os.replace(os.path.join(tmp, logs[0]), os.path.join(d, "torch_trace.log"))
+            for f in os.listdir(tmp):
+                os.remove(os.path.join(tmp, f))
+            os.rmdir(tmp)
+            print("%s-%s %s: %s" % (name, tag, half, d))
+    elif cmd == "export-one":
+        need_torch()
+        export_one(pairs()[rest[0]][rest[1]], rest[2])
     elif cmd == "traces":
         cmd_traces(rest[0], rest[1:])
     elif cmd in ("cross-old", "cross-new"):
