@@ -10,9 +10,10 @@
 #include "report/gate.h"
 #include "solver/ctxpool.h"
 
-/* Build the gate of OLD against NEW (engine.h, sg_engine_gate). */
-int sg_gate_run(sg_gate **out, const sg_graph *old_prog, const sg_graph *new_prog, const char *old_name,
-                const char *new_name, const char *policy, const sg_check_options *opts, const sg_runtime *rt,
+/* Build the gate of OLD against NEW (engine.h, sg_engine_gate_run): each an exported program or
+ * a trace. Returns 0 and `*out`, SG_EINVALID (a side with neither or both, a bad policy),
+ * SG_ELIMIT, SG_ENOMEM, SG_ERROR (Z3). */
+int sg_gate_run(sg_gate **out, const sg_gate_input *in, const sg_check_options *opts, const sg_runtime *rt,
                 sg_error *err);
 
 #endif

@@ -24,7 +24,7 @@
 
 #define CMD "gate"
 
-enum { OPT_JUNIT = 256, OPT_ANNOTATIONS, OPT_POLICY };
+enum { OPT_JUNIT = 256, OPT_ANNOTATIONS, OPT_POLICY, OPT_EMIT, OPT_CAP };
 
 static const sg_cli_opt gate_opts[] = {
     {"json", 'j', false, false, "--json               print one JSON object instead of text"},
@@ -33,6 +33,12 @@ static const sg_cli_opt gate_opts[] = {
      "--policy FILE        JSON of ranges NEW must accept and relations it may require (docs/gate.md)"},
     {"annotations", OPT_ANNOTATIONS, false, false,
      "--annotations        print one GitHub-style annotation line per finding instead of text"},
+    {"emit", OPT_EMIT, true, false,
+     "--emit KIND          print NEW's serving descriptor instead: tensorrt (trtexec shapes), triton\n"
+     "                     (config.pbtxt input block) or dynamic-shapes (torch's Python); with --json,\n"
+     "                     the JSON instead, with all three in its \"serving\""},
+    {"serving-cap", OPT_CAP, true, false,
+     "--serving-cap N      the max a descriptor gives a dim NEW leaves unbounded (default 4096)"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
     SG_CLI_OPT_HELP,
     SG_CLI_OPT_END,
@@ -40,7 +46,10 @@ static const sg_cli_opt gate_opts[] = {
 
 static const sg_cli_spec gate_spec = {
     CMD,
-    "usage: shapegate gate [options] OLD.pt2 NEW.pt2\n"
+    "usage: shapegate gate [options] OLD NEW\n"
+    "\n"
+    "OLD and NEW are .pt2 archives or traces (a v1 JSON trace, a capture folder,\n"
+    "a TORCH_TRACE folder or log), in any mix.\n"
     "\n"
     "Decide whether NEW accepts every input shape OLD accepts: each version's\n"
     "domain is what its loaded module checks on every call (symbolic and static\n"
@@ -62,6 +71,8 @@ typedef struct gate_args {
     sg_check_options opts;
     bool json, annotations;
     const char *junit, *policy;
+    int emit;               /* -1 none, else an sg_gate_serving_kind */
+    int64_t cap;
 } gate_args;
 
 static int on_gate_opt(int key, const char *arg, void *ctx)
@@ -83,18 +94,59 @@ static int on_gate_opt(int key, const char *arg, void *ctx)
         a->policy = arg;
         return -1;
     }
+    if (key == OPT_EMIT) {
+        if (strcmp(arg, "tensorrt") == 0)
+            a->emit = SG_GATE_SERVING_TENSORRT;
+        else if (strcmp(arg, "triton") == 0)
+            a->emit = SG_GATE_SERVING_TRITON;
+        else if (strcmp(arg, "dynamic-shapes") == 0)
+            a->emit = SG_GATE_SERVING_DYNAMIC_SHAPES;
+        else
+            return sg_cli_usage_error(CMD, "--emit '%s': expected tensorrt, triton or dynamic-shapes", arg);
+        return -1;
+    }
+    if (key == OPT_CAP) {
+        char *end;
+        long long n = strtoll(arg, &end, 10);
+        if (!*arg || *end || n < 1 || n > ((long long)1 << 40))
+            return sg_cli_usage_error(CMD, "--serving-cap '%s': expected a size from 1", arg);
+        a->cap = n;
+        return -1;
+    }
     return sg_cli_budget_option(CMD, key, arg, &a->opts);
 }
 
-/* Open `path` and read its program into `*g`; an exit code. */
-static int load(const char *path, sg_archive **a, sg_graph **g)
+/* Is `path` a zip file (a .pt2 archive)? */
+static bool is_zip(const char *path)
+{
+    unsigned char m[4] = {0};
+    struct stat st;
+    FILE *f;
+    bool z;
+
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
+        return false;
+    z = fread(m, 1, 4, f) == 4 && m[0] == 'P' && m[1] == 'K' && m[2] == 3 && m[3] == 4;
+    fclose(f);
+    return z;
+}
+
+/* Read `path` as a program (a .pt2: `*a`, `*g`) or a trace (`*t`); an exit code. */
+static int load(const char *path, sg_archive **a, sg_graph **g, sg_trace **t)
 {
     sg_error err = SG_ERROR_INIT;
     int rc;
 
-    if ((rc = sg_archive_open(a, path, NULL, &err)) != 0 || (rc = sg_graph_load(g, *a, NULL, &err)) != 0) {
+    if (is_zip(path)) {
+        if ((rc = sg_archive_open(a, path, NULL, &err)) != 0 || (rc = sg_graph_load(g, *a, NULL, &err)) != 0) {
+            sg_cli_errorf(CMD, "%s: %s", path, err.msg);
+            return sg_cli_exit_code(rc, SG_CLI_READING);
+        }
+        return SG_EXIT_OK;
+    }
+    if ((rc = sg_trace_load_frame(t, path, 0, &err)) != 0) {
         sg_cli_errorf(CMD, "%s: %s", path, err.msg);
-        return sg_cli_exit_code(rc, SG_CLI_READING);
+        return rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
     }
     return SG_EXIT_OK;
 }
@@ -182,6 +234,8 @@ int sg_cmd_gate(int argc, char **argv)
     sg_error err = SG_ERROR_INIT;
     sg_archive *ao = NULL, *an = NULL;
     sg_graph *go = NULL, *gn = NULL;
+    sg_trace *to = NULL, *tn = NULL;
+    sg_gate_input in = SG_GATE_INPUT_INIT;
     sg_engine *e = NULL;
     sg_gate *gt = NULL;
     char *text = NULL, *policy = NULL;
@@ -190,22 +244,43 @@ int sg_cmd_gate(int argc, char **argv)
 
     memset(&a, 0, sizeof a);
     a.opts = defaults;
+    a.emit = -1;
     if ((rc = sg_cli_parse(&gate_spec, argc, argv, on_gate_opt, &a)) >= 0)
         return rc;
-    if (a.json && a.annotations)
-        return sg_cli_usage_error(CMD, "--json and --annotations are two outputs: choose one");
+    if ((a.json || a.emit >= 0) && a.annotations)
+        return sg_cli_usage_error(CMD, "--annotations and --json or --emit are two outputs: choose one");
     if (optind != argc - 2)
-        return sg_cli_usage_error(CMD, optind >= argc ? "no archives given" : "two archives expected: OLD.pt2 NEW.pt2");
-    if ((rc = load(argv[optind], &ao, &go)) != SG_EXIT_OK || (rc = load(argv[optind + 1], &an, &gn)) != SG_EXIT_OK)
+        return sg_cli_usage_error(CMD, optind >= argc ? "no inputs given" : "two inputs expected: OLD NEW");
+    if ((rc = load(argv[optind], &ao, &go, &to)) != SG_EXIT_OK
+        || (rc = load(argv[optind + 1], &an, &gn, &tn)) != SG_EXIT_OK)
         goto cleanup;
     if (a.policy && !(policy = read_text(a.policy))) {
         rc = SG_EXIT_INPUT;
         goto cleanup;
     }
-    if ((rc = sg_engine_new(&e, NULL, &err)) != 0
-        || (rc = sg_engine_gate(e, go, gn, argv[optind], argv[optind + 1], policy, &a.opts, &gt, &err)) != 0
-        || (rc = a.json ? sg_gate_to_json(&text, gt, &err)
-                 : a.annotations ? sg_gate_to_annotations(&text, gt, &err) : sg_gate_to_text(&text, gt, &err)) != 0) {
+    in.old_graph = go;
+    in.old_trace = to;
+    in.old_name = argv[optind];
+    in.new_graph = gn;
+    in.new_trace = tn;
+    in.new_name = argv[optind + 1];
+    in.policy = policy;
+    in.serving = a.emit >= 0;
+    in.serving_cap = a.cap;
+    if ((rc = sg_engine_new(&e, NULL, &err)) != 0 || (rc = sg_engine_gate_run(e, &in, &a.opts, &gt, &err)) != 0) {
+        sg_cli_errorf(CMD, "%s", err.msg);
+        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        goto cleanup;
+    }
+    if (a.emit >= 0 && !a.json && sg_gate_to_serving(&text, gt, (sg_gate_serving_kind)a.emit, &err) != 0) {
+        /* no descriptor for this NEW: say why; the verdict still decides the exit code */
+        sg_cli_errorf(CMD, "--emit: %s", err.msg);
+        rc = sg_gate_verdict_of(gt) == SG_GATE_PASS ? SG_EXIT_UNKNOWN : sg_gate_verdict_of(gt) == SG_GATE_REGRESSION
+                                                                          ? SG_EXIT_FALSE : SG_EXIT_UNKNOWN;
+        goto cleanup;
+    }
+    if ((a.emit < 0 || a.json) && (rc = a.json ? sg_gate_to_json(&text, gt, &err)
+                            : a.annotations ? sg_gate_to_annotations(&text, gt, &err) : sg_gate_to_text(&text, gt, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
@@ -227,6 +302,8 @@ cleanup:
     sg_engine_free(e);
     sg_graph_free(go);
     sg_graph_free(gn);
+    sg_trace_free(to);
+    sg_trace_free(tn);
     sg_archive_free(ao);
     sg_archive_free(an);
     return sg_cli_finish_output(CMD, rc);

@@ -555,18 +555,39 @@ int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_p
                    const char *new_name, const char *policy, const sg_check_options *opts, sg_gate **out,
                    sg_error *err)
 {
-    sg_runtime rt = {NULL, NULL};
-    sg_check_options o;
-    int rc;
+    sg_gate_input in = SG_GATE_INPUT_INIT;
 
     if (!out)
         return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no output");
     *out = NULL;
     if (!e || !old_prog || !new_prog)
         return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no engine or no program");
+    in.old_graph = old_prog;
+    in.new_graph = new_prog;
+    in.old_name = old_name;
+    in.new_name = new_name;
+    in.policy = policy;
+    return sg_engine_gate_run(e, &in, opts, out, err);
+}
+
+int sg_engine_gate_run(sg_engine *e, const sg_gate_input *in, const sg_check_options *opts, sg_gate **out,
+                       sg_error *err)
+{
+    sg_runtime rt = {NULL, NULL};
+    sg_check_options o;
+    int rc;
+
+    if (!out)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate_run: no output");
+    *out = NULL;
+    if (!e || !in)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate_run: no engine or no input");
+    if (in->version != SG_GATE_INPUT_VERSION)
+        return sg_error_set(err, SG_EINVALID, "sg_engine_gate_run: input version %u unknown (this library: %u)",
+                            in->version, SG_GATE_INPUT_VERSION);
     atomic_fetch_add(&e->requests, 1);
     if ((rc = sg_check__options(&o, opts, err)) == 0 && (rc = call_begin(e, &rt, err)) == 0) {
-        rc = sg_gate_run(out, old_prog, new_prog, old_name, new_name, policy, &o, &rt, err);
+        rc = sg_gate_run(out, in, &o, &rt, err);
         call_end(e, &rt);
     }
     if (rc)

@@ -592,6 +592,13 @@ static int read_graph_asserts(sg_graph *g, const cJSON *graph, const char *field
             continue;
         }
         a.target = dup(g, target);
+        {
+            const char *st = sg__json_str(sg__json_get(sg__json_get(node, "metadata"), "stack_trace"));
+            if (st && !(a.stack_trace = dup(g, st))) {
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory reading asserts");
+                goto cleanup;
+            }
+        }
         a.graph = path;
         a.hop = hop;
         if (a.kind == SG_GRAPH_ASSERT_SCALAR) {

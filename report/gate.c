@@ -29,7 +29,15 @@ void sg_gate_free(sg_gate *g)
         sg_free(fs[k]->rejected_by);
         sg_free(fs[k]->kind);
         sg_free(fs[k]->source);
+        sg_free(fs[k]->loc);
     }
+    for (i = 0; i < g->serving.ninputs; i++) {
+        sg_free(g->serving.inputs[i].path);
+        sg_free(g->serving.inputs[i].name);
+        sg_free(g->serving.inputs[i].dims);
+    }
+    sg_free(g->serving.inputs);
+    sg_free(g->serving.dynamic_shapes);
     for (i = 0; i < g->nchanges; i++)
         sg_free(g->changes[i]);
     sg_free(g->changes);
@@ -49,6 +57,99 @@ sg_gate_verdict sg_gate_verdict_of(const sg_gate *g) { return g ? g->verdict : S
 const char *sg_gate_verdict_name(sg_gate_verdict v)
 {
     return v == SG_GATE_PASS ? "pass" : v == SG_GATE_REGRESSION ? "regression" : "unknown";
+}
+
+/* "1x3x224" */
+static void shape_x(sg_buf *b, const sg_gate_serving_input *in, int which)
+{
+    size_t d;
+    char num[SG_INT_STRLEN];
+    for (d = 0; d < in->ndim; d++) {
+        const sg_gate_serving_dim *sd = &in->dims[d];
+        sg_buf_printf(b, "%s%s", d ? "x" : "", sg_int_format(num, which == 0 ? sd->min : which == 1 ? sd->opt : sd->max));
+    }
+}
+
+/* trtexec's flags: --minShapes=x:2x4,y:2x4 --optShapes=... --maxShapes=... (0-dim inputs are left out) */
+static int serving_tensorrt(char **out, const sg_gate_serving *sv, sg_error *err)
+{
+    static const char *const flag[3] = {"--minShapes=", "--optShapes=", "--maxShapes="};
+    sg_buf b;
+    size_t i, w, n;
+
+    sg_buf_init(&b, (size_t)1 << 24);
+    for (w = 0; w < 3; w++) {
+        sg_buf_puts(&b, w ? " \\\n" : "");
+        sg_buf_puts(&b, flag[w]);
+        for (i = 0, n = 0; i < sv->ninputs; i++) {
+            if (!sv->inputs[i].ndim)
+                continue;
+            sg_buf_printf(&b, "%s%s:", n++ ? "," : "", sv->inputs[i].name);
+            shape_x(&b, &sv->inputs[i], (int)w);
+        }
+    }
+    sg_buf_putc(&b, '\n');
+    return sg_buf_finish(&b, out, "the TensorRT profile", err);
+}
+
+/* Triton's TYPE_ name of a torch dtype name, or NULL. */
+static const char *triton_type(const char *dt)
+{
+    static const char *const map[][2] = {
+        {"float32", "TYPE_FP32"}, {"float16", "TYPE_FP16"}, {"bfloat16", "TYPE_BF16"}, {"float64", "TYPE_FP64"},
+        {"int64", "TYPE_INT64"}, {"int32", "TYPE_INT32"}, {"int16", "TYPE_INT16"}, {"int8", "TYPE_INT8"},
+        {"uint8", "TYPE_UINT8"}, {"bool", "TYPE_BOOL"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i][0], dt) == 0)
+            return map[i][1];
+    return NULL;
+}
+
+/* input [ { name: "x" data_type: TYPE_FP32 dims: [ -1, 4 ] }, ... ] with full shapes (max_batch_size: 0) */
+static int serving_triton(char **out, const sg_gate_serving *sv, sg_error *err)
+{
+    sg_buf b;
+    size_t i, d;
+    char num[SG_INT_STRLEN];
+
+    sg_buf_init(&b, (size_t)1 << 24);
+    sg_buf_puts(&b, "max_batch_size: 0\ninput [\n");
+    for (i = 0; i < sv->ninputs; i++) {
+        const sg_gate_serving_input *in = &sv->inputs[i];
+        const char *ty = triton_type(in->dtype);
+        sg_buf_printf(&b, "  {\n    name: \"%s\"\n    data_type: %s\n    dims: [ ", in->name, ty ? ty : "TYPE_FP32");
+        for (d = 0; d < in->ndim; d++)
+            sg_buf_printf(&b, "%s%s", d ? ", " : "",
+                          in->dims[d].dynamic && in->dims[d].min != in->dims[d].max ? "-1"
+                                                                                    : sg_int_format(num, in->dims[d].min));
+        sg_buf_printf(&b, " ]\n  }%s%s\n", i + 1 < sv->ninputs ? "," : "",
+                      ty ? "" : in->dtype[0] ? "  # dtype not mapped: set data_type" : "  # dtype unknown: set data_type");
+    }
+    sg_buf_puts(&b, "]\n");
+    return sg_buf_finish(&b, out, "the Triton input block", err);
+}
+
+int sg_gate_to_serving(char **out, const sg_gate *g, sg_gate_serving_kind kind, sg_error *err)
+{
+    if (!out || !g)
+        return sg_error_set(err, SG_EINVALID, "sg_gate_to_serving: missing argument");
+    *out = NULL;
+    if (!g->has_serving)
+        return sg_error_set(err, SG_EINVALID, "the gate was run without serving descriptors");
+    if (!g->serving.ok)
+        return sg_error_set(err, SG_EINVALID, "no serving descriptors: %s", g->serving.reason);
+    if (kind == SG_GATE_SERVING_TENSORRT)
+        return serving_tensorrt(out, &g->serving, err);
+    if (kind == SG_GATE_SERVING_TRITON)
+        return serving_triton(out, &g->serving, err);
+    if (kind == SG_GATE_SERVING_DYNAMIC_SHAPES && g->serving.dynamic_shapes) {
+        if (!(*out = sg__strndup(g->serving.dynamic_shapes, strlen(g->serving.dynamic_shapes))))
+            return sg_error_set(err, SG_ENOMEM, "out of memory");
+        return 0;
+    }
+    return sg_error_set(err, SG_EINVALID, "sg_gate_to_serving: unknown kind %d", (int)kind);
 }
 
 /* [{"path": ..., "shape": [...]}, ...] */
@@ -87,7 +188,93 @@ static void put_finding(sg_buf *b, const sg_gate_finding *f, const char *kind, c
         sg__json_put_str_or_null(b, f->rejected_by);
         sg_buf_puts(b, ", \"source\": ");
         sg__json_put_str_or_null(b, f->source);
+        sg_buf_puts(b, ", \"user_loc\": ");
+        sg__json_put_str_or_null(b, f->loc);
         sg_buf_putc(b, '}');
+    }
+    sg_buf_putc(b, '}');
+}
+
+static void put_sizes(sg_buf *b, const sg_gate_serving_input *in, int which)
+{
+    size_t d;
+    sg_buf_putc(b, '[');
+    for (d = 0; d < in->ndim; d++) {
+        const sg_gate_serving_dim *sd = &in->dims[d];
+        sg_buf_puts(b, d ? ", " : "");
+        sg__json_put_int(b, which == 0 ? sd->min : which == 1 ? sd->opt : sd->max);
+    }
+    sg_buf_putc(b, ']');
+}
+
+/* {"tensorrt": {"inputs": [{"name", "min", "opt", "max"}], "trtexec": "..."}, "triton": "...", "dynamic_shapes": ...} */
+static void put_serving_json(sg_buf *b, const sg_gate_serving *sv)
+{
+    size_t i, d;
+    char *txt = NULL;
+    sg_error e2 = SG_ERROR_INIT;
+
+    sg_buf_printf(b, "{\"ok\": %s", sv->ok ? "true" : "false");
+    if (!sv->ok) {
+        sg_buf_puts(b, ", \"reason\": ");
+        sg__json_put_str(b, sv->reason);
+        sg_buf_putc(b, '}');
+        return;
+    }
+    sg_buf_puts(b, ", \"inputs\": [");
+    for (i = 0; i < sv->ninputs; i++) {
+        const sg_gate_serving_input *in = &sv->inputs[i];
+        sg_buf_puts(b, i ? ", {\"path\": " : "{\"path\": ");
+        sg__json_put_str(b, in->path);
+        sg_buf_puts(b, ", \"name\": ");
+        sg__json_put_str(b, in->name);
+        sg_buf_puts(b, ", \"dtype\": ");
+        if (in->dtype[0])
+            sg__json_put_str(b, in->dtype);
+        else
+            sg_buf_puts(b, "null");
+        sg_buf_puts(b, ", \"min\": ");
+        put_sizes(b, in, 0);
+        sg_buf_puts(b, ", \"opt\": ");
+        put_sizes(b, in, 1);
+        sg_buf_puts(b, ", \"max\": ");
+        put_sizes(b, in, 2);
+        sg_buf_puts(b, ", \"dynamic\": [");
+        for (d = 0; d < in->ndim; d++)
+            sg_buf_printf(b, "%s%s", d ? ", " : "", in->dims[d].dynamic ? "true" : "false");
+        sg_buf_puts(b, "], \"unbounded\": [");
+        for (d = 0; d < in->ndim; d++)
+            sg_buf_printf(b, "%s%s", d ? ", " : "", in->dims[d].unbounded ? "true" : "false");
+        sg_buf_puts(b, "]}");
+    }
+    sg_buf_printf(b, "], \"opt_is_example\": %s, \"accepted\": {\"min\": %s, \"opt\": %s, \"max\": %s}",
+                  sv->opt_is_example ? "true" : "false", sv->accepted[0] ? "true" : "false",
+                  sv->accepted[1] ? "true" : "false", sv->accepted[2] ? "true" : "false");
+    sg_buf_puts(b, ", \"rejected\": [");
+    for (i = 0, d = 0; i < 3; i++)
+        if (!sv->accepted[i]) {
+            sg_buf_puts(b, d++ ? ", " : "");
+            sg__json_put_str(b, sv->rejected[i]);
+        }
+    sg_buf_puts(b, "], \"tensorrt\": ");
+    if (serving_tensorrt(&txt, sv, &e2) == 0)
+        sg__json_put_str(b, txt);
+    else
+        sg_buf_puts(b, "null");
+    sg_free(txt);
+    txt = NULL;
+    sg_buf_puts(b, ", \"triton\": ");
+    if (serving_triton(&txt, sv, &e2) == 0)
+        sg__json_put_str(b, txt);
+    else
+        sg_buf_puts(b, "null");
+    sg_free(txt);
+    sg_buf_puts(b, ", \"dynamic_shapes\": ");
+    sg__json_put_str_or_null(b, sv->dynamic_shapes);
+    sg_buf_printf(b, ", \"dynamic_shapes_verified\": %s", sv->spec_verified ? "true" : "false");
+    if (sv->spec_note[0]) {
+        sg_buf_puts(b, ", \"dynamic_shapes_note\": ");
+        sg__json_put_str(b, sv->spec_note);
     }
     sg_buf_putc(b, '}');
 }
@@ -105,7 +292,22 @@ int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err)
     sg__json_put_str_or_null(&b, g->old_name);
     sg_buf_puts(&b, ", \"new\": ");
     sg__json_put_str_or_null(&b, g->new_name);
+    sg_buf_printf(&b, ", \"old_kind\": \"%s\", \"new_kind\": \"%s\"", g->old_kind ? g->old_kind : "archive",
+                  g->new_kind ? g->new_kind : "archive");
     sg_buf_printf(&b, ", \"verdict\": \"%s\"", sg_gate_verdict_name(g->verdict));
+    if (g->old_note[0] || g->new_note[0]) {
+        sg_buf_puts(&b, ", \"notes\": {\"old\": ");
+        if (g->old_note[0])
+            sg__json_put_str(&b, g->old_note);
+        else
+            sg_buf_puts(&b, "null");
+        sg_buf_puts(&b, ", \"new\": ");
+        if (g->new_note[0])
+            sg__json_put_str(&b, g->new_note);
+        else
+            sg_buf_puts(&b, "null");
+        sg_buf_putc(&b, '}');
+    }
     if (g->verdict == SG_GATE_UNKNOWN) {
         sg_buf_puts(&b, ", \"reason\": ");
         sg__json_put_str(&b, g->reason);
@@ -138,7 +340,12 @@ int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err)
         sg__json_put_str_or_null(&b, g->dims[i].new_size);
         sg_buf_putc(&b, '}');
     }
-    sg_buf_puts(&b, "]}");
+    sg_buf_putc(&b, ']');
+    if (g->has_serving) {
+        sg_buf_puts(&b, ", \"serving\": ");
+        put_serving_json(&b, &g->serving);
+    }
+    sg_buf_putc(&b, '}');
     return sg_buf_finish(&b, out, "the gate report", err);
 }
 
@@ -170,6 +377,10 @@ int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
     if (g->verdict == SG_GATE_UNKNOWN)
         sg_buf_printf(&b, " (%s)", g->reason);
     sg_buf_putc(&b, '\n');
+    if (g->old_note[0])
+        sg_buf_printf(&b, "note: OLD: %s\n", g->old_note);
+    if (g->new_note[0])
+        sg_buf_printf(&b, "note: NEW: %s\n", g->new_note);
     for (i = 0; i < g->nchanges; i++)
         sg_buf_printf(&b, "signature: %s\n", g->changes[i]);
     for (i = 0; i < g->ndims; i++)
@@ -184,6 +395,8 @@ int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
             sg_buf_printf(&b, "  rejected by: %s  (%s)\n", g->regression.rejected_by, g->regression.source);
         else if (g->regression.source)
             sg_buf_printf(&b, "  rejected by: %s\n", g->regression.source);
+        if (g->regression.loc)
+            sg_buf_printf(&b, "  at: %s\n", g->regression.loc);
     } else if (g->regression.unknown) {
         sg_buf_printf(&b, "regression: not decided (%s)\n", g->regression.reason);
     } else if (g->verdict != SG_GATE_UNKNOWN) {
@@ -195,6 +408,8 @@ int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
         sg_buf_puts(&b, ", which the policy requires\n");
         if (g->policy.rejected_by)
             sg_buf_printf(&b, "  rejected by: %s  (%s)\n", g->policy.rejected_by, g->policy.source);
+        if (g->policy.loc)
+            sg_buf_printf(&b, "  at: %s\n", g->policy.loc);
     } else if (g->policy.unknown) {
         sg_buf_printf(&b, "policy: not decided (%s)\n", g->policy.reason);
     } else if (g->has_policy) {
@@ -206,6 +421,8 @@ int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
         sg_buf_puts(&b, ", which OLD rejects\n");
         if (g->widening.rejected_by)
             sg_buf_printf(&b, "  OLD rejected it by: %s  (%s)\n", g->widening.rejected_by, g->widening.source);
+        if (g->widening.loc)
+            sg_buf_printf(&b, "  at: %s\n", g->widening.loc);
     } else if (g->widening.unknown) {
         sg_buf_printf(&b, "widening: not decided (%s)\n", g->widening.reason);
     }
@@ -295,7 +512,12 @@ int sg_gate_to_junit(char **out, const sg_gate *g, sg_error *err)
             put_xml(&b, g->regression.rejected_by);
             sg_buf_puts(&b, " (");
             put_xml(&b, g->regression.source);
-            sg_buf_puts(&b, ")</failure>");
+            sg_buf_puts(&b, ")");
+            if (g->regression.loc) {
+                sg_buf_puts(&b, "\nat: ");
+                put_xml(&b, g->regression.loc);
+            }
+            sg_buf_puts(&b, "</failure>");
         } else if (d->widened) {
             witness_text(w, sizeof w, &g->widening);
             sg_buf_puts(&b, "<system-out>widening: NEW also accepts ");
@@ -337,9 +559,26 @@ static void annot_head(sg_buf *b, const char *level, const sg_gate *g, const cha
     sg_buf_puts(b, "::");
 }
 
+/* One finding's line: `lead`, the witness, `then`, the condition, where it is, its user line. */
+static void annot_finding(sg_buf *b, const char *level, const sg_gate *g, const char *what, const sg_gate_finding *f,
+                          const char *lead, const char *then)
+{
+    char w[2048], line[4096], title[64];
+    int n;
+
+    witness_text(w, sizeof w, f);
+    snprintf(title, sizeof title, "shapegate gate: %s", what);
+    n = snprintf(line, sizeof line, "%s%s%s", lead, w, then);
+    if (n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "%s (%s)%s%s", f->rejected_by ? f->rejected_by : "?",
+                 f->source ? f->source : "?", f->loc ? " at " : "", f->loc ? f->loc : "");
+    annot_head(b, level, g, title);
+    put_annot(b, line, false);
+    sg_buf_putc(b, '\n');
+}
+
 int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
 {
-    char w[2048], line[4096];
     sg_buf b;
     size_t i;
 
@@ -357,29 +596,11 @@ int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
         put_annot(&b, g->changes[i], false);
         sg_buf_putc(&b, '\n');
     }
-    if (g->regression.found && !g->signature_changed) {
-        witness_text(w, sizeof w, &g->regression);
-        snprintf(line, sizeof line, "NEW rejects %s, which OLD accepts: %s (%s)", w,
-                 g->regression.rejected_by ? g->regression.rejected_by : "?", g->regression.source ? g->regression.source : "?");
-        annot_head(&b, "error", g, "shapegate gate: regression");
-        put_annot(&b, line, false);
-        sg_buf_putc(&b, '\n');
-    }
-    if (g->policy.found) {
-        witness_text(w, sizeof w, &g->policy);
-        snprintf(line, sizeof line, "NEW rejects %s, which the policy requires: %s (%s)", w,
-                 g->policy.rejected_by ? g->policy.rejected_by : "?", g->policy.source ? g->policy.source : "?");
-        annot_head(&b, "error", g, "shapegate gate: policy");
-        put_annot(&b, line, false);
-        sg_buf_putc(&b, '\n');
-    }
-    if (g->widening.found) {
-        witness_text(w, sizeof w, &g->widening);
-        snprintf(line, sizeof line, "NEW also accepts %s, which OLD rejected by %s (%s)", w,
-                 g->widening.rejected_by ? g->widening.rejected_by : "?", g->widening.source ? g->widening.source : "?");
-        annot_head(&b, "notice", g, "shapegate gate: widening");
-        put_annot(&b, line, false);
-        sg_buf_putc(&b, '\n');
-    }
+    if (g->regression.found && !g->signature_changed)
+        annot_finding(&b, "error", g, "regression", &g->regression, "NEW rejects ", ", which OLD accepts: ");
+    if (g->policy.found)
+        annot_finding(&b, "error", g, "policy", &g->policy, "NEW rejects ", ", which the policy requires: ");
+    if (g->widening.found)
+        annot_finding(&b, "notice", g, "widening", &g->widening, "NEW also accepts ", ", which OLD rejected by ");
     return sg_buf_finish(&b, out, "the annotations", err);
 }

@@ -29,7 +29,39 @@ typedef struct sg_gate_finding {
     const struct sg_expr *cond; /* that condition (in the gate's pool: valid only while it runs) */
     char *kind;            /* "guards_code", "range_constraints", "runtime_assert", "shape", "signature" */
     char *source;          /* where it is in the archive ("guards_code[2]", "range_constraints['s53']", ...) */
+    char *loc;             /* the user code line it came from ("CODE  # model.py:72 in forward"), or NULL */
 } sg_gate_finding;
+
+/* One dim of a serving descriptor: NEW's least and greatest size (dynamic ones from 2). */
+typedef struct sg_gate_serving_dim {
+    bool dynamic;
+    sg_int min, opt, max;  /* max: `serving_cap` (or min when larger) when NEW leaves it unbounded */
+    bool unbounded;
+    bool has_example;      /* NEW is a trace: its example size */
+    sg_int example;
+} sg_gate_serving_dim;
+
+typedef struct sg_gate_serving_input {
+    char *path;            /* pytree path */
+    char *name;            /* the path as an identifier ("x", "inputs_b_0"): the descriptor's input name */
+    char dtype[24];        /* torch's dtype name, "" when unknown */
+    size_t ndim;
+    sg_gate_serving_dim *dims;
+} sg_gate_serving_input;
+
+/* The serving descriptors of NEW (docs/gate.md, "Serving descriptors"). */
+typedef struct sg_gate_serving {
+    bool ok;               /* computed; else `reason` */
+    char reason[200];
+    sg_gate_serving_input *inputs;
+    size_t ninputs;
+    bool accepted[3];      /* the min / opt / max shape sets are accepted by NEW */
+    char rejected[3][240]; /* else the condition that rejects each */
+    bool opt_is_example;   /* opt: NEW's example inputs (a trace), else the max */
+    char *dynamic_shapes;  /* Python text, or NULL */
+    bool spec_verified;    /* Z3: every shape the spec admits is one NEW accepts */
+    char spec_note[240];
+} sg_gate_serving;
 
 /* One input dim of OLD and its sizes in both versions. */
 typedef struct sg_gate_dim {
@@ -53,6 +85,10 @@ struct sg_gate {
     sg_gate_dim *dims;
     size_t ndims;
     char reason[200];          /* UNKNOWN: why */
+    const char *old_kind, *new_kind; /* "archive" or "trace" (static strings) */
+    char old_note[240], new_note[240]; /* what to know about a version ("torch raised ..."), or "" */
+    bool has_serving;
+    sg_gate_serving serving;
 };
 
 #endif

@@ -9,6 +9,8 @@
  *   regression witness runs in OLD and raises in NEW, a widening witness the other way;
  * - a witness covers every tensor input of the accepting version, in signature order, and
  *   a regression names the NEW condition that rejects it.
+ * The same for the pairs' v1 traces (captured in real torch, tools/make_gate_pairs.py traces):
+ * trace against trace, archive against trace, trace against archive.
  * Decided by Z3's resource limit only. One test case per pair.
  */
 #define _DEFAULT_SOURCE /* scandir, alphasort */
@@ -17,9 +19,11 @@
 #include <string.h>
 
 #include "analysis/gate.h"
+#include "analysis/gate_policy.h"
 #include "shapegate/archive.h"
 #include "shapegate/engine.h"
 #include "shapegate/graph.h"
+#include "shapegate/trace.h"
 #include "test.h"
 #include "util/json.h"
 
@@ -119,9 +123,23 @@ static void check_witness(const char *pair, const char *what, const sg_gate_find
               "%s: %s witness %s: %s ran it in torch", pair, what, key, rej);
 }
 
+static int n_modes;
+
+/* Load a v1 trace `path` into `*t` when the file exists (else leave it NULL). */
+static int load_trace_if_any(sg_trace **t, const char *path, sg_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fclose(f);
+    return sg_trace_load(t, path, err);
+}
+
 static void check_pair(sg_engine *eng, const char *pair)
 {
-    char dir[4096], po[4200], pn[4200], pt[4200];
+    char dir[4096], po[4200], pn[4200], pt[4200], tro[4200], trn[4200];
+    sg_trace *to = NULL, *tn = NULL;
+    int mode;
     sg_error err = SG_ERROR_INIT;
     sg_archive *ao = NULL, *an = NULL;
     sg_graph *go = NULL, *gn = NULL;
@@ -137,6 +155,8 @@ static void check_pair(sg_engine *eng, const char *pair)
     snprintf(po, sizeof po, "%s/old.pt2", dir);
     snprintf(pn, sizeof pn, "%s/new.pt2", dir);
     snprintf(pt, sizeof pt, "%s/truth.json", dir);
+    snprintf(tro, sizeof tro, "%s/old.trace.json", dir);
+    snprintf(trn, sizeof trn, "%s/new.trace.json", dir);
     o.timeout_ms = o.query_timeout_ms = 0; /* Z3's resource limit only */
     rc = sg__json_load_file(&truth, pt, "truth.json", &err);
     if (rc == 0)
@@ -148,10 +168,31 @@ static void check_pair(sg_engine *eng, const char *pair)
     if (rc == 0)
         rc = sg_graph_load(&gn, an, NULL, &err);
     if (rc == 0)
-        rc = sg_engine_gate(eng, go, gn, "old.pt2", "new.pt2", NULL, &o, &gt, &err);
+        rc = load_trace_if_any(&to, tro, &err);
+    if (rc == 0)
+        rc = load_trace_if_any(&tn, trn, &err);
     CHECK_MSG(rc == 0, "%s: %s", pair, err.msg);
     if (rc)
         goto cleanup;
+    /* archives (the two-program entry), then with traces: both, and each mix */
+    for (mode = 0; mode < 4; mode++) {
+    sg_gate_input in = SG_GATE_INPUT_INIT;
+    if (mode > 0 && (!to || !tn))
+        break;
+    in.old_graph = mode == 1 || mode == 3 ? NULL : go;
+    in.old_trace = mode == 1 || mode == 3 ? to : NULL;
+    in.new_graph = mode == 1 || mode == 2 ? NULL : gn;
+    in.new_trace = mode == 1 || mode == 2 ? tn : NULL;
+    in.old_name = "old";
+    in.new_name = "new";
+    sg_gate_free(gt);
+    gt = NULL;
+    rc = mode == 0 ? sg_engine_gate(eng, go, gn, "old.pt2", "new.pt2", NULL, &o, &gt, &err)
+                   : sg_engine_gate_run(eng, &in, &o, &gt, &err);
+    CHECK_MSG(rc == 0, "%s mode %d: %s", pair, mode, err.msg);
+    if (rc)
+        goto cleanup;
+    n_modes++;
     expected = sg__json_str(sg__json_get(truth, "expected"));
     want_reg = expected && strcmp(expected, "regression") == 0;
     want_wid = expected && strcmp(expected, "widening") == 0;
@@ -178,15 +219,65 @@ static void check_pair(sg_engine *eng, const char *pair)
         CHECK_MSG(covers(&gt->widening, gn), "%s: the widening witness does not cover NEW's inputs", pair);
         check_witness(pair, "widening", &gt->widening, truth, "new", "old");
     }
+    }
     if (!test_cur_failed_)
         n_right++;
 cleanup:
+    sg_trace_free(to);
+    sg_trace_free(tn);
     sg_gate_free(gt);
     sg_graph_free(go);
     sg_graph_free(gn);
     sg_archive_free(ao);
     sg_archive_free(an);
     cJSON_Delete(truth);
+}
+
+/* The Python policy reader on every prefix of a valid policy and on byte flips of it: never a crash
+ * (ASan build), every failure a one-line "policy: LINE:COL: ..." SG_EINVALID, every success JSON. */
+static void check_policy_reader(void)
+{
+    static const char text[] = "from torch.export import Dim\n# production\nbatch = Dim('batch', min=1, max=64)\n"
+                               "seq = Dim('seq', max=None)\ndynamic_shapes = {'inputs': {'a': {0: batch, 1: 2*seq + 1}, "
+                               "'b': [(batch, None), {0: batch, 1: Dim.AUTO(min=2, max=8)}]}, 'mask': (batch, 7)}\n";
+    char buf[sizeof text];
+    size_t n, i;
+    unsigned x = 12345;
+    int bad = 0, ok = 0;
+
+    test_cur_name_ = "python policy reader";
+    test_cur_failed_ = 0;
+    for (n = 0; n <= strlen(text) + 400; n++) {
+        sg_error err = SG_ERROR_INIT;
+        char *js = NULL;
+        int rc;
+        memcpy(buf, text, sizeof text);
+        if (n < strlen(text))
+            buf[n] = '\0'; /* a prefix */
+        else
+            for (i = 0; i < 3; i++) { /* flips */
+                x = x * 1103515245u + 12345u;
+                buf[(x >> 8) % strlen(text)] = "{}[](),:=*+-'\"#\n 0aD."[(x >> 20) % 23];
+            }
+        rc = sg_gate__policy_from_python(&js, buf, &err);
+        if (rc == 0) {
+            cJSON *j = cJSON_Parse(js);
+            CHECK_MSG(j && cJSON_IsObject(cJSON_GetObjectItem(j, "require")), "policy JSON does not read: %s", js);
+            cJSON_Delete(j);
+            ok++;
+        } else {
+            CHECK_MSG(rc == SG_EINVALID && strncmp(err.msg, "policy: ", 8) == 0 && !strchr(err.msg, '\n'),
+                      "policy error %d '%s'", rc, err.msg);
+            bad++;
+        }
+        sg_free(js);
+    }
+    CHECK_MSG(ok > 0 && bad > 0, "policy reader: %d read, %d refused", ok, bad);
+    if (test_cur_failed_) {
+        test_failed_++;
+        fprintf(stderr, "FAIL python policy reader\n");
+    } else
+        test_passed_++;
 }
 
 int main(void)
@@ -197,6 +288,7 @@ int main(void)
     sg_error err = SG_ERROR_INIT;
     int n, i, pairs = 0;
 
+    check_policy_reader();
     if (sg_engine_new(&eng, NULL, &err) != 0) {
         fprintf(stderr, "sg_engine_new: %s\n", err.msg);
         return 1;
@@ -228,7 +320,8 @@ int main(void)
         fprintf(stderr, "only %d pairs under %s\n", pairs, dir);
         test_failed_++;
     }
-    printf("gate: %d of %d pairs right; witnesses torch ran: %d (all as the gate says unless FAIL above), "
-           "not on torch's grid: %d\n", n_right, pairs, n_witness_run, n_witness_not_run);
+    printf("gate: %d of %d pairs right (%d gates: archives, and traces and mixes where captured); witnesses torch "
+           "ran: %d (all as the gate says unless FAIL above), not on torch's grid: %d\n", n_right, pairs, n_modes,
+           n_witness_run, n_witness_not_run);
     return test_summary();
 }

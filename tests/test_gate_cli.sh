@@ -82,5 +82,88 @@ printf '{"require": ' >"$W/trunc.json"
 expect "policy not JSON" 3 "$SG" gate --policy "$W/trunc.json" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
 expect "policy missing" 3 "$SG" gate --policy "$W/none.json" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
 
+# traces (v1 JSON traces captured in real torch, tools/make_gate_pairs.py traces) and any mix with
+# archives: the same verdict as the two archives, for every pair of both torch versions
+for d in "$G"/*-2.14 "$G"/*-2.6; do
+    [ -f "$d/old.trace.json" ] || continue
+    "$SG" gate "$d/old.pt2" "$d/new.pt2" >/dev/null 2>&1
+    want=$?
+    expect "$(basename "$d") trace/trace" "$want" "$SG" gate "$d/old.trace.json" "$d/new.trace.json"
+    expect "$(basename "$d") pt2/trace" "$want" "$SG" gate "$d/old.pt2" "$d/new.trace.json"
+    expect "$(basename "$d") trace/pt2" "$want" "$SG" gate "$d/old.trace.json" "$d/new.pt2"
+done
+expect "2.6 trace vs 2.14 trace" 1 "$SG" gate "$G/view_div-2.6/old.trace.json" "$G/view_div-2.14/new.trace.json"
+# the rejecting condition's user line: a trace's guard, an archive's assert node
+expect "source line (trace)" 1 "$SG" gate "$G/new_check-2.14/old.trace.json" "$G/new_check-2.14/new.trace.json"
+contains "source line (trace): at" "  at: torch._check(x.shape[0] % 2 == 0)  # "
+contains "source line (trace): file" "make_gate_pairs.py:"
+expect "source line (archive)" 1 "$SG" gate "$G/new_check-2.14/old.pt2" "$G/new_check-2.14/new.pt2"
+contains "source line (archive)" "  at: return self.l2(F.gelu(self.l1(x)))  # make_gate_pairs.py:72 in forward"
+expect "source line JSON" 1 "$SG" gate --json "$G/new_check-2.14/old.pt2" "$G/new_check-2.14/new.pt2"
+contains "source line JSON: user_loc" '"user_loc": "return self.l2'
+expect "source line annotation" 1 "$SG" gate --annotations "$G/new_check-2.14/old.pt2" "$G/new_check-2.14/new.pt2"
+contains "source line annotation: at" " at return self.l2"
+expect "source line junit" 1 "$SG" gate --junit "$W/src.xml" "$G/new_check-2.14/old.pt2" "$G/new_check-2.14/new.pt2"
+ok "source line junit: at" grep -qF "at: return self.l2" "$W/src.xml"
+# TORCH_TRACE logs of a pair (tools/make_gate_pairs.py torch-trace 2.14 new_min): against each other,
+# against the archives and the v1 traces
+T=$G/new_min-2.14
+expect "TORCH_TRACE vs TORCH_TRACE" 1 "$SG" gate "$T/old.torch_trace" "$T/new.torch_trace"
+contains "TORCH_TRACE witness" "NEW rejects ['x']=[2, 2, 4], which OLD accepts"
+expect "archive vs TORCH_TRACE" 1 "$SG" gate "$T/old.pt2" "$T/new.torch_trace/torch_trace.log"
+expect "TORCH_TRACE vs v1 trace" 1 "$SG" gate "$T/old.torch_trace" "$T/new.trace.json"
+expect "TORCH_TRACE vs itself" 0 "$SG" gate "$T/new.torch_trace" "$T/new.pt2"
+# a capture folder against its own export's TORCH_TRACE log (real torch 2.14): the same domain
+C=$SRC/tests/corpus/cases
+expect "capture folder vs TORCH_TRACE log" 0 "$SG" gate "$C/err_div_view_8" "$C/err_div_view_8/torch_trace.log.gz"
+contains "a failed export is said" "note: OLD: torch raised"
+expect "export stopped on a data-dependent guard" 4 "$SG" gate "$C/dd_float_item_branch" "$C/dd_float_item_branch/torch_trace.log.gz"
+contains "data-dependent: said" "the export did not complete"
+printf '{"hello": "world"}' >"$W/case.json"
+expect "not a trace" 3 "$SG" gate "$W/case.json" "$G/new_min-2.14/new.pt2"
+
+# serving descriptors of NEW's domain
+expect "emit tensorrt" 1 "$SG" gate --emit tensorrt "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
+contains "trtexec min" "--minShapes=x:4x4"
+contains "trtexec max" "--maxShapes=x:64x4"
+expect "emit triton" 0 "$SG" gate --emit triton "$G/pytree-2.14/new.pt2" "$G/pytree-2.14/new.pt2"
+contains "triton dims" "dims: [ -1, -1, 4 ]"
+contains "triton type" "data_type: TYPE_FP32"
+contains "triton full shapes" "max_batch_size: 0"
+expect "emit dynamic-shapes" 0 "$SG" gate --emit dynamic-shapes "$G/pytree-2.14/new.pt2" "$G/pytree-2.14/new.pt2"
+contains "dynamic_shapes derived" "'mask': {0: inputs_a_0, 1: 2*_inputs_a_1}"
+expect "emit dynamic-shapes: a hole is AUTO" 0 "$SG" gate --emit dynamic-shapes "$G/new_hole-2.14/new.pt2" "$G/new_hole-2.14/new.pt2"
+contains "hole AUTO" "{'x': {0: Dim.AUTO}}"
+expect "emit from a trace: opt is its example" 0 "$SG" gate --emit tensorrt "$G/deep48-2.14/new.trace.json" "$G/deep48-2.14/new.trace.json"
+contains "trace opt" "--optShapes=x:2x8x4"
+expect "serving in JSON" 1 "$SG" gate --json --emit tensorrt "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
+contains "serving verified" '"dynamic_shapes_verified": true'
+expect "emit bad kind" 2 "$SG" gate --emit onnx "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
+expect "emit on a changed signature" 1 "$SG" gate --emit triton "$G/sig_added-2.14/old.pt2" "$G/sig_added-2.14/new.pt2"
+ok "emit on a changed signature: said" grep -qF "no serving descriptors: the signature changed" "$ERR"
+
+# the policy in the Python dynamic_shapes form (read, never run)
+cat >"$W/batch64.py" <<'PY'
+from torch.export import Dim
+batch = Dim('batch', min=1, max=64)   # what production sends
+dynamic_shapes = {'x': {0: batch}}
+PY
+expect "python policy violated" 1 "$SG" gate --policy "$W/batch64.py" "$G/narrow_max-2.14/old.pt2" "$G/narrow_max-2.14/new.pt2"
+contains "python policy witness" "policy: NEW rejects ['x']=[33, 4], which the policy requires"
+expect "python policy holds" 0 "$SG" gate --policy "$W/batch64.py" "$G/widen_max-2.14/old.pt2" "$G/widen_max-2.14/new.pt2"
+printf "b = Dim('b', min=2, max=64)\n{'x': {0: b}, 'y': (b, None)}\n" >"$W/shared.py"
+expect "python policy: a shared Dim is a relation NEW may require" 0 "$SG" gate --policy "$W/shared.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+printf "{'x': {0: Dim.AUTO}, 'y': {0: 7}}\n" >"$W/static.py"
+expect "python policy: an int requires that size" 1 "$SG" gate --policy "$W/static.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.trace.json"
+contains "python policy: the size required" "['y']=[7, 4], which the policy requires"
+printf "b = Dim('b', min=2, max=64)\n{'x': {0: b}, 'y': {0: bb}}\n" >"$W/undef.py"
+expect "python policy: an undefined name" 3 "$SG" gate --policy "$W/undef.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+ok "python policy: line:col" grep -qF "policy: 2:24: a name not defined above" "$ERR"
+printf "{'x': {0: Dim('b', min=2, foo=3)}}\n" >"$W/kw.py"
+expect "python policy: an unknown keyword" 3 "$SG" gate --policy "$W/kw.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+ok "python policy: keyword line:col" grep -qF "policy: 1:30: expected min=INT or max=INT" "$ERR"
+printf "import os\nos.system('true')\n" >"$W/code.py"
+expect "python policy: code is not read" 3 "$SG" gate --policy "$W/code.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -21,6 +21,13 @@ Subcommands (from the top of the checkout):
                             build/shapegate, outside), run (in both chroots) and report
   export TAG [PAIR...]      inside a chroot (TAG 2.14 in forky, 2.6 in trixie): export the pairs
   cross-old | cross-new     inside trixie / forky: the two halves of the cross-version pairs
+  traces TAG [PAIR...]      inside a chroot: each pair's two versions exported again under
+                            shapegate's capture (python/), the trace of the export torch accepted
+                            written as <pair>-TAG/{old,new}.trace.json (v1 JSON traces, the gate's
+                            trace inputs)
+  torch-trace TAG PAIR      inside a chroot: the pair's two versions exported again with
+                            TORCH_TRACE set, the logs as <pair>-TAG/{old,new}.torch_trace/torch_trace.log
+  export-one PAIR HALF OUT  (used by torch-trace) export one version to OUT
   boundary-archives         inside forky: tests/data/boundaries/archives/*.pt2 (2.14 archives
                             whose guards_code holds what range_constraints does not)
   list                      the pairs
@@ -440,6 +447,35 @@ def spec_repr(spec):
     return "; ".join(["%s = %s" % kv for kv in sorted(roots.items())] + [text])
 
 
+def capture_one(v, path):
+    """Export version v as export_one does, under shapegate's capture; write the v1 trace of the
+    export torch accepted (the last call) to path."""
+    import shutil
+    import tempfile
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import shapegate
+    tmp = tempfile.mkdtemp()
+    try:
+        with shapegate.capture(out=tmp, quiet=True) as cap:
+            export_one(v, os.path.join(tmp, "model.pt2"))
+        last = [c for c in cap.calls if c.error is None][-1]
+        shutil.copyfile(last.path, path)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def cmd_traces(tag, names):
+    need_torch()
+    P = pairs()
+    for name in names or [n for n in P if P[n]["only"] in (None, tag)]:
+        d = os.path.join(GATE, "%s-%s" % (name, tag))
+        if not os.path.isdir(d):
+            continue
+        for half in ("old", "new"):
+            capture_one(P[name][half], os.path.join(d, half + ".trace.json"))
+        print("%-24s traces written" % os.path.basename(d))
+
+
 def export_one(v, path):
     """Export version v to path (refining a refused spec with torch's fixes); return its record."""
     from torch.export.dynamic_shapes import refine_dynamic_shapes_from_suggested_fixes
@@ -571,6 +607,25 @@ def main(argv):
         cmd_all(sg)
     elif cmd == "export":
         cmd_export(rest[0], rest[1:])
+    elif cmd == "torch-trace":
+        tag, name = rest[0], rest[1]
+        for half in ("old", "new"):
+            d = os.path.join(GATE, "%s-%s" % (name, tag), half + ".torch_trace")
+            tmp = d + ".tmp"
+            subprocess.run([sys.executable, __file__, "export-one", name, half, os.path.join("/tmp", "tt.pt2")],
+                           check=True, env=dict(os.environ, TORCH_TRACE=os.path.abspath(tmp)))
+            logs = [f for f in os.listdir(tmp) if f.endswith(".log")]
+            os.makedirs(d, exist_ok=True)
+            os.replace(os.path.join(tmp, logs[0]), os.path.join(d, "torch_trace.log"))
+            for f in os.listdir(tmp):
+                os.remove(os.path.join(tmp, f))
+            os.rmdir(tmp)
+            print("%s-%s %s: %s" % (name, tag, half, d))
+    elif cmd == "export-one":
+        need_torch()
+        export_one(pairs()[rest[0]][rest[1]], rest[2])
+    elif cmd == "traces":
+        cmd_traces(rest[0], rest[1:])
     elif cmd in ("cross-old", "cross-new"):
         cmd_cross(cmd[6:])
     elif cmd == "boundary-archives":

@@ -191,6 +191,51 @@ SG_API int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph
                           const char *new_name, const char *policy, const sg_check_options *opts, sg_gate **out,
                           sg_error *err);
 
+/**
+ * The two versions of sg_engine_gate_run(): each an exported program (`*_graph`, from a .pt2) or
+ * a trace (`*_trace`: a v1 JSON trace, a capture folder, a TORCH_TRACE log; trace.h), one of
+ * the two. A trace's accepted domain is the program its export makes: every input dim equals
+ * what torch traced, the spec's Dim ranges (else the traced ranges), every shape guard and
+ * runtime assert over input sizes (docs/gate.md). Fill with SG_GATE_INPUT_INIT.
+ */
+typedef struct sg_gate_input {
+    unsigned version;            /**< SG_GATE_INPUT_VERSION */
+    const sg_graph *old_graph;   /**< OLD as a program (borrowed for the call), or NULL */
+    const sg_trace *old_trace;   /**< OLD as a trace, or NULL */
+    const char *old_name;        /**< what the report calls OLD (its path), or NULL */
+    const sg_graph *new_graph;
+    const sg_trace *new_trace;
+    const char *new_name;
+    const char *policy;          /**< NUL-terminated policy (JSON or Python dynamic_shapes form), or NULL */
+    bool serving;                /**< also compute NEW's serving descriptors (sg_gate_to_serving) */
+    int64_t serving_cap;         /**< the max a descriptor gives a dim NEW leaves unbounded (0: 4096) */
+} sg_gate_input;
+
+#define SG_GATE_INPUT_VERSION 1
+#define SG_GATE_INPUT_INIT {SG_GATE_INPUT_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, 0}
+
+/**
+ * sg_engine_gate() over any mix of programs and traces, with serving descriptors on request.
+ * Same returns; also SG_EINVALID for an input version this library does not know or a side
+ * with neither (or both) of a program and a trace. sg_engine_gate() is this with two programs.
+ */
+SG_API int sg_engine_gate_run(sg_engine *e, const sg_gate_input *in, const sg_check_options *opts, sg_gate **out,
+                              sg_error *err);
+
+/** The serving descriptors sg_gate_to_serving() writes. */
+typedef enum sg_gate_serving_kind {
+    SG_GATE_SERVING_TENSORRT = 0, /**< trtexec's --minShapes/--optShapes/--maxShapes */
+    SG_GATE_SERVING_TRITON,       /**< a Triton config.pbtxt `input [...]` block (max_batch_size: 0) */
+    SG_GATE_SERVING_DYNAMIC_SHAPES /**< torch's dynamic_shapes as Python text */
+} sg_gate_serving_kind;
+
+/**
+ * One serving descriptor of NEW's verified domain as text into `*out` (sg_free()). Returns 0,
+ * SG_EINVALID (the gate was run without `serving`, or NEW's descriptors could not be computed:
+ * the message says why), SG_ENOMEM.
+ */
+SG_API int sg_gate_to_serving(char **out, const sg_gate *g, sg_gate_serving_kind kind, sg_error *err);
+
 /** The decision (SG_GATE_UNKNOWN for NULL). */
 SG_API sg_gate_verdict sg_gate_verdict_of(const sg_gate *g);
 /** "pass", "regression", "unknown". */

@@ -129,6 +129,7 @@ typedef struct sg_graph_assert {
      */
     const char *graph;
     const char *hop;              /**< target of the higher-order op holding that subgraph, NULL at top level */
+    const char *stack_trace;      /**< the node's `metadata.stack_trace` (Python frames, outermost first), or NULL */
 } sg_graph_assert;
 
 /**
