@@ -423,8 +423,14 @@ static void do_gate(sv_request *q, sg_engine *e)
     if (gate_load(q, q->fd, "old", &ao, &go) != 0 || gate_load(q, q->fd2, "new", &an, &gn) != 0)
         goto cleanup;
     if ((rc = sg_engine_gate(e, go, gn, old_name, new_name, q->policy, &q->opts, &gt, &err)) != 0) {
-        /* SG_EINVALID: the policy (the archives were read above) */
-        input_error(q, rc, &err, "invalid_policy");
+        /* SG_EINVALID: the policy (the archives were read above); text that does not parse as a
+           policy at all ("policy: LINE:COL: ...") is a malformed request, one that parses but names
+           what OLD lacks is unprocessable */
+        int line, col;
+        if (rc == SG_EINVALID && sscanf(err.msg, "policy: %d:%d:", &line, &col) == 2)
+            sv_error(q, 400, "malformed_policy", "%s", err.msg);
+        else
+            input_error(q, rc, &err, "invalid_policy");
         goto cleanup;
     }
     if ((rc = sg_gate_to_json(&json, gt, &err)) != 0) {

@@ -191,7 +191,7 @@ static int multipart_done(sv_request *q)
         return -1;
     }
     if (q->policy && strlen(q->policy) != q->policy_len) {
-        sv_error(q, 400, "malformed_json", "a NUL byte in the policy part");
+        sv_error(q, 400, "malformed_policy", "a NUL byte in the policy part");
         return -1;
     }
     return 0;

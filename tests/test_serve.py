@@ -675,7 +675,9 @@ def test_gate(s, args):
                           ("policy", None, b'{"require": {"no such dim": [1, 2]}}')])
     expect_error(s, "POST", "/v1/gate", 422, "invalid_policy", body, ct)
     body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new), ("policy", None, b"{not json")])
-    expect_error(s, "POST", "/v1/gate", 400, "malformed_json", body, ct)
+    expect_error(s, "POST", "/v1/gate", 400, "malformed_policy", body, ct)
+    body, ct = multipart([("old", "old.pt2", old), ("new", "new.pt2", new), ("policy", None, b"{'x': {0: Dim('b', min=")])
+    expect_error(s, "POST", "/v1/gate", 400, "malformed_policy", body, ct)
     expect_error(s, "GET", "/v1/gate", 405, "method_not_allowed")
     ok(healthy(s), "healthy after the gate's bad bodies")
 
