@@ -765,3 +765,17 @@ const char *corpus_expected_verify(const char *case_dir, char *buf, size_t cap)
     cJSON_Delete(e);
     return v ? buf : NULL;
 }
+
+int corpus_indexed_cases(const char *corpus_dir, const char *version, char *why, size_t cap)
+{
+    char path[4096];
+    cJSON *index;
+    int n;
+
+    snprintf(path, sizeof path, "%s/%s/index.json", corpus_dir, version);
+    if (!(index = corpus_load_json(path, why, cap)))
+        return -1;
+    n = cJSON_IsArray(index) ? cJSON_GetArraySize(index) : -1;
+    cJSON_Delete(index);
+    return n;
+}

@@ -138,6 +138,9 @@ bool corpus_save_failed(const char *case_dir);
  */
 const char *corpus_expected_verify(const char *case_dir, char *buf, size_t cap);
 
+/** How many cases `corpus_dir`/`version`/index.json lists, or -1 (the reason in `why`). */
+int corpus_indexed_cases(const char *corpus_dir, const char *version, char *why, size_t cap);
+
 /** Free an array from corpus_list_cases(). NULL-safe. */
 void corpus_free_names(char **names, size_t n);
 
