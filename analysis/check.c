@@ -1376,11 +1376,36 @@ static int phase_values(checker *c)
 
 
 /*
- * torch stopped on a data-dependent guard: the guards after it were never recorded,
- * so a "proved" is not one (a refuted dim stays refuted: a recorded guard is still
- * one the export needs). The verdict says what torch hit.
+ * Did torch stop exporting for a reason of its own, not one check interprets? The errors check
+ * reads as an answer are: a UserError (constraint violations, spec validation), torch's
+ * ConstraintViolationError (an example outside its range), a ValueError (the range conflict of a
+ * bounded hint, spec checks), Dim's AssertionError and the bare IndexError of a dim beyond the rank
+ * (invalid specs). Anything else
+ * (AttributeError, TypeError, KeyError inside torch, a kernel's RuntimeError, ...) means that the
+ * export did not complete: torch_internal is set to true for those, false for a data-dependent
+ * guard (sg_trace_torch_failed_data_dependent).
  */
-static int torch_failed(sg_report *r, const sg_trace *t, sg_error *err)
+static bool torch_did_not_complete(const sg_trace *t, bool *torch_internal)
+{
+    const char *e = sg_trace_torch_error(t);
+    *torch_internal = false;
+    if (!e || !*e)
+        return false;
+    if (sg_trace_torch_failed_data_dependent(t))
+        return true;
+    if (strstr(e, "UserError") || strstr(e, "ConstraintViolationError") || strstr(e, "AssertionError") ||
+        strstr(e, "IndexError") || strstr(e, "ValueError"))
+        return false;
+    *torch_internal = true;
+    return true;
+}
+
+/*
+ * torch stopped on a data-dependent guard, or raised inside its own code: the guards after it
+ * were never recorded, so a "proved" is not one (a refuted dim stays refuted: a recorded guard
+ * is still one the export needs). The verdict says what torch hit.
+ */
+static int torch_failed(sg_report *r, const sg_trace *t, bool torch_internal, sg_error *err)
 {
     const char *what = sg_trace_torch_error(t), *msg = sg_trace_torch_error_message(t), *dot;
     char buf[1400];
@@ -1390,9 +1415,10 @@ static int torch_failed(sg_report *r, const sg_trace *t, sg_error *err)
             set_unknown(&r->dims[i], "the export did not complete");
     dot = strrchr(what, '.');
     snprintf(buf, sizeof buf,
-             "torch failed on a data-dependent guard (%s): %s; the export did not complete, so only the guards "
+             "torch failed %s (%s): %s; the export did not complete, so only the guards "
              "recorded before it are known and nothing is proved",
-             dot ? dot + 1 : what, msg ? msg : "(no message recorded)");
+             torch_internal ? "inside its own code" : "on a data-dependent guard", dot ? dot + 1 : what,
+             msg ? msg : "(no message recorded)");
     if (!(r->torch_failed = sg__strndup(buf, strlen(buf))))
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     return 0;
@@ -1479,6 +1505,7 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     const sg_input_dim *inputs = sg_trace_inputs(t, &n);
     double start = sg_problem_now();
     int rc = 0;
+    bool internal = false;
 
     *out = NULL;
     if (!t)
@@ -1578,7 +1605,9 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
         goto cleanup;
 done:
-    if (r->verdict != SG_VERDICT_INVALID_SPEC && sg_trace_torch_failed_data_dependent(t) && (rc = torch_failed(r, t, err)))
+    /* (an internal error before the spec was built leaves nothing to decide: no_spec says so) */
+    if (r->verdict != SG_VERDICT_INVALID_SPEC && torch_did_not_complete(t, &internal) && !(internal && r->no_spec) &&
+        (rc = torch_failed(r, t, internal, err)))
         goto cleanup;
     finish_verdict(r);
     r->stats.seconds = sg_problem_now() - start;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *const corpus_versions[CORPUS_NVERSIONS] = {"cases", "cases-2.6"};
 
@@ -701,4 +702,80 @@ int corpus_case_names(const char *root, const char *version, char **names, size_
     closedir(d);
     qsort(names, n, sizeof *names, cmp_str);
     return (int)n;
+}
+
+int corpus_saved_archives(const char *corpus_dir, const char *version, char *why, size_t cap)
+{
+    char path[4096];
+    cJSON *index, *e;
+    int n = 0;
+
+    snprintf(path, sizeof path, "%s/%s/index.json", corpus_dir, version);
+    if (!(index = corpus_load_json(path, why, cap)))
+        return -1;
+    cJSON_ArrayForEach(e, index) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+        const char *outcome = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "outcome"));
+        cJSON *cj;
+        if (!name || !outcome || strcmp(outcome, "ok") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s/%s/case.json", corpus_dir, version, name);
+        if (!(cj = corpus_load_json(path, why, cap))) {
+            n = -1;
+            break;
+        }
+        if (!cJSON_GetObjectItemCaseSensitive(cj, "pt2_error"))
+            n++;
+        cJSON_Delete(cj);
+    }
+    cJSON_Delete(index);
+    return n;
+}
+
+bool corpus_save_failed(const char *case_dir)
+{
+    char path[4096], why[256];
+    cJSON *cj;
+    bool failed;
+
+    snprintf(path, sizeof path, "%s/case.json", case_dir);
+    if (!(cj = corpus_load_json(path, why, sizeof why)))
+        return false;
+    failed = cJSON_GetObjectItemCaseSensitive(cj, "pt2_error") != NULL;
+    cJSON_Delete(cj);
+    return failed;
+}
+
+const char *corpus_expected_verify(const char *case_dir, char *buf, size_t cap)
+{
+    char path[4096], why[256];
+    cJSON *e;
+    const char *v;
+
+    snprintf(path, sizeof path, "%s/expect.json", case_dir);
+    if (access(path, F_OK) != 0) {
+        snprintf(buf, cap, "ok");
+        return buf;
+    }
+    if (!(e = corpus_load_json(path, why, sizeof why)))
+        return NULL;
+    v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "expected_verify"));
+    if (v)
+        snprintf(buf, cap, "%s", v);
+    cJSON_Delete(e);
+    return v ? buf : NULL;
+}
+
+int corpus_indexed_cases(const char *corpus_dir, const char *version, char *why, size_t cap)
+{
+    char path[4096];
+    cJSON *index;
+    int n;
+
+    snprintf(path, sizeof path, "%s/%s/index.json", corpus_dir, version);
+    if (!(index = corpus_load_json(path, why, cap)))
+        return -1;
+    n = cJSON_IsArray(index) ? cJSON_GetArraySize(index) : -1;
+    cJSON_Delete(index);
+    return n;
 }

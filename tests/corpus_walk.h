@@ -114,6 +114,33 @@ cJSON *corpus_load_json(const char *path, char *why, size_t cap);
  */
 int corpus_list_cases(char ***out, size_t *n, const char *corpus_dir, const char *version);
 
+/**
+ * How many `model.pt2` torch saved in `corpus_dir`/`version`, by the corpus's own record rather
+ * than the files: the cases of its index.json whose outcome is "ok" and whose case.json has no
+ * `pt2_error` (the export succeeded and torch.export.save wrote the archive). A walker that counts
+ * the archives it found compares with this, so a lost or added archive fails it. Returns the count,
+ * or -1 when index.json or a listed case.json cannot be read (the reason in `why`).
+ */
+int corpus_saved_archives(const char *corpus_dir, const char *version, char *why, size_t cap);
+
+/**
+ * Did torch.export.save fail on the case in folder `case_dir` (its case.json has `pt2_error`)? Its
+ * model.pt2, when present, is what torch left behind: a partial archive, not one of the saved ones.
+ */
+bool corpus_save_failed(const char *case_dir);
+
+/**
+ * What `verify` must answer on the case's model.pt2, from what its loaded module did in torch: the
+ * `expected_verify` of the case's expect.json (tools/expect_12.py ran the module at the bounds of
+ * the declared ranges: "ok", "violations", "invalid_archive"), copied into `buf`; "ok" for a case
+ * without expect.json (the original corpus, whose modules accept every declared boundary shape:
+ * tests/data/boundaries); NULL when expect.json gives none (the module failed on its own example).
+ */
+const char *corpus_expected_verify(const char *case_dir, char *buf, size_t cap);
+
+/** How many cases `corpus_dir`/`version`/index.json lists, or -1 (the reason in `why`). */
+int corpus_indexed_cases(const char *corpus_dir, const char *version, char *why, size_t cap);
+
 /** Free an array from corpus_list_cases(). NULL-safe. */
 void corpus_free_names(char **names, size_t n);
 

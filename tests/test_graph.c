@@ -21,6 +21,7 @@
 #include "graph/graph_int.h"
 #include "shapegate/archive.h"
 #include "shapegate/graph.h"
+#include "corpus_walk.h"
 #include "test.h"
 #include "util/json.h"
 
@@ -726,6 +727,9 @@ static void walk(const char *dir)
         if (!(f = fopen(path, "rb")))
             continue;
         fclose(f);
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (corpus_save_failed(path)) /* torch's save raised: a partial archive (test_archive refuses it) */
+            continue;
         check_case(dir, de->d_name);
     }
     closedir(d);
