@@ -962,28 +962,117 @@ static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
     return true;
 }
 
-/*
- * torch's Dim() refuses min == max; the spec means the size itself. A copy
- * of `t` with every such named Dim (and the example at that size) made static
- * goes to *out (NULL when there is none). Returns 0 or SG_ENOMEM.
- */
-static int repair_pinned(sg_trace **out, const sg_trace *t, strs *notes, sg_error *err)
+/* Is there an earlier Dim `name` in in[0 .. i)? */
+static bool seen_before(const sg_input_dim *in, size_t i, const char *name)
 {
-    size_t n = 0, i;
+    size_t j;
+    for (j = 0; j < i; j++)
+        if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, name) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * A spec torch refuses, repaired where what it refuses says what it means
+ * (torch/validate.c has the rules and torch's words):
+ *   - Dim('dx', min=4, max=4): torch's Dim() refuses min == max; the spec means
+ *     the size itself (when the example is that size): `dx = 4`;
+ *   - an example size outside its Dim's range ("20 not in range [2, 10]"): the
+ *     range is widened to hold the example (the other way out, an example
+ *     inside the range, is the user's to choose);
+ *   - one Dim name with two definitions: one definition, the intersection of the
+ *     two ranges when it holds every example of the name, else their union;
+ *   - a derived dim whose derived min is negative: its root's min raised to the
+ *     least value that makes every derived min of that root >= 0 (>= 2 for
+ *     `root - k`, which torch re-roots at the derived dim).
+ * A copy of `t` with those edits goes to *out (NULL when there is none).
+ * Returns 0 or SG_ENOMEM.
+ */
+static int repair_spec(sg_trace **out, const sg_trace *t, strs *notes, sg_error *err)
+{
+    size_t n = 0, i, j;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
     sg_spec_edits e;
-    char num[SG_INT_STRLEN];
+    char num[SG_INT_STRLEN], n2[SG_INT_STRLEN], n3[SG_INT_STRLEN], n4[SG_INT_STRLEN];
     int rc = 0;
 
     *out = NULL;
     memset(&e, 0, sizeof e);
     for (i = 0; i < n; i++) {
-        if (in[i].kind != SG_SPEC_DIM || !one_value(in[i].min, in[i].max) || in[i].size != in[i].min.v)
+        sg_bound lo = in[i].min, hi = in[i].max, ilo, ihi, ulo, uhi;
+        bool other = false, widen = false, fits = true;
+        if (in[i].kind != SG_SPEC_DIM || seen_before(in, i, in[i].name))
             continue;
-        if ((rc = sg_spec_edits__static(&e, i, true, in[i].size, err)) != 0)
+        if (one_value(in[i].min, in[i].max) && in[i].size == in[i].min.v) {
+            if ((rc = sg_spec_edits__static(&e, i, true, in[i].size, err)) != 0)
+                goto cleanup;
+            strs_pushf(notes, "%s: Dim('%s', min=%s, max=%s) is refused by torch; a dim of one size is written as that size",
+                       in[i].source, in[i].name, sg_int_format(num, in[i].size), num);
+            continue;
+        }
+        /* the name's definitions: their intersection and their union, and every example of it */
+        ilo = ulo = lo;
+        ihi = uhi = hi;
+        for (j = i + 1; j < n; j++) {
+            if (in[j].kind != SG_SPEC_DIM || strcmp(in[j].name, in[i].name) != 0)
+                continue;
+            if (in[j].min.inf != lo.inf || in[j].min.v != lo.v || in[j].max.inf != hi.inf || in[j].max.v != hi.v)
+                other = true;
+            if (!in[j].min.inf && (ilo.inf || in[j].min.v > ilo.v))
+                ilo = in[j].min;
+            if (in[j].min.inf || (!ulo.inf && in[j].min.v < ulo.v))
+                ulo = in[j].min;
+            if (!in[j].max.inf && (ihi.inf || in[j].max.v < ihi.v))
+                ihi = in[j].max;
+            if (in[j].max.inf || (!uhi.inf && in[j].max.v > uhi.v))
+                uhi = in[j].max;
+        }
+        for (j = i; j < n; j++)
+            if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, in[i].name) == 0)
+                fits &= (ilo.inf || in[j].size >= ilo.v) && (ihi.inf || in[j].size <= ihi.v);
+        if (other) {
+            lo = fits ? ilo : ulo;
+            hi = fits ? ihi : uhi;
+            strs_pushf(notes, "Dim '%s' has two definitions: one, with the %s of their ranges", in[i].name,
+                       fits ? "intersection" : "union");
+        }
+        /* every example of the name inside the range */
+        for (j = i; j < n; j++) {
+            if (in[j].kind != SG_SPEC_DIM || strcmp(in[j].name, in[i].name) != 0)
+                continue;
+            if (!lo.inf && in[j].size < lo.v) {
+                lo.v = in[j].size;
+                widen = true;
+            }
+            if (!hi.inf && in[j].size > hi.v) {
+                hi.v = in[j].size;
+                widen = true;
+            }
+        }
+        if (widen)
+            strs_pushf(notes, "%s: the example size is outside Dim '%s' [%s, %s]: its range widened to [%s, %s] to hold "
+                       "it (or give an example inside the range)", in[i].source, in[i].name,
+                       in[i].min.inf ? "-oo" : sg_int_format(num, in[i].min.v), in[i].max.inf ? "oo" : sg_int_format(n2, in[i].max.v),
+                       lo.inf ? "-oo" : sg_int_format(n3, lo.v), hi.inf ? "oo" : sg_int_format(n4, hi.v));
+        /*
+         * derived dims of this root: torch wants a*root + b >= 0 at the root's min. For root - k
+         * torch makes the derived dim's symbol the root (x = s + k) and gives it min 2 like any
+         * root: below that its program rejects the sizes its range admits, so the min is 2 there.
+         */
+        for (j = 0; j < n; j++) {
+            sg_int a, b, need, want;
+            if (in[j].kind != SG_SPEC_DERIVED || !in[j].root_name || strcmp(in[j].root_name, in[i].name) != 0
+                || !sg_trace__derived_affine(&in[j], &a, &b) || a <= 0 || lo.inf || a * lo.v + b >= 0)
+                continue;
+            want = a == 1 ? 2 : 0;
+            need = (want - b + a - 1) / a;
+            strs_pushf(notes, "%s = %s: its min at %s's min %s is negative: %s's min raised to %s", in[j].source,
+                       in[j].name, in[i].name, sg_int_format(num, lo.v), in[i].name, sg_int_format(n2, need));
+            lo.v = need;
+            widen = true;
+        }
+        if ((other || widen) && (rc = sg_spec_edits__range(&e, in[i].name, lo, hi, err)) != 0)
             goto cleanup;
-        strs_pushf(notes, "%s: Dim('%s', min=%s, max=%s) is refused by torch; a dim of one size is written as that size",
-                   in[i].source, in[i].name, sg_int_format(num, in[i].size), num);
     }
     if (e.n && (rc = sg_trace_edit(out, t, &e, err)) != 0 && rc != SG_ENOMEM) {
         strs_pushf(notes, "repaired spec rejected: %s", err ? err->msg : "invalid");
@@ -993,6 +1082,15 @@ cleanup:
     sg_spec_edits__dispose(&e);
     return rc;
 }
+
+/*
+ * Did torch stop before it traced the model? It raised (the trace records the
+ * exception) and recorded no guard: a spec it refused while creating the
+ * inputs' symbols ("20 not in range [2, 10]") or before. Nothing about the
+ * model is known then, so a repaired spec can pass torch's spec checks but is
+ * never "verified" (a check against no guards proves nothing about the model).
+ */
+static bool untraced(const sg_trace *t) { return sg_trace_torch_error(t) && sg_trace_guard_count(t) == 0; }
 
 #define MAX_AUTO 3       /* attempts with Dim.AUTO for dependent dims */
 #define MAX_AUTO_DIMS 16 /* more refuted dims than this: no attempt */
@@ -1101,8 +1199,8 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         goto cleanup;
     }
     if (r->verdict == SG_VERDICT_INVALID_SPEC && !r->no_spec) {
-        /* a spec torch refuses to build, repaired where the trace still decides it: Dim(min=v, max=v) -> v */
-        if ((rc = repair_pinned(&cur, t, &notes, err)) != 0)
+        /* a spec torch refuses to build, repaired where what it refuses says what it means */
+        if ((rc = repair_spec(&cur, t, &notes, err)) != 0)
             goto cleanup;
         if (cur) {
             if (!budget_left(&o, total_ms, start)) {
@@ -1113,13 +1211,28 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
                 goto cleanup;
             r = rep;
             res->recheck = rep->verdict;
-            if (clean(rep)) {
+            if (untraced(t) && (clean(rep) || (rep->verdict == SG_VERDICT_UNKNOWN && !sg_trace_has_shape_env(cur)))) {
+                /* passes torch's spec checks; the model was never traced: offered as a fix, not verified
+                 * (a generated spec is only ever a verified one: none) */
+                if (m == MODE_SPEC) {
+                    res->recheck = SG_VERDICT_INVALID_SPEC;
+                    strs_pushf(&notes, "the spec itself is invalid and torch stopped before tracing the model (%s): "
+                               "`check` offers a repair; nothing was traced to generate a spec from",
+                               sg_trace_torch_error(t));
+                    goto cleanup;
+                }
+                res->untraced = true;
+                res->rounds = 1;
+                strs_pushf(&notes, "torch stopped before tracing the model (%s): the repaired spec passes torch's spec "
+                           "checks, but no guard was recorded to check it against; export with it and check the new trace",
+                           sg_trace_torch_error(t));
+            } else if (clean(rep)) {
                 res->verified = true;
                 res->rounds = 1;
             }
         }
     }
-    if (res->verified) {
+    if (res->verified || res->untraced) {
         /* repaired: nothing left to derive */
     } else if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
         res->recheck = r->verdict;
@@ -1131,7 +1244,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     repaired = cur != NULL;
     nnotes0 = notes.n;
 again:
-    for (round = res->rounds + 1; round <= MAX_ROUNDS && !res->verified; round++) {
+    for (round = res->rounds + 1; round <= MAX_ROUNDS && !res->verified && !res->untraced; round++) {
         const sg_trace *base = cur ? cur : from; /* the trace `r` was made from */
         size_t ncur = 0;
         memset(&d, 0, sizeof d);
@@ -1261,7 +1374,7 @@ again:
             rc = 0;
         }
     }
-    if (res->verified) {
+    if (res->verified || res->untraced) {
         size_t nfixed = 0;
         const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);
         const char *js = sg_trace_dynamic_shapes_json(cur);

@@ -81,7 +81,7 @@ static void add_expr(cJSON *o, const char *key, const sg_expr *e, const sg_trace
     sg_free(s);
 }
 
-/* The fixes object: {"verified", "recheck", "rounds", "lines", "spec", "python", "notes",
+/* The fixes object: {"verified", "untraced", "recheck", "rounds", "lines", "spec", "python", "notes",
  * "torch_message"} and "torch" {"lines", "verdict", "why"} when torch's lines were re-checked. */
 static cJSON *fixes_object(const sg_report *r, sg_error *err, int *rc)
 {
@@ -96,6 +96,7 @@ static cJSON *fixes_object(const sg_report *r, sg_error *err, int *rc)
         return NULL;
     }
     cJSON_AddBoolToObject(root, "verified", f->verified);
+    cJSON_AddBoolToObject(root, "untraced", f->untraced);
     cJSON_AddStringToObject(root, "recheck", sg_verdict_name(f->recheck));
     cJSON_AddNumberToObject(root, "rounds", f->rounds);
     arr = cJSON_AddArrayToObject(root, "lines");

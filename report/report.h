@@ -87,6 +87,8 @@ typedef struct sg_fixes {
     sg_fix *fixes;        /*< in torch's order: Dim lines first, each group by source name */
     size_t nfixes;
     bool verified;        /*< the fixed spec was re-checked and every dynamic dim proved */
+    bool untraced;        /*< not verified: a spec torch refused before tracing the model, repaired so that it
+                           *  passes torch's spec checks; no guard was recorded to check it against */
     sg_verdict recheck;   /*< the verdict of that re-check (SG_VERDICT_OK when verified) */
     unsigned rounds;      /*< derive-and-check rounds it took (1 when the first derivation held) */
     char *spec_json;      /*< the fixed spec, structured JSON (tests/corpus/README.md), or NULL */

@@ -271,6 +271,10 @@ static int fixes_text(sg_buf *b, const sg_report *r, unsigned flags, sg_error *e
                       f->rounds == 1 ? "" : "s");
         for (i = 0; i < f->nfixes; i++)
             sg_buf_printf(b, "  %s\n", f->fixes[i].line);
+    } else if (f->untraced) {
+        sg_buf_puts(b, "\nSuggested spec repair (not verified: torch stopped before tracing the model):\n");
+        for (i = 0; i < f->nfixes; i++)
+            sg_buf_printf(b, "  %s\n", f->fixes[i].line);
     } else {
         sg_buf_puts(b, "\nNo suggested fix: none that could be derived checks clean.\n");
     }

@@ -459,7 +459,10 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
     if (!(sub = sg__malloc(m * sizeof *sub)))
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     if (kind == 1) { /* a dict: its keys in order of first appearance */
-        sg_buf_putc(b, '{');
+        /* the spec wrote a list (or tuple) where the paths name keys: torch 2.6 names a registered
+         * dataclass's fields as keys (['p']['a']), and its spec follows the flattened fields */
+        bool as_list = items != NULL;
+        sg_buf_puts(b, as_list ? (tuple ? "{\"__tuple__\":[" : "[") : "{");
         for (i = 0; i < m && rc == 0; i++) {
             const char *ki, *kn;
             size_t kl, ns = 0;
@@ -486,7 +489,9 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
             }
             if (k++)
                 sg_buf_putc(b, ',');
-            {
+            if (as_list) {
+                child = cJSON_GetArrayItem(items, k - 1);
+            } else {
                 char *ks = sg__strndup(ki, kl);
                 if (!ks) {
                     rc = sg_error_set(err, SG_ENOMEM, "out of memory");
@@ -495,12 +500,12 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
                 sg__json_put_str(b, ks);
                 child = cJSON_IsObject(orig) ? cJSON_GetObjectItemCaseSensitive(orig, ks) : NULL;
                 sg_free(ks);
+                sg_buf_putc(b, ':');
             }
-            sg_buf_putc(b, ':');
             rc = put_struct_node(b, in, n, sub, ns, (size_t)(kn - in[members[i]].path), depth + 1, child, err);
         }
         if (rc == 0)
-            sg_buf_putc(b, '}');
+            sg_buf_puts(b, as_list ? (tuple ? "]}" : "]") : "}");
     } else { /* a list: indices 0 .. max, null where no tensor is */
         for (i = 0; i < m; i++)
             if (sg_trace__path_component(in[members[i]].path + off, &key, &keylen, &index, &next) == 2 && index > max_index)
