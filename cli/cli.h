@@ -76,6 +76,10 @@ typedef struct sg_cli_command {
 /* Print "shapegate CMD: <message>\n" to stderr (CMD omitted when NULL). */
 void sg_cli_errorf(const char *cmd, const char *fmt, ...) SG_CLI_PRINTF(2, 3);
 
+/* The library's error `msg` about input `path`: "shapegate CMD: PATH: msg", the path once (the
+ * trace loader's messages already start with it). */
+void sg_cli_path_error(const char *cmd, const char *path, const char *msg);
+
 /*
  * Report a getopt_long failure for command `cmd` (NULL: the program itself):
  * an unknown or ambiguous option, a missing or unexpected argument.

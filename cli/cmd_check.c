@@ -132,7 +132,7 @@ int sg_cmd_check(int argc, char **argv)
     a.in.opts.torch_fixes = a.in.json || a.explain;
     a.in.opts.torch_message = a.in.json || a.torch;
     if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_check(engine, t, &a.in.opts, &r, &err)) != 0) {
-        sg_cli_errorf("check", "%s: %s", argv[optind], err.msg);
+        sg_cli_path_error("check", argv[optind], err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }

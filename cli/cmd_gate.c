@@ -24,7 +24,7 @@
 
 #define CMD "gate"
 
-enum { OPT_JUNIT = 256, OPT_ANNOTATIONS, OPT_POLICY, OPT_EMIT, OPT_CAP };
+enum { OPT_JUNIT = 256, OPT_ANNOTATIONS, OPT_POLICY, OPT_EMIT, OPT_CAP, OPT_FRAME, OPT_OLD_FRAME, OPT_NEW_FRAME };
 
 static const sg_cli_opt gate_opts[] = {
     {"json", 'j', false, false, "--json               print one JSON object instead of text"},
@@ -39,6 +39,10 @@ static const sg_cli_opt gate_opts[] = {
      "                     the JSON instead, with all three in its \"serving\""},
     {"serving-cap", OPT_CAP, true, false,
      "--serving-cap N      the max a descriptor gives a dim NEW leaves unbounded (default 4096)"},
+    {"frame", OPT_FRAME, true, false,
+     "--frame N            export frame N (from 1) of OLD's and NEW's TORCH_TRACE logs holding several"},
+    {"old-frame", OPT_OLD_FRAME, true, false, "--old-frame N        export frame N of OLD's log only (overrides --frame)"},
+    {"new-frame", OPT_NEW_FRAME, true, false, "--new-frame N        export frame N of NEW's log only (overrides --frame)"},
     SG_CLI_OPT_BUDGET("Z3 resource limit per query (default 50000000; 0: none)"),
     SG_CLI_OPT_HELP,
     SG_CLI_OPT_END,
@@ -62,7 +66,8 @@ static const sg_cli_spec gate_spec = {
     gate_opts,
     "\n"
     "Exit: 0 no regression, 1 regression or changed signature, 2 usage,\n"
-    "      3 unreadable or invalid archive, 4 unknown, 5 internal error.\n",
+    "      3 unreadable or invalid input, 4 unknown, 5 internal error,\n"
+    "      7 the JUnit file refused (not a regular file).\n",
     false,
     NULL,
 };
@@ -73,6 +78,7 @@ typedef struct gate_args {
     const char *junit, *policy;
     int emit;               /* -1 none, else an sg_gate_serving_kind */
     int64_t cap;
+    unsigned frame, old_frame, new_frame; /* 0: not given (a log must then hold one export) */
 } gate_args;
 
 static int on_gate_opt(int key, const char *arg, void *ctx)
@@ -113,6 +119,15 @@ static int on_gate_opt(int key, const char *arg, void *ctx)
         a->cap = n;
         return -1;
     }
+    if (key == OPT_FRAME || key == OPT_OLD_FRAME || key == OPT_NEW_FRAME) {
+        char *end;
+        unsigned long n = strtoul(arg, &end, 10);
+        if (!*arg || *end || n < 1 || n > 1000000 || arg[0] == '-')
+            return sg_cli_usage_error(CMD, "--%s '%s': expected a frame number from 1",
+                                      key == OPT_FRAME ? "frame" : key == OPT_OLD_FRAME ? "old-frame" : "new-frame", arg);
+        *(key == OPT_FRAME ? &a->frame : key == OPT_OLD_FRAME ? &a->old_frame : &a->new_frame) = (unsigned)n;
+        return -1;
+    }
     return sg_cli_budget_option(CMD, key, arg, &a->opts);
 }
 
@@ -131,21 +146,28 @@ static bool is_zip(const char *path)
     return z;
 }
 
-/* Read `path` as a program (a .pt2: `*a`, `*g`) or a trace (`*t`); an exit code. */
-static int load(const char *path, sg_archive **a, sg_graph **g, sg_trace **t)
+/* Read `path` as a program (a .pt2: `*a`, `*g`) or a trace (`*t`): export frame `own` (its
+ * --old-frame / --new-frame), else `shared` (--frame, which only TORCH_TRACE logs take) of a
+ * TORCH_TRACE log; 0: its only one. An exit code. */
+static int load(const char *path, unsigned own, unsigned shared, sg_archive **a, sg_graph **g, sg_trace **t)
 {
     sg_error err = SG_ERROR_INIT;
+    unsigned frame = own ? own : sg_trace_is_torch_trace_path(path) ? shared : 0;
     int rc;
 
     if (is_zip(path)) {
+        if (frame > 1) {
+            sg_cli_errorf(CMD, "%s: a .pt2 archive holds one program: no export frame %u", path, frame);
+            return SG_EXIT_USAGE;
+        }
         if ((rc = sg_archive_open(a, path, NULL, &err)) != 0 || (rc = sg_graph_load(g, *a, NULL, &err)) != 0) {
-            sg_cli_errorf(CMD, "%s: %s", path, err.msg);
+            sg_cli_path_error(CMD, path, err.msg);
             return sg_cli_exit_code(rc, SG_CLI_READING);
         }
         return SG_EXIT_OK;
     }
-    if ((rc = sg_trace_load_frame(t, path, 0, &err)) != 0) {
-        sg_cli_errorf(CMD, "%s: %s", path, err.msg);
+    if ((rc = sg_trace_load_frame(t, path, frame, &err)) != 0) {
+        sg_cli_path_error(CMD, path, err.msg);
         return rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
     }
     return SG_EXIT_OK;
@@ -251,8 +273,8 @@ int sg_cmd_gate(int argc, char **argv)
         return sg_cli_usage_error(CMD, "--annotations and --json or --emit are two outputs: choose one");
     if (optind != argc - 2)
         return sg_cli_usage_error(CMD, optind >= argc ? "no inputs given" : "two inputs expected: OLD NEW");
-    if ((rc = load(argv[optind], &ao, &go, &to)) != SG_EXIT_OK
-        || (rc = load(argv[optind + 1], &an, &gn, &tn)) != SG_EXIT_OK)
+    if ((rc = load(argv[optind], a.old_frame, a.frame, &ao, &go, &to)) != SG_EXIT_OK
+        || (rc = load(argv[optind + 1], a.new_frame, a.frame, &an, &gn, &tn)) != SG_EXIT_OK)
         goto cleanup;
     if (a.policy && !(policy = read_text(a.policy))) {
         rc = SG_EXIT_INPUT;

@@ -381,7 +381,7 @@ int sg_cmd_inspect(int argc, char **argv)
 
     if ((rc = sg_archive_open(&a, argv[optind], NULL, &err)) != 0
         || (rc = sg_graph_load(&g, a, NULL, &err)) != 0) {
-        sg_cli_errorf(CMD, "%s: %s", argv[optind], err.msg);
+        sg_cli_path_error(CMD, argv[optind], err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_READING);
         goto cleanup;
     }

@@ -68,7 +68,7 @@ int sg_cmd_spec(int argc, char **argv)
         goto cleanup;
     a.opts.torch_fixes = a.opts.torch_message = a.json; /* the JSON form carries torch's text and lines */
     if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_spec(engine, t, &a.opts, &r, &err)) != 0) {
-        sg_cli_errorf("spec", "%s: %s", argv[optind], err.msg);
+        sg_cli_path_error("spec", argv[optind], err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto cleanup;
     }

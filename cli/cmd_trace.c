@@ -55,7 +55,7 @@ int sg_cmd_trace(int argc, char **argv)
     if ((rc = sg_cli_open_trace(&t, "trace", argv[optind], a.frame, a.spec_file, a.dims, a.ndims)) != SG_EXIT_OK)
         goto done;
     if ((rc = sg_trace_to_json(&text, t, &err)) != 0) {
-        sg_cli_errorf("trace", "%s: %s", argv[optind], err.msg);
+        sg_cli_path_error("trace", argv[optind], err.msg);
         rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
         goto done;
     }

@@ -103,7 +103,7 @@ int sg_cli_verify_open(sg_cli_verification *v, const char *cmd, const char *path
     if ((rc = sg_archive_open(&v->archive, path, NULL, &err)) != 0
         || (rc = sg_archive_read_model(&v->json, &v->len, NULL, v->archive, NULL, &err)) != 0
         || (rc = sg_graph_parse(&v->graph, v->json, v->len, &err)) != 0) {
-        sg_cli_errorf(cmd, "%s: %s", path, err.msg);
+        sg_cli_path_error(cmd, path, err.msg);
         return sg_cli_exit_code(rc, SG_CLI_READING);
     }
     m = sg_archive_find_model(v->archive, "model");
@@ -133,7 +133,7 @@ int sg_cli_verify_open(sg_cli_verification *v, const char *cmd, const char *path
         rc = sg_engine_verify(v->engine, &in, &v->opts, &v->report, &err);
     free(spec);
     if (rc == SG_ENOMEM || rc == SG_ERROR) {
-        sg_cli_errorf(cmd, "%s: %s", path, err.msg);
+        sg_cli_path_error(cmd, path, err.msg);
         return SG_EXIT_INTERNAL;
     }
     if (rc) {

@@ -90,6 +90,15 @@ void sg_cli_errorf(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+void sg_cli_path_error(const char *cmd, const char *path, const char *msg)
+{
+    size_t n = strlen(path);
+    if (strncmp(msg, path, n) == 0 && msg[n] == ':')
+        sg_cli_errorf(cmd, "%s", msg);
+    else
+        sg_cli_errorf(cmd, "%s: %s", path, msg);
+}
+
 int sg_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

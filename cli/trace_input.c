@@ -18,7 +18,7 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, unsigne
     *out = NULL;
     rc = sg_trace_load_frame(&t, path, frame, &err);
     if (rc) {
-        sg_cli_errorf(cmd, "%s: %s", path, err.msg);
+        sg_cli_path_error(cmd, path, err.msg);
         return rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
     }
     /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides");

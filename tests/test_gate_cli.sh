@@ -119,6 +119,23 @@ expect "capture folder vs TORCH_TRACE log" 0 "$SG" gate "$C/err_div_view_8" "$C/
 contains "a failed export is said" "note: OLD: torch raised"
 expect "export stopped on a data-dependent guard" 4 "$SG" gate "$C/dd_float_item_branch" "$C/dd_float_item_branch/torch_trace.log.gz"
 contains "data-dependent: said" "the export did not complete"
+
+# a TORCH_TRACE log of two exports: --frame picks one for both logs, --old-frame/--new-frame each
+TT=$SRC/tests/data/torch_trace/2.14
+gzip -dc "$TT/two_exports.log.gz" >"$W/two.log"
+expect "two-frame log needs --frame" 3 "$SG" gate "$W/two.log" "$W/two.log"
+ok "frame error names the choice" grep -qF "pick one with --frame 1..2" "$ERR"
+ok "path named once" [ "$(grep -o "$W/two.log" "$ERR" | wc -l)" -eq 1 ]
+expect "--frame 2: an export against itself" 0 "$SG" gate --frame 2 "$W/two.log" "$W/two.log"
+expect "--old-frame 1 --new-frame 2" 1 "$SG" gate --json --old-frame 1 --new-frame 2 "$W/two.log" "$W/two.log"
+frames=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["verdict"], [s.get("path") for s in d.get("witness", [])])')
+expect "the same frames as v1 traces" 1 "$SG" gate --json "$TT/two_exports-1.json" "$TT/two_exports-2.json"
+ok "frames gate as their v1 traces" [ "$frames" = "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["verdict"], [s.get("path") for s in d.get("witness", [])])')" ]
+expect "--frame only for logs: a v1 trace beside a log" 0 "$SG" gate --frame 2 "$TT/two_exports-2.json" "$W/two.log"
+expect "--old-frame 2 on a v1 trace" 3 "$SG" gate --old-frame 2 "$TT/two_exports-1.json" "$W/two.log"
+expect "no frame 3" 3 "$SG" gate --frame 3 "$W/two.log" "$W/two.log"
+expect "--frame 0" 2 "$SG" gate --frame 0 "$W/two.log" "$W/two.log"
+expect "--new-frame 2 on an archive" 2 "$SG" gate --new-frame 2 "$G/new_min-2.14/old.pt2" "$G/new_min-2.14/new.pt2"
 printf '{"hello": "world"}' >"$W/case.json"
 expect "not a trace" 3 "$SG" gate "$W/case.json" "$G/new_min-2.14/new.pt2"
 
