@@ -245,6 +245,8 @@ static void check_policy_reader(void)
     unsigned x = 12345;
     int bad = 0, ok = 0;
 
+    static const char flips[] = "{}[](),:=*+-'\"#\n 0aD.";
+
     test_cur_name_ = "python policy reader";
     test_cur_failed_ = 0;
     for (n = 0; n <= strlen(text) + 400; n++) {
@@ -257,7 +259,7 @@ static void check_policy_reader(void)
         else
             for (i = 0; i < 3; i++) { /* flips */
                 x = x * 1103515245u + 12345u;
-                buf[(x >> 8) % strlen(text)] = "{}[](),:=*+-'\"#\n 0aD."[(x >> 20) % 23];
+                buf[(x >> 8) % strlen(text)] = flips[(x >> 20) % (sizeof flips - 1)];
             }
         rc = sg_gate__policy_from_python(&js, buf, &err);
         if (rc == 0) {
