@@ -182,5 +182,11 @@ ok "python policy: keyword line:col" grep -qF "policy: 1:30: expected min=INT or
 printf "import os\nos.system('true')\n" >"$W/code.py"
 expect "python policy: code is not read" 3 "$SG" gate --policy "$W/code.py" "$G/new_eq-2.14/old.pt2" "$G/new_eq-2.14/new.pt2"
 
+# the committed re-export results of --emit dynamic-shapes (real torch, tools/gate_serving_check.py run)
+# are about what this binary emits
+for v in 2.14 2.6; do
+    ok "dynamic_shapes as re-exported in torch $v" python3 "$SRC/tools/gate_serving_check.py" check --torch "$v" --shapegate "$SG"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
