@@ -15,14 +15,16 @@
  * satisfiable, so the other components can keep the values of the first
  * model, and each query stays as small as the dims it is about.
  *
- * Reference counting: the context is reference-counted, so every term made
- * here is taken by kept(), which references it and pushes it on a stack;
- * release() drops the stack back to a mark at the end of each step.
+ * Terms: every question is asked through solver/query.h (no Z3 here). The
+ * terms built for one step are released at its end (sg_q_mark /
+ * sg_q_release); F, the components and their reductions live until the end
+ * of sg_infer, which releases everything built here.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/infer_impl.h"
+#include "solver/query.h"
 #include "util/util.h"
 
 #define INF_MAX_VALUES ((size_t)1 << 20)   /* sg_ints stored for points, all together */
@@ -41,10 +43,10 @@
 #define INF_REL_ROUNDS 8                   /* fit / verify rounds of the relation search */
 #define INF_MAX_CANDS 4096                 /* hole candidates from Ne / Eq guards */
 
-/* ---- A hash map from Z3 AST ids to indices, with O(1) clearing ----------------------------- */
+/* ---- A hash map from term ids to indices, with O(1) clearing ----------------------------- */
 
 typedef struct idmap {
-    unsigned *key;  /* ast id */
+    unsigned *key;  /* term id (sg_q_id) */
     unsigned *gen;  /* the generation that wrote the slot; other generations are empty */
     size_t *val;
     size_t cap, n;  /* cap: a power of two, or 0 */
@@ -134,28 +136,25 @@ static int idmap_put(idmap *m, unsigned key, size_t val)
 
 /* What the elimination learned about one connected component of the constraint set. */
 typedef struct component {
-    Z3_ast F;      /* kept conjunction of the component's conjuncts */
+    const sg_term *F; /* conjunction of the component's conjuncts */
     int state;     /* 0: not analysed, 1: univariate, 2: not univariate / too big */
     size_t w;      /* univariate: the variable that remains */
-    Z3_ast G;      /* univariate: kept formula over w alone, equivalent to the component */
+    const sg_term *G; /* univariate: formula over w alone, equivalent to the component */
 } component;
 
 typedef struct ictx {
     sg_problem *p;
-    Z3_context c;
     const sg_budget *b;
     sg_check_stats *stats;
     sg_error *err;
     int failed;               /* first failure building terms: SG_ERROR or SG_ENOMEM */
-    Z3_ast *kept;             /* referenced terms made here */
-    size_t nkept, ckept;
-    Z3_sort int_sort, bool_sort; /* referenced */
-    Z3_ast F;                 /* the constraint set: definitions and every constraint */
+    size_t mark0;             /* sg_q_mark before anything was built here */
+    const sg_term *F;         /* the constraint set: definitions and every constraint */
     size_t scope;             /* component root the current queries are about, SIZE_MAX: all of F */
     bool exotic;              /* F has free symbols other than Int constants: no components */
-    Z3_ast *vars;             /* the Int constants of F and every symbol (kept) */
+    const sg_term **vars;     /* the Int constants of F and every symbol */
     size_t nvars, cvars;
-    idmap varmap;             /* ast id -> index into vars */
+    idmap varmap;             /* term id -> index into vars */
     idmap seen;               /* scratch visited set for walks */
     size_t *symvar;           /* [nsyms] index of the symbol's variable */
     sg_int period;            /* lcm of the literal divisors of F (capped), >= 1 */
@@ -167,7 +166,7 @@ typedef struct ictx {
     /* components, for complete holes */
     bool comp_ready;
     size_t *uf;               /* [nvars] union-find parents */
-    Z3_ast *conj;             /* kept conjuncts of F */
+    const sg_term **conj;     /* conjuncts of F */
     size_t nconj, cconj;
     size_t *conj_comp;        /* [nconj] component root of each conjunct (SIZE_MAX: ground) */
     component *comps;         /* [nvars] by root */
@@ -185,7 +184,7 @@ static size_t uf_find(size_t *uf, size_t i);
  * variable is valid for F iff it is valid for its component: the other
  * components keep their values of the base point (record_point fills them in).
  */
-static Z3_ast scoped_f(const ictx *x)
+static const sg_term *scoped_f(const ictx *x)
 {
     return x->scope == SIZE_MAX || x->exotic ? x->F : x->comps[x->scope].F;
 }
@@ -196,33 +195,17 @@ static bool in_scope(ictx *x, size_t v)
     return x->scope == SIZE_MAX || x->exotic || uf_find(x->uf, v) == x->scope;
 }
 
-/* The fresh result `a` of a Z3 call, referenced until release(); NULL (and failed set) on error. */
-static Z3_ast kept(ictx *x, Z3_ast a)
+/* The result `t` of a builder (solver/query.h): NULL, and failed set, when it failed. */
+static const sg_term *ok(ictx *x, const sg_term *t)
 {
-    Z3_error_code code = Z3_get_error_code(x->c);
     if (x->failed)
         return NULL;
-    if (code != Z3_OK || !a) {
+    if (!t) {
         x->failed = SG_ERROR;
         sg_error_set(x->err, SG_ERROR, "Z3 error while inferring: %s",
-                     Z3_get_error_msg(x->c, code != Z3_OK ? code : Z3_EXCEPTION));
-        return NULL;
+                     sg_q_failed(x->p) ? sg_q_error_msg(x->p) : "no term");
     }
-    if (sg__grow((void **)&x->kept, &x->ckept, x->nkept + 1, sizeof *x->kept)) {
-        x->failed = SG_ENOMEM;
-        sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
-        return NULL;
-    }
-    Z3_inc_ref(x->c, a);
-    x->kept[x->nkept++] = a;
-    return a;
-}
-
-/* Drop the terms kept since `mark`. */
-static void release(ictx *x, size_t mark)
-{
-    while (x->nkept > mark)
-        Z3_dec_ref(x->c, x->kept[--x->nkept]);
+    return t;
 }
 
 /* The error to return once `failed` is set. */
@@ -233,76 +216,61 @@ static int failure(ictx *x)
     return x->failed ? x->failed : SG_ERROR;
 }
 
-/* ---- Term builders: kept arguments, kept result, NULL in -> NULL out ----------------------- */
+/* ---- Term builders: NULL in -> NULL out, failed set when one fails ------------------------- */
 
-static Z3_ast num(ictx *x, sg_int v)
-{
-    char buf[SG_INT_STRLEN];
-    return x->failed ? NULL : kept(x, Z3_mk_numeral(x->c, sg_int_format(buf, v), x->int_sort));
-}
+static const sg_term *num(ictx *x, sg_int v) { return x->failed ? NULL : ok(x, sg_q_num(x->p, v)); }
 
-static Z3_ast mk_le(ictx *x, Z3_ast a, Z3_ast b) { return a && b ? kept(x, Z3_mk_le(x->c, a, b)) : NULL; }
-static Z3_ast mk_ge(ictx *x, Z3_ast a, Z3_ast b) { return a && b ? kept(x, Z3_mk_ge(x->c, a, b)) : NULL; }
-static Z3_ast mk_eq(ictx *x, Z3_ast a, Z3_ast b) { return a && b ? kept(x, Z3_mk_eq(x->c, a, b)) : NULL; }
-static Z3_ast mk_not(ictx *x, Z3_ast a) { return a ? kept(x, Z3_mk_not(x->c, a)) : NULL; }
-static Z3_ast mk_mod(ictx *x, Z3_ast a, Z3_ast b) { return a && b ? kept(x, Z3_mk_mod(x->c, a, b)) : NULL; }
-static Z3_ast mk_implies(ictx *x, Z3_ast a, Z3_ast b) { return a && b ? kept(x, Z3_mk_implies(x->c, a, b)) : NULL; }
+#define INF_BINARY(name, q)                                                                        \
+    static const sg_term *name(ictx *x, const sg_term *a, const sg_term *b)                        \
+    {                                                                                              \
+        return a && b ? ok(x, q(x->p, a, b)) : NULL;                                               \
+    }
+INF_BINARY(mk_le, sg_q_le)
+INF_BINARY(mk_ge, sg_q_ge)
+INF_BINARY(mk_eq, sg_q_eq)
+INF_BINARY(mk_mod, sg_q_mod)
+INF_BINARY(mk_implies, sg_q_implies)
+INF_BINARY(mk_add, sg_q_add)
+INF_BINARY(mk_mul, sg_q_mul)
+#undef INF_BINARY
 
-static Z3_ast mk_add(ictx *x, Z3_ast a, Z3_ast b)
-{
-    Z3_ast v[2];
-    v[0] = a;
-    v[1] = b;
-    return a && b ? kept(x, Z3_mk_add(x->c, 2, v)) : NULL;
-}
+static const sg_term *mk_not(ictx *x, const sg_term *a) { return a ? ok(x, sg_q_not(x->p, a)) : NULL; }
 
-static Z3_ast mk_mul(ictx *x, Z3_ast a, Z3_ast b)
-{
-    Z3_ast v[2];
-    v[0] = a;
-    v[1] = b;
-    return a && b ? kept(x, Z3_mk_mul(x->c, 2, v)) : NULL;
-}
-
-/* The conjunction of v[0..n-1] (true when n is 0); NULL when any is NULL. */
-static Z3_ast mk_and(ictx *x, const Z3_ast *v, size_t n)
+/* The conjunction of v[0..n-1] (true when n is 0, v[0] itself when n is 1); NULL when any is NULL. */
+static const sg_term *mk_and(ictx *x, const sg_term *const *v, size_t n)
 {
     size_t i;
     if (n == 0)
-        return kept(x, Z3_mk_true(x->c));
+        return ok(x, sg_q_true(x->p));
     for (i = 0; i < n; i++)
         if (!v[i])
             return NULL;
-    return n == 1 ? v[0] : kept(x, Z3_mk_and(x->c, (unsigned)n, v));
+    return n == 1 ? v[0] : ok(x, sg_q_and(x->p, v, n));
 }
 
-static Z3_ast fresh(ictx *x, const char *prefix, Z3_sort sort)
+static const sg_term *fresh_int(ictx *x, const char *prefix)
 {
-    return x->failed ? NULL : kept(x, Z3_mk_fresh_const(x->c, prefix, sort));
+    return x->failed ? NULL : ok(x, sg_q_fresh_int(x->p, prefix));
+}
+
+static const sg_term *fresh_bool(ictx *x, const char *prefix)
+{
+    return x->failed ? NULL : ok(x, sg_q_fresh_bool(x->p, prefix));
+}
+
+static const sg_term *substitute(ictx *x, const sg_term *t, const sg_term *const *from, const sg_term *const *to,
+                                 size_t n)
+{
+    return x->failed ? NULL : ok(x, sg_q_substitute(x->p, t, from, to, n));
 }
 
 /* ---- Variables and walks ------------------------------------------------------------------- */
 
-/* Is `a` an uninterpreted Int constant (a variable of F)? */
-static bool is_int_const(ictx *x, Z3_ast a)
-{
-    Z3_app app;
-    Z3_func_decl d;
-    if (Z3_get_ast_kind(x->c, a) != Z3_APP_AST)
-        return false;
-    app = Z3_to_app(x->c, a);
-    if (Z3_get_app_num_args(x->c, app) != 0)
-        return false;
-    d = Z3_get_app_decl(x->c, app);
-    return Z3_get_decl_kind(x->c, d) == Z3_OP_UNINTERPRETED &&
-           Z3_get_sort_kind(x->c, Z3_get_sort(x->c, a)) == Z3_INT_SORT;
-}
-
 /* Add `a` (an Int constant) to the variables unless present. */
-static int add_var(ictx *x, Z3_ast a, size_t *idx)
+static int add_var(ictx *x, const sg_term *a, size_t *idx)
 {
     size_t i;
-    unsigned id = Z3_get_ast_id(x->c, a);
+    unsigned id = sg_q_id(x->p, a);
     if (idmap_get(&x->varmap, id, &i)) {
         if (idx)
             *idx = i;
@@ -311,23 +279,11 @@ static int add_var(ictx *x, Z3_ast a, size_t *idx)
     if (sg__grow((void **)&x->vars, &x->cvars, x->nvars + 1, sizeof *x->vars) ||
         idmap_put(&x->varmap, id, x->nvars))
         return sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
-    if (!kept(x, a))
-        return failure(x);
     x->vars[x->nvars] = a;
     if (idx)
         *idx = x->nvars;
     x->nvars++;
     return 0;
-}
-
-/* The literal value of a numeral, when it is one and fits. */
-static bool numeral_value(ictx *x, Z3_ast a, sg_int *v)
-{
-    const char *s;
-    if (Z3_get_ast_kind(x->c, a) != Z3_NUMERAL_AST)
-        return false;
-    s = Z3_get_numeral_string(x->c, a);
-    return s && sg_int_parse(v, s, strlen(s)) == 0;
 }
 
 typedef struct walk_out {
@@ -341,9 +297,9 @@ typedef struct walk_out {
  * known variables met; with `period`, fold literal divisors of div/mod/rem
  * into x->period. Returns 0 or SG_ENOMEM.
  */
-static int walk(ictx *x, Z3_ast t, bool collect, walk_out *out, bool period)
+static int walk(ictx *x, const sg_term *t, bool collect, walk_out *out, bool period)
 {
-    Z3_ast *stack = NULL;
+    const sg_term **stack = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
 
@@ -352,16 +308,15 @@ static int walk(ictx *x, Z3_ast t, bool collect, walk_out *out, bool period)
         return sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
     stack[n++] = t;
     while (n > 0) {
-        Z3_ast a = stack[--n];
-        unsigned id = Z3_get_ast_id(x->c, a), k, na;
-        Z3_app app;
+        const sg_term *a = stack[--n];
+        unsigned id = sg_q_id(x->p, a);
+        size_t k, na;
+        sg_int d;
         if (idmap_get(&x->seen, id, NULL))
             continue;
         if ((rc = idmap_put(&x->seen, id, 0)))
             break;
-        if (Z3_get_ast_kind(x->c, a) != Z3_APP_AST)
-            continue;
-        if (is_int_const(x, a)) {
+        if (sg_q_is_int_const(x->p, a)) {
             size_t vi;
             if (collect && (rc = add_var(x, a, NULL)))
                 break;
@@ -374,29 +329,23 @@ static int walk(ictx *x, Z3_ast t, bool collect, walk_out *out, bool period)
             }
             continue;
         }
-        app = Z3_to_app(x->c, a);
-        na = Z3_get_app_num_args(x->c, app);
-        if (collect && Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app)) == Z3_OP_UNINTERPRETED)
+        na = sg_q_nargs(x->p, a); /* 0 for numerals */
+        if (collect && sg_q_is_uninterpreted(x->p, a))
             x->exotic = true; /* an uninterpreted function or a non-Int constant */
-        if (period && na == 2) {
-            Z3_decl_kind dk = Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app));
-            sg_int d;
-            if ((dk == Z3_OP_MOD || dk == Z3_OP_IDIV || dk == Z3_OP_REM) &&
-                numeral_value(x, Z3_get_app_arg(x->c, app, 1), &d) && d != 0 && d != SG_INT_MIN) {
-                sg_int g, l;
-                if (d < 0)
-                    d = -d;
-                g = sg__gcd(x->period, d);
-                if (sg__mul(x->period / g, d, &l) && l <= INF_LCM_MAX)
-                    x->period = l;
-            }
+        if (period && sg_q_divisor(x->p, a, &d) && d != 0 && d != SG_INT_MIN) {
+            sg_int g, l;
+            if (d < 0)
+                d = -d;
+            g = sg__gcd(x->period, d);
+            if (sg__mul(x->period / g, d, &l) && l <= INF_LCM_MAX)
+                x->period = l;
         }
         if (sg__grow((void **)&stack, &cap, n + na, sizeof *stack)) {
             rc = SG_ENOMEM;
             break;
         }
         for (k = 0; k < na; k++)
-            stack[n++] = Z3_get_app_arg(x->c, app, k);
+            stack[n++] = sg_q_arg(x->p, a, k);
     }
     sg_free(stack);
     if (rc == SG_ENOMEM)
@@ -407,7 +356,7 @@ static int walk(ictx *x, Z3_ast t, bool collect, walk_out *out, bool period)
 /* ---- Queries and points -------------------------------------------------------------------- */
 
 /* Store the values of every variable in `m` as a new point; *idx = -1 when it cannot be kept. */
-static int record_point(ictx *x, Z3_model m, long *idx)
+static int record_point(ictx *x, const sg_q_model *m, long *idx)
 {
     size_t j;
     sg_int *row;
@@ -423,7 +372,7 @@ static int record_point(ictx *x, Z3_model m, long *idx)
             row[j] = PT(x, 0)[j]; /* another component: its base values */
             continue;
         }
-        if (!sg_problem_model_int(x->p, m, x->vars[j], &v) || v > INF_VALUE_LIMIT || v < -INF_VALUE_LIMIT)
+        if (!sg_q_model_int(x->p, m, x->vars[j], &v) || v > INF_VALUE_LIMIT || v < -INF_VALUE_LIMIT)
             return 0;
         row[j] = v;
     }
@@ -431,24 +380,37 @@ static int record_point(ictx *x, Z3_model m, long *idx)
     return 0;
 }
 
-/*
- * One budgeted query over hard[0..nh-1] (callers add scoped_f() themselves) under
- * `as[0..na-1]`. *res is TRUE/FALSE/UNDEF; on TRUE with `pt`, the index of the
- * model's point in *pt (-1 when it could not be kept); on FALSE with `core`,
- * the core as in sg_problem_check. After INF_MAX_UNKNOWN unknowns, or when the
- * time budget is gone, every further query answers UNDEF without running.
- */
-static int query(ictx *x, const Z3_ast *hard, size_t nh, const Z3_ast *as, size_t na, Z3_lbool *res,
-                 long *pt, size_t **core, size_t *ncore)
+/* Count an unknown answer; after INF_MAX_UNKNOWN of them, or when the time budget is gone,
+ * inference stops asking. */
+static void note_unknown(ictx *x, const char *reason)
 {
-    Z3_model m = NULL;
-    char reason[64];
+    x->unknowns++;
+    if (x->unknowns >= INF_MAX_UNKNOWN || strcmp(reason, "time budget") == 0)
+        x->dead = true;
+}
+
+/*
+ * One budgeted question over hard[0..nh-1] (callers add scoped_f() themselves)
+ * under `as[0..na-1]`. On SAT with `pt`, the index of the model's point in
+ * *pt (-1 when it could not be kept); on UNSAT with `core`, the core as in
+ * sg_q_check (the caller frees it). After INF_MAX_UNKNOWN unknowns, or when
+ * the time budget is gone, every further question answers UNKNOWN unasked.
+ */
+static int query(ictx *x, const sg_term *const *hard, size_t nh, const sg_term *const *as, size_t na,
+                 sg_q_answer *res, long *pt, size_t **core, size_t *ncore)
+{
+    sg_question q;
+    sg_q_result r;
     size_t i;
     int rc;
 
-    *res = Z3_L_UNDEF;
+    *res = SG_Q_UNKNOWN;
     if (pt)
         *pt = -1;
+    if (core) {
+        *core = NULL;
+        *ncore = 0;
+    }
     if (x->failed)
         return failure(x);
     for (i = 0; i < nh; i++)
@@ -456,26 +418,34 @@ static int query(ictx *x, const Z3_ast *hard, size_t nh, const Z3_ast *as, size_
             return failure(x);
     if (x->dead)
         return 0;
-    rc = sg_problem_check(x->p, hard, nh, as, na, x->b, x->stats, res, pt ? &m : NULL, core, ncore, reason,
-                          x->err);
-    if (rc)
-        return rc;
-    if (*res == Z3_L_UNDEF) {
-        x->unknowns++;
-        if (x->unknowns >= INF_MAX_UNKNOWN || strcmp(reason, "time budget") == 0)
-            x->dead = true;
-    } else if (*res == Z3_L_TRUE && m) {
-        rc = record_point(x, m, pt);
+    memset(&q, 0, sizeof q);
+    q.hard = hard;
+    q.nhard = nh;
+    q.assume = as;
+    q.nassume = na;
+    q.want_model = pt != NULL;
+    q.want_core = core != NULL;
+    rc = sg_q_check(x->p, &q, x->b, x->stats, &r, x->err);
+    if (!rc) {
+        *res = r.answer;
+        if (r.answer == SG_Q_UNKNOWN) {
+            note_unknown(x, r.reason);
+        } else if (r.answer == SG_Q_SAT && r.model) {
+            rc = record_point(x, r.model, pt);
+        } else if (r.answer == SG_Q_UNSAT && core) {
+            *core = r.core;
+            *ncore = r.ncore;
+            r.core = NULL;
+        }
     }
-    if (m)
-        Z3_model_dec_ref(x->c, m);
+    sg_q_result_dispose(x->p, &r);
     return rc;
 }
 
 /* Query scoped_f() and `extra` (may be NULL for the formula alone). */
-static int query_f(ictx *x, Z3_ast extra, Z3_lbool *res, long *pt)
+static int query_f(ictx *x, const sg_term *extra, sg_q_answer *res, long *pt)
 {
-    Z3_ast hard[2];
+    const sg_term *hard[2];
     hard[0] = scoped_f(x);
     hard[1] = extra;
     if (!extra && x->failed)
@@ -489,7 +459,7 @@ static int query_f(ictx *x, Z3_ast extra, Z3_lbool *res, long *pt)
 static sg_int cost_of(int dir, sg_int v) { return dir < 0 ? v : -v; }
 
 /* cost(s) <= target, as a term. */
-static Z3_ast cost_le(ictx *x, Z3_ast s, int dir, sg_int target)
+static const sg_term *cost_le(ictx *x, const sg_term *s, int dir, sg_int target)
 {
     return dir < 0 ? mk_le(x, s, num(x, target)) : mk_ge(x, s, num(x, -target));
 }
@@ -501,9 +471,9 @@ static Z3_ast cost_le(ictx *x, Z3_ast s, int dir, sg_int target)
  */
 static int ray_check(ictx *x, size_t p0, size_t p1, size_t p2, bool *proved)
 {
-    size_t mark = x->nkept, j;
-    Z3_ast *to = NULL, t, G, hard[2];
-    Z3_lbool res;
+    size_t mark = sg_q_mark(x->p), j;
+    const sg_term **to = NULL, *t, *G, *hard[2];
+    sg_q_answer res;
     int rc = 0;
 
     *proved = false;
@@ -512,7 +482,7 @@ static int ray_check(ictx *x, size_t p0, size_t p1, size_t p2, bool *proved)
     to = sg__calloc(x->nvars + 1, sizeof *to);
     if (!to)
         return sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
-    t = fresh(x, "ray!t", x->int_sort);
+    t = fresh_int(x, "ray!t");
     for (j = 0; j < x->nvars; j++) {
         sg_int d, r;
         if (!sg__sub(PT(x, p2)[j], PT(x, p1)[j], &d) || !sg__mul(d, x->period, &r))
@@ -523,15 +493,15 @@ static int ray_check(ictx *x, size_t p0, size_t p1, size_t p2, bool *proved)
         rc = failure(x);
         goto cleanup;
     }
-    G = kept(x, Z3_substitute(x->c, scoped_f(x), (unsigned)x->nvars, x->vars, to));
+    G = substitute(x, scoped_f(x), x->vars, to, x->nvars);
     hard[0] = mk_ge(x, t, num(x, 0));
     hard[1] = mk_not(x, G);
     if ((rc = query(x, hard, 2, NULL, 0, &res, NULL, NULL, NULL)))
         goto cleanup;
-    *proved = res == Z3_L_FALSE;
+    *proved = res == SG_Q_UNSAT;
 cleanup:
     sg_free(to);
-    release(x, mark);
+    sg_q_release(x->p, mark);
     return rc;
 }
 
@@ -545,8 +515,8 @@ cleanup:
  */
 static int sticky_point(ictx *x, size_t sv, int dir, size_t p1, long *out)
 {
-    size_t mark = x->nkept, j, round, nh, na;
-    Z3_ast *lits = NULL, *hard = NULL, *as = NULL;
+    size_t mark = sg_q_mark(x->p), j, round, nh, na;
+    const sg_term **lits = NULL, **hard = NULL, **as = NULL;
     size_t *asv = NULL;
     bool *loose = NULL;
     int rc = 0;
@@ -565,11 +535,11 @@ static int sticky_point(ictx *x, size_t sv, int dir, size_t p1, long *out)
     for (j = 0; j < x->nvars; j++) {
         size_t r = uf_find(x->arep, j);
         if (!loose[r] && !lits[r] && in_scope(x, j))
-            lits[r] = fresh(x, "stay", x->bool_sort);
+            lits[r] = fresh_bool(x, "stay");
     }
     for (round = 0; round < INF_STICKY_ROUNDS && !x->dead; round++) {
         size_t *core = NULL, ncore = 0;
-        Z3_lbool res;
+        sg_q_answer res;
         nh = na = 0;
         hard[nh++] = scoped_f(x);
         hard[nh++] = cost_le(x, x->vars[sv], dir, cost_of(dir, PT(x, p1)[sv]) - 1);
@@ -585,7 +555,7 @@ static int sticky_point(ictx *x, size_t sv, int dir, size_t p1, long *out)
         }
         if ((rc = query(x, hard, nh, as, na, &res, out, &core, &ncore)))
             goto cleanup;
-        if (res != Z3_L_FALSE || ncore == 0) {
+        if (res != SG_Q_UNSAT || ncore == 0) {
             sg_free(core);
             break; /* a point (or -1: unknown, not kept, or nothing better at all) */
         }
@@ -598,7 +568,7 @@ cleanup:
     sg_free(as);
     sg_free(asv);
     sg_free(loose);
-    release(x, mark);
+    sg_q_release(x->p, mark);
     return rc;
 }
 
@@ -641,7 +611,7 @@ enum { STEP_HINT, STEP_TIGHT, STEP_NEAR, STEP_BISECT, STEP_AWAY };
  */
 static int extreme(ictx *x, size_t k, int dir, sg_bound *out, bool *exact)
 {
-    size_t sv = x->symvar[k], i, best = 0, mark = x->nkept;
+    size_t sv = x->symvar[k], i, best = 0, mark = sg_q_mark(x->p);
     sg_int lbc = 0, bestc, away = 1, near = 0, hint = 0;
     bool lb_known = false;
     int step = STEP_TIGHT;
@@ -663,7 +633,7 @@ static int extreme(ictx *x, size_t k, int dir, sg_bound *out, bool *exact)
         }
     while (!(lb_known && lbc >= bestc)) {
         sg_int target;
-        Z3_lbool res;
+        sg_q_answer res;
         long pt = -1;
         if (!lb_known)
             step = STEP_AWAY;
@@ -679,10 +649,10 @@ static int extreme(ictx *x, size_t k, int dir, sg_bound *out, bool *exact)
             break;
         }
         rc = query_f(x, cost_le(x, x->vars[sv], dir, target), &res, &pt);
-        release(x, mark);
+        sg_q_release(x->p, mark);
         if (rc)
             return rc;
-        if (res == Z3_L_FALSE) {
+        if (res == SG_Q_UNSAT) {
             lbc = target + 1;
             lb_known = true;
             if (step == STEP_HINT || step == STEP_TIGHT)
@@ -693,7 +663,7 @@ static int extreme(ictx *x, size_t k, int dir, sg_bound *out, bool *exact)
                 step = STEP_BISECT;
             continue;
         }
-        if (res != Z3_L_TRUE || pt < 0)
+        if (res != SG_Q_SAT || pt < 0)
             break;
         if (step == STEP_AWAY && rays < INF_RAY_TRIES) {
             /* from the new point on, in the direction it moved; the first and fourth
@@ -760,7 +730,7 @@ static sg_int spread_gcd(const ictx *x, size_t sv)
  */
 static int congruence(ictx *x, size_t k, sg_inferred *o)
 {
-    size_t sv = x->symvar[k], mark = x->nkept;
+    size_t sv = x->symvar[k], mark = sg_q_mark(x->p);
     sg_int g = spread_gcd(x, sv);
     unsigned round;
     int rc = 0;
@@ -769,20 +739,20 @@ static int congruence(ictx *x, size_t k, sg_inferred *o)
     o->residue = 0;
     for (round = 0; round < INF_CONG_ROUNDS && g >= 2 && !x->dead; round++) {
         sg_int r, d;
-        Z3_lbool res;
+        sg_q_answer res;
         long pt = -1;
         if (!sg__pymod(PT(x, 0)[sv], g, &r))
             break;
         rc = query_f(x, mk_not(x, mk_eq(x, mk_mod(x, x->vars[sv], num(x, g)), num(x, r))), &res, &pt);
-        release(x, mark);
+        sg_q_release(x->p, mark);
         if (rc)
             return rc;
-        if (res == Z3_L_FALSE) {
+        if (res == SG_Q_UNSAT) {
             o->modulus = g;
             o->residue = r;
             break;
         }
-        if (res != Z3_L_TRUE || pt < 0 || !sg__sub(PT(x, pt)[sv], PT(x, 0)[sv], &d) || d == SG_INT_MIN)
+        if (res != SG_Q_SAT || pt < 0 || !sg__sub(PT(x, pt)[sv], PT(x, 0)[sv], &d) || d == SG_INT_MIN)
             break;
         g = sg__gcd(g, d);
     }
@@ -914,23 +884,19 @@ static size_t uf_find(size_t *uf, size_t i)
 }
 
 /* Is `a` an equation between two Int constants? */
-static bool is_var_eq(ictx *x, Z3_ast a)
+static bool is_var_eq(ictx *x, const sg_term *a)
 {
-    Z3_app app;
-    if (Z3_get_ast_kind(x->c, a) != Z3_APP_AST)
-        return false;
-    app = Z3_to_app(x->c, a);
-    return Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app)) == Z3_OP_EQ && Z3_get_app_num_args(x->c, app) == 2 &&
-           is_int_const(x, Z3_get_app_arg(x->c, app, 0)) && is_int_const(x, Z3_get_app_arg(x->c, app, 1));
+    return sg_q_op_of(x->p, a) == SG_QOP_EQ && sg_q_nargs(x->p, a) == 2 && sg_q_is_int_const(x->p, sg_q_arg(x->p, a, 0)) &&
+           sg_q_is_int_const(x->p, sg_q_arg(x->p, a, 1));
 }
 
 /*
  * Split F into conjuncts, its variables into connected components and alias
- * classes (once, from setup: the conjuncts stay kept for the whole run).
+ * classes (once, from setup: the conjuncts, parts of F, live for the whole run).
  */
 static int prepare_components(ictx *x)
 {
-    Z3_ast *stack = NULL;
+    const sg_term **stack = NULL;
     size_t n = 0, cap = 0, i, j;
     walk_out wo;
     int rc = 0;
@@ -950,25 +916,19 @@ static int prepare_components(ictx *x)
         x->uf[i] = x->arep[i] = i;
     stack[n++] = x->F;
     while (n > 0) {
-        Z3_ast a = stack[--n];
-        if (Z3_get_ast_kind(x->c, a) == Z3_APP_AST &&
-            Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, Z3_to_app(x->c, a))) == Z3_OP_AND) {
-            Z3_app app = Z3_to_app(x->c, a);
-            unsigned na = Z3_get_app_num_args(x->c, app), k;
+        const sg_term *a = stack[--n];
+        if (sg_q_op_of(x->p, a) == SG_QOP_AND) {
+            size_t na = sg_q_nargs(x->p, a), k;
             if (sg__grow((void **)&stack, &cap, n + na, sizeof *stack)) {
                 rc = sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
                 goto cleanup;
             }
             for (k = na; k > 0; k--)
-                stack[n++] = Z3_get_app_arg(x->c, app, k - 1);
+                stack[n++] = sg_q_arg(x->p, a, k - 1);
             continue;
         }
         if (sg__grow((void **)&x->conj, &x->cconj, x->nconj + 1, sizeof *x->conj)) {
             rc = sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
-            goto cleanup;
-        }
-        if (!kept(x, a)) { /* kept for the whole run: conjuncts outlive every step */
-            rc = failure(x);
             goto cleanup;
         }
         x->conj[x->nconj++] = a;
@@ -1002,7 +962,7 @@ static int prepare_components(ictx *x)
     /* the formula of every component: its conjuncts, bucketed by root */
     {
         size_t *start = sg__calloc(x->nvars + 2, sizeof *start), *fill = NULL;
-        Z3_ast *sorted = sg__calloc(x->nconj + 1, sizeof *sorted);
+        const sg_term **sorted = sg__calloc(x->nconj + 1, sizeof *sorted);
         fill = sg__calloc(x->nvars + 1, sizeof *fill);
         if (!start || !sorted || !fill) {
             sg_free(start);
@@ -1040,7 +1000,7 @@ cleanup:
 }
 
 /* The variables of term t, as a list (in wo). */
-static int vars_of(ictx *x, Z3_ast t, walk_out *wo)
+static int vars_of(ictx *x, const sg_term *t, walk_out *wo)
 {
     wo->n = 0;
     return walk(x, t, false, wo, false);
@@ -1061,7 +1021,7 @@ static int analyse_component(ictx *x, size_t sv)
     size_t root = uf_find(x->uf, sv), i, j, nvc = 0, nc = 0, round, w = SIZE_MAX;
     component *cp = &x->comps[root];
     size_t *cvars = NULL, *rep = NULL;
-    Z3_ast *cj = NULL, *from = NULL, *to = NULL;
+    const sg_term **cj = NULL, **from = NULL, **to = NULL;
     walk_out wo;
     int rc = 0;
 
@@ -1098,18 +1058,14 @@ static int analyse_component(ictx *x, size_t sv)
             cj[nc++] = x->conj[i];
     /* aliases: var = var */
     for (i = 0; i < nc; i++) {
-        Z3_app app;
-        Z3_ast a, b;
+        const sg_term *a, *b;
         size_t ia, ib;
-        if (Z3_get_ast_kind(x->c, cj[i]) != Z3_APP_AST)
+        if (sg_q_op_of(x->p, cj[i]) != SG_QOP_EQ || sg_q_nargs(x->p, cj[i]) != 2)
             continue;
-        app = Z3_to_app(x->c, cj[i]);
-        if (Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app)) != Z3_OP_EQ || Z3_get_app_num_args(x->c, app) != 2)
-            continue;
-        a = Z3_get_app_arg(x->c, app, 0);
-        b = Z3_get_app_arg(x->c, app, 1);
-        if (!is_int_const(x, a) || !is_int_const(x, b) || !idmap_get(&x->varmap, Z3_get_ast_id(x->c, a), &ia) ||
-            !idmap_get(&x->varmap, Z3_get_ast_id(x->c, b), &ib))
+        a = sg_q_arg(x->p, cj[i], 0);
+        b = sg_q_arg(x->p, cj[i], 1);
+        if (!sg_q_is_int_const(x->p, a) || !sg_q_is_int_const(x->p, b) ||
+            !idmap_get(&x->varmap, sg_q_id(x->p, a), &ia) || !idmap_get(&x->varmap, sg_q_id(x->p, b), &ib))
             continue;
         ia = uf_find(rep, ia);
         ib = uf_find(rep, ib);
@@ -1130,7 +1086,7 @@ static int analyse_component(ictx *x, size_t sv)
             goto cleanup;
         if (nf)
             for (i = 0; i < nc; i++)
-                cj[i] = kept(x, Z3_substitute(x->c, cj[i], (unsigned)nf, from, to));
+                cj[i] = substitute(x, cj[i], from, to, nf);
         if (x->failed) {
             rc = failure(x);
             goto cleanup;
@@ -1140,7 +1096,7 @@ static int analyse_component(ictx *x, size_t sv)
     for (round = 0; round <= INF_UNI_MAX_VARS; round++) {
         size_t keepv = SIZE_MAX, elim = SIZE_MAX, y = 0;
         bool others = false;
-        Z3_ast T = NULL;
+        const sg_term *T = NULL;
         for (i = 0; i < nc; i++) {
             if ((rc = vars_of(x, cj[i], &wo)))
                 goto cleanup;
@@ -1149,19 +1105,14 @@ static int analyse_component(ictx *x, size_t sv)
                     keepv = wo.idx[j];
         }
         for (i = 0; i < nc && elim == SIZE_MAX; i++) {
-            Z3_app app;
             unsigned side;
-            if (Z3_get_ast_kind(x->c, cj[i]) != Z3_APP_AST)
-                continue;
-            app = Z3_to_app(x->c, cj[i]);
-            if (Z3_get_decl_kind(x->c, Z3_get_app_decl(x->c, app)) != Z3_OP_EQ ||
-                Z3_get_app_num_args(x->c, app) != 2)
+            if (sg_q_op_of(x->p, cj[i]) != SG_QOP_EQ || sg_q_nargs(x->p, cj[i]) != 2)
                 continue;
             for (side = 0; side < 2 && elim == SIZE_MAX; side++) {
-                Z3_ast a = Z3_get_app_arg(x->c, app, side), other = Z3_get_app_arg(x->c, app, 1 - side);
+                const sg_term *a = sg_q_arg(x->p, cj[i], side), *other = sg_q_arg(x->p, cj[i], 1 - side);
                 size_t ya;
                 bool inside = false;
-                if (!is_int_const(x, a) || !idmap_get(&x->varmap, Z3_get_ast_id(x->c, a), &ya) || ya == keepv)
+                if (!sg_q_is_int_const(x->p, a) || !idmap_get(&x->varmap, sg_q_id(x->p, a), &ya) || ya == keepv)
                     continue;
                 if ((rc = vars_of(x, other, &wo)))
                     goto cleanup;
@@ -1177,7 +1128,7 @@ static int analyse_component(ictx *x, size_t sv)
         if (elim != SIZE_MAX) {
             cj[elim] = cj[--nc];
             for (i = 0; i < nc; i++)
-                cj[i] = kept(x, Z3_substitute(x->c, cj[i], 1, &x->vars[y], &T));
+                cj[i] = substitute(x, cj[i], &x->vars[y], &T, 1);
             if (x->failed) {
                 rc = failure(x);
                 goto cleanup;
@@ -1221,7 +1172,7 @@ cleanup:
  * iff G(c), or *G = NULL when the component of sv does not reduce to one.
  * Must not run inside a release() scope (see analyse_component).
  */
-static int univariate_of(ictx *x, size_t sv, Z3_ast *G, size_t *w)
+static int univariate_of(ictx *x, size_t sv, const sg_term **G, size_t *w)
 {
     size_t root;
     int rc;
@@ -1288,7 +1239,7 @@ static int add_hole(sg_inferred *o, size_t *cap, sg_int v, sg_error *err)
 }
 
 /* Conjunction: s within o's range (finite sides) and congruence. */
-static int range_terms(ictx *x, Z3_ast s, const sg_inferred *o, Z3_ast *v, size_t *n)
+static int range_terms(ictx *x, const sg_term *s, const sg_inferred *o, const sg_term **v, size_t *n)
 {
     if (!o->lo.inf)
         v[(*n)++] = mk_ge(x, s, num(x, o->lo.v));
@@ -1310,14 +1261,6 @@ static bool first_in_class(const sg_inferred *o, sg_int lo, sg_int *v)
     return sg__sub(o->residue, lo, &d) && sg__pymod(d, o->modulus, &off) && sg__add(lo, off, v);
 }
 
-/* Count an unknown answer of a query made outside query(). */
-static void note_unknown(ictx *x, const char *reason)
-{
-    x->unknowns++;
-    if (x->unknowns >= INF_MAX_UNKNOWN || strcmp(reason, "time budget") == 0)
-        x->dead = true;
-}
-
 /*
  * Enumeration: every value of the class in range that no point attains is
  * asked about on its own ("s = v": with s fixed, even nonlinear guards are
@@ -1325,13 +1268,13 @@ static void note_unknown(ictx *x, const char *reason)
  */
 static int holes_enumerate(ictx *x, size_t sv, sg_inferred *o, size_t *cap)
 {
-    size_t mark = x->nkept;
+    size_t mark = sg_q_mark(x->p);
     sg_int v;
     bool ok = first_in_class(o, o->lo.v, &v), complete = true;
     int rc = 0;
 
     for (; ok && v <= o->hi.v; ok = sg__add(v, o->modulus, &v)) {
-        Z3_lbool res;
+        sg_q_answer res;
         long pt = -1;
         if (attained(x, sv, v))
             continue;
@@ -1341,13 +1284,13 @@ static int holes_enumerate(ictx *x, size_t sv, sg_inferred *o, size_t *cap)
         }
         x->enum_budget--;
         rc = query_f(x, mk_eq(x, x->vars[sv], num(x, v)), &res, &pt);
-        release(x, mark);
+        sg_q_release(x->p, mark);
         if (rc)
             return rc;
-        if (res == Z3_L_FALSE) {
+        if (res == SG_Q_UNSAT) {
             if ((rc = add_hole(o, cap, v, x->err)))
                 return rc;
-        } else if (res != Z3_L_TRUE) {
+        } else if (res != SG_Q_SAT) {
             complete = false;
         }
     }
@@ -1360,21 +1303,20 @@ static int holes_enumerate(ictx *x, size_t sv, sg_inferred *o, size_t *cap)
  * range where G fails is a hole; they are found one by one, without F, until
  * none is left (complete) or INF_MAX_HOLES are listed.
  */
-static int holes_univariate(ictx *x, Z3_ast G, size_t w, sg_inferred *o, size_t *cap)
+static int holes_univariate(ictx *x, const sg_term *G, size_t w, sg_inferred *o, size_t *cap)
 {
-    size_t mark = x->nkept, i;
-    Z3_ast *hard = sg__calloc(INF_MAX_HOLES + 8, sizeof *hard);
+    size_t mark = sg_q_mark(x->p), i;
+    const sg_term **hard = sg__calloc(INF_MAX_HOLES + 8, sizeof *hard);
     int rc = 0;
 
     if (!hard)
         return sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
     while (!x->dead) {
         size_t nh = 0;
-        Z3_lbool res;
+        sg_question q;
+        sg_q_result r;
         sg_int v;
-        Z3_model m = NULL;
-        char reason[64];
-        bool ok;
+        bool got;
         if ((rc = range_terms(x, x->vars[w], o, hard, &nh)))
             break;
         for (i = 0; i < o->nholes; i++)
@@ -1384,26 +1326,34 @@ static int holes_univariate(ictx *x, Z3_ast G, size_t w, sg_inferred *o, size_t 
             rc = failure(x);
             break;
         }
-        rc = sg_problem_check(x->p, hard, nh, NULL, 0, x->b, x->stats, &res, &m, NULL, NULL, reason, x->err);
-        release(x, mark);
-        if (rc)
+        memset(&q, 0, sizeof q);
+        q.hard = hard;
+        q.nhard = nh;
+        q.want_model = true;
+        rc = sg_q_check(x->p, &q, x->b, x->stats, &r, x->err);
+        sg_q_release(x->p, mark);
+        if (rc) {
+            sg_q_result_dispose(x->p, &r);
             break;
-        if (res == Z3_L_FALSE) {
+        }
+        if (r.answer == SG_Q_UNSAT) {
+            sg_q_result_dispose(x->p, &r);
             o->holes_complete = true;
             break;
         }
-        if (res != Z3_L_TRUE) {
-            note_unknown(x, reason);
+        if (r.answer != SG_Q_SAT) {
+            note_unknown(x, r.reason);
+            sg_q_result_dispose(x->p, &r);
             break;
         }
-        ok = sg_problem_model_int(x->p, m, x->vars[w], &v);
-        Z3_model_dec_ref(x->c, m);
-        if (!ok || o->nholes >= INF_MAX_HOLES || has_value(o->holes, o->nholes, v))
+        got = sg_q_model_int(x->p, r.model, x->vars[w], &v);
+        sg_q_result_dispose(x->p, &r);
+        if (!got || o->nholes >= INF_MAX_HOLES || has_value(o->holes, o->nholes, v))
             break;
         if ((rc = add_hole(o, cap, v, x->err)))
             break;
     }
-    release(x, mark);
+    sg_q_release(x->p, mark);
     sg_free(hard);
     return rc;
 }
@@ -1419,7 +1369,7 @@ static int holes(ictx *x, size_t k, const cand *cands, size_t ncands, sg_inferre
 {
     size_t sv = x->symvar[k], cap = 0, i, w = 0, mark;
     sg_int span, count = -1;
-    Z3_ast G = NULL;
+    const sg_term *G = NULL;
     int rc = 0;
 
     o->holes_complete = false;
@@ -1435,18 +1385,18 @@ static int holes(ictx *x, size_t k, const cand *cands, size_t ncands, sg_inferre
         if ((rc = holes_enumerate(x, sv, o, &cap)) || o->holes_complete)
             goto done;
     }
-    mark = x->nkept;
+    mark = sg_q_mark(x->p);
     for (i = 0; i < ncands && o->nholes < INF_MAX_HOLES && !x->dead; i++) {
-        Z3_lbool res;
+        sg_q_answer res;
         long pt = -1;
         if (cands[i].k != k || !in_range(cands[i].v, o) || attained(x, sv, cands[i].v) ||
             has_value(o->holes, o->nholes, cands[i].v))
             continue;
         rc = query_f(x, mk_eq(x, x->vars[sv], num(x, cands[i].v)), &res, &pt);
-        release(x, mark);
+        sg_q_release(x->p, mark);
         if (rc)
             goto done;
-        if (res == Z3_L_FALSE && (rc = add_hole(o, &cap, cands[i].v, x->err)))
+        if (res == SG_Q_UNSAT && (rc = add_hole(o, &cap, cands[i].v, x->err)))
             goto done;
     }
 done:
@@ -1559,9 +1509,9 @@ static bool same_vec(const sg_int *a, const sg_int *b, size_t w)
 }
 
 /* Σ c_i * sym_i + c_const as a term over the relation columns. */
-static Z3_ast lin_term(ictx *x, const sg_int *row, const size_t *colk, size_t ncol)
+static const sg_term *lin_term(ictx *x, const sg_int *row, const size_t *colk, size_t ncol)
 {
-    Z3_ast acc = num(x, row[ncol]);
+    const sg_term *acc = num(x, row[ncol]);
     size_t i;
     for (i = 0; i < ncol; i++)
         if (row[i] != 0)
@@ -1707,9 +1657,9 @@ static int relations(ictx *x, sg_inferred *out, const size_t *allk, size_t nall,
             break;
         }
         for (i = 0; i < nr && !x->dead; i++) {
-            size_t nfree = 0, mark = x->nkept;
+            size_t nfree = 0, mark = sg_q_mark(x->p);
             bool known = false;
-            Z3_lbool res;
+            sg_q_answer res;
             long pt = -1;
             if (pivot[i] == SIZE_MAX)
                 continue;
@@ -1722,12 +1672,12 @@ static int relations(ictx *x, sg_inferred *out, const size_t *allk, size_t nall,
             if (known)
                 continue;
             rc = query_f(x, mk_not(x, mk_eq(x, lin_term(x, &R[i * w], colk, ncol), num(x, 0))), &res, &pt);
-            release(x, mark);
+            sg_q_release(x->p, mark);
             if (rc)
                 goto cleanup;
-            if (res == Z3_L_FALSE && nproved < w) {
+            if (res == SG_Q_UNSAT && nproved < w) {
                 memcpy(&proved[nproved++ * w], &R[i * w], w * sizeof *R);
-            } else if (res == Z3_L_TRUE && pt >= 0) {
+            } else if (res == SG_Q_SAT && pt >= 0) {
                 failed_one = true; /* the point joins the fit next round */
             }
         }
@@ -1774,13 +1724,9 @@ static int setup(ictx *x)
 {
     sg_problem *p = x->p;
     size_t i;
-    Z3_ast *parts = NULL;
+    const sg_term **parts = NULL;
     int rc = 0;
 
-    x->int_sort = Z3_mk_int_sort(x->c);
-    Z3_inc_ref(x->c, Z3_sort_to_ast(x->c, x->int_sort));
-    x->bool_sort = Z3_mk_bool_sort(x->c);
-    Z3_inc_ref(x->c, Z3_sort_to_ast(x->c, x->bool_sort));
     x->period = 1;
     x->enum_budget = INF_ENUM_BUDGET;
     parts = sg__calloc(p->ncons + 2, sizeof *parts);
@@ -1789,18 +1735,18 @@ static int setup(ictx *x)
         sg_free(parts);
         return sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
     }
-    parts[0] = p->defs;
+    parts[0] = sg_q_defs(p);
     for (i = 0; i < p->ncons; i++)
-        parts[i + 1] = p->cons[i].holds;
+        parts[i + 1] = sg_q_holds(p, i);
     x->F = mk_and(x, parts, p->ncons + 1);
     sg_free(parts);
     if (!x->F)
         return failure(x);
     /* symbols first (so that they represent their aliases), then the rest of F */
     for (i = 0; i < p->nsyms; i++) {
-        Z3_ast s = sg_smt_symbol(p->smt, p->syms[i].sym);
+        const sg_term *s = sg_q_symbol(p, p->syms[i].sym);
         if (!s)
-            return sg_error_set(x->err, SG_ERROR, "inference: symbol %zu has no Z3 constant", i);
+            return sg_error_set(x->err, SG_ERROR, "inference: symbol %zu has no solver constant", i);
         if ((rc = add_var(x, s, &x->symvar[i])))
             return rc;
     }
@@ -1839,7 +1785,7 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     sg_infer_fast fast;
     cand *cands = NULL;
     size_t ncands = 0, k, *colk = NULL, ncol = 0;
-    Z3_lbool r0;
+    sg_q_answer r0;
     long pt0 = -1;
     int rc = 0;
 
@@ -1849,7 +1795,7 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     memset(&fast, 0, sizeof fast);
     x.p = p;
     x.scope = SIZE_MAX;
-    x.c = p->ctx;
+    x.mark0 = sg_q_mark(p);
     x.b = b;
     x.stats = stats;
     x.err = err;
@@ -1881,7 +1827,7 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     fallback(&x, res);
     if ((rc = query_f(&x, NULL, &r0, &pt0)))
         goto cleanup;
-    if (r0 != Z3_L_TRUE || pt0 != 0)
+    if (r0 != SG_Q_SAT || pt0 != 0)
         goto done; /* inconsistent, unknown, or unrepresentable: the traced ranges, nothing proved */
     for (k = 0; k < p->nsyms; k++)
         if (fast.done[k]) {
@@ -1934,14 +1880,7 @@ done:
     *n = p->nsyms;
     res = NULL;
 cleanup:
-    if (x.c) {
-        release(&x, 0);
-        if (x.int_sort)
-            Z3_dec_ref(x.c, Z3_sort_to_ast(x.c, x.int_sort));
-        if (x.bool_sort)
-            Z3_dec_ref(x.c, Z3_sort_to_ast(x.c, x.bool_sort));
-    }
-    sg_free(x.kept);
+    sg_q_release(p, x.mark0);
     sg_free(x.vars);
     idmap_free(&x.varmap);
     idmap_free(&x.seen);
