@@ -119,10 +119,13 @@ int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *l
  * - a symbol's replacement `text` parsed into `*out`: a number, not a boolean;
  * - a guard of `origin` parsed from `text` (an arena string, kept as the guard's text) and
  *   added; `*out` (may be NULL) is the new guard, valid until the next add;
- * - input dim `d`'s value parsed from `text`: an integer expression. */
+ * - input dim `d`'s value parsed from `text`: an integer expression;
+ * - any integer expression from `text` into `*out`, the parse naming <field>.<key> (key NULL:
+ *   the reader's field), the sort check "<key>: '<text>' is not an integer expression". */
 int sg_trace__read_replacement(sg_trace__reader *R, const char *text, const sg_expr **out);
 int sg_trace__read_guard(sg_trace__reader *R, const char *text, sg_guard_origin origin, sg_guard **out);
 int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text);
+int sg_trace__read_int_expr(sg_trace__reader *R, const sg_expr **out, const char *text, const char *key);
 
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,

@@ -70,6 +70,14 @@ typedef struct sg_buf {
     int failed;
 } sg_buf;
 
+/*
+ * `fmt` with `ap` formatted: into `small` (`cap` bytes) when it fits, else into a new
+ * sg__malloc'd string; *out is the result (sg_free it when it is not `small`), *len its
+ * length. Returns 0, SG_ERROR (a format error) or SG_ENOMEM; *out is NULL then. `ap` is
+ * read through a copy, so the caller still owns (and va_ends) it.
+ */
+int sg__vformat(char *small, size_t cap, char **out, size_t *len, const char *fmt, va_list ap);
+
 void sg_buf_init(sg_buf *b, size_t max);
 void sg_buf_dispose(sg_buf *b);
 int sg_buf_append(sg_buf *b, const char *s, size_t n);

@@ -535,10 +535,8 @@ static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, si
         text = sg_int_format(buf, n);
     if (!text)
         return sg_trace__fail(&L->r, SG_EINVALID, "expected a size expression");
-    if ((rc = sg_trace__parse(&d->value, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
+    if ((rc = sg_trace__read_int_expr(&L->r, &d->value, text, NULL)) != 0)
         return rc;
-    if (sg_expr_sort(d->value) != SG_SORT_INT)
-        return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not an integer expression", text);
     if (!(d->traced_source = sg_trace__printf(L->r.t, "%s.size()[%d]", f->source, d->dim)))
         return sg_trace__oom(&L->r);
     return 0;

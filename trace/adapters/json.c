@@ -456,7 +456,6 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
         const cJSON *root = sg__json_get(spec, "root");
         const char *expr;
         const cJSON *rmin, *rmax;
-        char field[sizeof R->field + 16];
         d->kind = SG_SPEC_DERIVED;
         d->has_bounds = true;
         if ((rc = get_str(R, &d->name, spec, "name", true)) != 0
@@ -474,11 +473,8 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
             || (rc = read_spec_bound(R, &d->min, &d->min_unavailable, spec, "min", -1, ninf)) != 0
             || (rc = read_spec_bound(R, &d->max, &d->max_unavailable, spec, "max", 1, pinf)) != 0)
             return rc;
-        snprintf(field, sizeof field, "%s.spec.expr", R->field);
-        if ((rc = sg_trace__parse(&d->derived, R->t, expr, false, R->what, field, R->err)) != 0)
+        if ((rc = sg_trace__read_int_expr(R, &d->derived, expr, "spec.expr")) != 0)
             return rc;
-        if (sg_expr_sort(d->derived) != SG_SORT_INT)
-            return sg_trace__fail(R, SG_EINVALID, "spec.expr: '%.60s' is not an integer expression", expr);
         if ((rc = sg_trace__check_derived(R, d->derived, "spec.expr", expr, d->root_name)) != 0)
             return rc;
     } else if (strcmp(kind, "auto") == 0 || strcmp(kind, "dynamic") == 0) {
