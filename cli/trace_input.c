@@ -110,3 +110,5 @@ int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg)
         return sg_cli_budget_option(a->cmd, key, arg, &a->opts);
     }
 }
+
+int sg_cli_on_trace_option(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }
