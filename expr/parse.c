@@ -193,6 +193,17 @@ static bool enter(parser *ps)
 
 static void leave(parser *ps) { ps->nesting--; }
 
+/* `f` one nesting level deeper: NULL when it fails or the nesting is over its limit. */
+static const sg_expr *nested(parser *ps, const sg_expr *(*f)(parser *))
+{
+    const sg_expr *e;
+    if (!enter(ps))
+        return NULL;
+    e = f(ps);
+    leave(ps);
+    return e;
+}
+
 /* Function names accepted in call syntax (besides sg_kind_name of every kind). */
 static const struct {
     const char *name;
@@ -441,11 +452,7 @@ static const sg_expr *p_power(parser *ps)
         return b;
     at = ps->tok.start;
     next(ps);
-    if (!enter(ps))
-        return NULL;
-    e = p_factor(ps);
-    leave(ps);
-    if (!e)
+    if (!(e = nested(ps, p_factor)))
         return NULL;
     /* a literal exponent is sympy's Pow; anything else is PowByNatural (the Python printer's b ** e) */
     return built(ps, sg_expr_2(ps->pool, sg_expr_kind(e) == SG_INT ? SG_POW : SG_POWNAT, b, e), at);
@@ -486,11 +493,7 @@ static const sg_expr *p_factor(parser *ps)
         next(ps);
         return built(ps, sg_expr_int(ps->pool, SG_INT_MIN), at);
     }
-    if (!enter(ps))
-        return NULL;
-    a = p_factor(ps);
-    leave(ps);
-    if (!a)
+    if (!(a = nested(ps, p_factor)))
         return NULL;
     if (op == '+')
         r = a;
@@ -633,11 +636,7 @@ static const sg_expr *p_not(parser *ps)
     if (!is_kw(ps, "not"))
         return p_comparison(ps);
     next(ps);
-    if (!enter(ps))
-        return NULL;
-    a = p_not(ps);
-    leave(ps);
-    if (!a)
+    if (!(a = nested(ps, p_not)))
         return NULL;
     return built(ps, sg_expr_1(ps->pool, SG_NOT, a), at);
 }
@@ -663,11 +662,7 @@ static const sg_expr *p_ternary(parser *ps)
         return NULL;
     }
     next(ps);
-    if (!enter(ps))
-        return NULL;
-    b = p_ternary(ps);
-    leave(ps);
-    if (!b)
+    if (!(b = nested(ps, p_ternary)))
         return NULL;
     {
         const sg_expr *args[3] = {c, a, b};
