@@ -398,6 +398,20 @@ void sg_trace__set_field(sg_trace__reader *R, const char *fmt, ...)
 
 /* A range bound of var_to_range or of the spec: an integer, "oo" / "-oo" (also
  * "int_oo" / "-int_oo"). Returns 1 for any other string (left to the caller). */
+int sg_trace__get_member(sg_trace__reader *R, const cJSON **out, const cJSON *obj, const char *key,
+                         cJSON_bool (*is)(const cJSON *), const char *expected, bool name_key)
+{
+    const cJSON *j = sg__json_get(obj, key);
+    *out = NULL;
+    if (sg__json_is_none(j))
+        return 0;
+    if (!is(j))
+        return sg_trace__fail(R, SG_EINVALID, "%s%sexpected %s", name_key ? key : "", name_key ? ": " : "",
+                              expected);
+    *out = j;
+    return 0;
+}
+
 int sg_trace__read_bound(sg_trace__reader *R, sg_bound *b, const cJSON *j, const char *key)
 {
     const char *s = sg__json_str(j);

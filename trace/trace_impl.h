@@ -152,6 +152,11 @@ int sg_trace__set_spec_json(sg_trace *t, const char *json, size_t len, const cha
 /* A range bound: an integer, "oo" / "-oo" (also "int_oo" / "-int_oo"). Returns 1 for any
  * other string (left to the caller), else 0 or the failure recorded through R. */
 int sg_trace__read_bound(sg_trace__reader *R, sg_bound *b, const cJSON *j, const char *key);
+/* Member `key` of `obj` into *out when `is` (cJSON_IsObject, cJSON_IsArray, ...) accepts it;
+ * absent or null: *out NULL and 0. Otherwise the error "expected <expected>", after "<key>: "
+ * when `name_key` (a reader whose field does not name the member yet). */
+int sg_trace__get_member(sg_trace__reader *R, const cJSON **out, const cJSON *obj, const char *key,
+                         cJSON_bool (*is)(const cJSON *), const char *expected, bool name_key);
 /* A compact copy of JSON member `j` in the arena (`*out` NULL for absent / null). */
 int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j);
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */

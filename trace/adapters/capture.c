@@ -32,14 +32,7 @@ typedef struct dirload {
 static int get_typed(dirload *L, const cJSON **out, const cJSON *parent, const char *key,
                      cJSON_bool (*is)(const cJSON *), const char *what)
 {
-    const cJSON *j = sg__json_get(parent, key);
-    *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!is(j))
-        return sg_trace__fail(&L->r, SG_EINVALID, "expected %s", what);
-    *out = j;
-    return 0;
+    return sg_trace__get_member(&L->r, out, parent, key, is, what, false);
 }
 
 static int get_object(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
@@ -55,12 +48,11 @@ static int get_array(dirload *L, const cJSON **out, const cJSON *parent, const c
 /* An optional string member copied into the arena (`*out` NULL when absent or null). */
 static int get_string(dirload *L, const char **out, const cJSON *parent, const char *key)
 {
-    const cJSON *j = sg__json_get(parent, key);
+    const cJSON *j;
+    int rc;
     *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!cJSON_IsString(j))
-        return sg_trace__fail(&L->r, SG_EINVALID, "expected a string");
+    if ((rc = get_typed(L, &j, parent, key, cJSON_IsString, "a string")) != 0 || !j)
+        return rc;
     if (!(*out = sg_trace__strdup(L->r.t, j->valuestring)))
         return sg_trace__oom(&L->r);
     return 0;

@@ -239,14 +239,7 @@ typedef sg_trace__reader reader;
 static int get_typed(reader *R, const cJSON **out, const cJSON *obj, const char *key,
                      cJSON_bool (*is)(const cJSON *), const char *expected)
 {
-    const cJSON *j = sg__json_get(obj, key);
-    *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!is(j))
-        return sg_trace__fail(R, SG_EINVALID, "%s: expected %s", key, expected);
-    *out = j;
-    return 0;
+    return sg_trace__get_member(R, out, obj, key, is, expected, true);
 }
 
 /* An optional boolean member (absent or null: false). */
