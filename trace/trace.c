@@ -165,22 +165,12 @@ sg_symbol_info *sg_trace__symbol(sg_trace *t, const sg_expr *sym, bool *added)
 
 sg_guard *sg_trace__add_guard(sg_trace *t)
 {
-    sg_guard *g;
-    if (sg__grow((void **)&t->guards, &t->cguards, t->nguards + 1, sizeof *t->guards))
-        return NULL;
-    g = &t->guards[t->nguards++];
-    memset(g, 0, sizeof *g);
-    return g;
+    return sg__push((void **)&t->guards, &t->cguards, &t->nguards, sizeof *t->guards);
 }
 
 sg_input_dim *sg_trace__add_input(sg_trace *t)
 {
-    sg_input_dim *d;
-    if (sg__grow((void **)&t->inputs, &t->cinputs, t->ninputs + 1, sizeof *t->inputs))
-        return NULL;
-    d = &t->inputs[t->ninputs++];
-    memset(d, 0, sizeof *d);
-    return d;
+    return sg__push((void **)&t->inputs, &t->cinputs, &t->ninputs, sizeof *t->inputs);
 }
 
 int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool want_bool,

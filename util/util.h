@@ -56,6 +56,10 @@ void sg__free_array(void *arr, size_t n);
  * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* Append one zeroed element to `*arr` (`*n` elements of `elem` bytes, room for `*cap`):
+ * returns it (and *n grows by one), or NULL when out of memory (nothing changed). */
+void *sg__push(void **arr, size_t *cap, size_t *n, size_t elem);
+
 /*
  * sg_buf: a growable NUL-terminated byte string with a hard maximum length.
  * Appends fail with SG_ELIMIT past `max` and SG_ENOMEM when out of memory;
