@@ -584,6 +584,16 @@ static void put_sgbound(sg_buf *b, sg_bound v)
         sg__json_put_int(b, v.v);
 }
 
+/* `, "key": [lo, hi]` with null for an infinite side. */
+static void put_bound_pair(sg_buf *b, const char *key, sg_bound lo, sg_bound hi)
+{
+    sg_buf_printf(b, ", \"%s\": [", key);
+    put_sgbound(b, lo);
+    sg_buf_puts(b, ", ");
+    put_sgbound(b, hi);
+    sg_buf_putc(b, ']');
+}
+
 /* Name of a violation kind in the record: the report's names, but "spec" for an invalid spec
  * (the record's format, docs/graph.md). */
 static const char *viol_name(sg_violation_kind k) { return k == SG_VIOL_SPEC ? "spec" : sg_violation_kind_name(k); }
@@ -697,13 +707,8 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
             sg_buf_puts(&b, ", \"reason\": ");
             sg__json_put_str(&b, res->reason);
         }
-        if (d->has_bounds) {
-            sg_buf_puts(&b, ", \"declared\": [");
-            put_sgbound(&b, d->min);
-            sg_buf_puts(&b, ", ");
-            put_sgbound(&b, d->max);
-            sg_buf_putc(&b, ']');
-        }
+        if (d->has_bounds)
+            put_bound_pair(&b, "declared", d->min, d->max);
         if (inf) {
             sg_buf_puts(&b, ", \"symbol\": ");
             sg__json_put_str(&b, sg_expr_symbol_name(inf->sym));
@@ -711,11 +716,8 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
                 sg_buf_puts(&b, ", \"constant\": ");
                 sg__json_put_int(&b, inf->constant);
             }
-            sg_buf_puts(&b, ", \"range\": [");
-            put_sgbound(&b, inf->lo);
-            sg_buf_puts(&b, ", ");
-            put_sgbound(&b, inf->hi);
-            sg_buf_printf(&b, "], \"range_exact\": %s", inf->range_exact ? "true" : "false");
+            put_bound_pair(&b, "range", inf->lo, inf->hi);
+            sg_buf_printf(&b, ", \"range_exact\": %s", inf->range_exact ? "true" : "false");
             sg_buf_puts(&b, ", \"divisible_by\": ");
             sg__json_put_int(&b, inf->modulus);
             sg_buf_puts(&b, ", \"residue\": ");
