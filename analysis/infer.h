@@ -17,7 +17,7 @@
  * used. A value v of symbol s is *valid* when some assignment of all
  * variables with s = v satisfies the whole set.
  *
- * Every Z3 query goes through sg_problem_check() under `b` and is counted into
+ * Every question goes through solver/query.h (sg_q_check) under `b`, counted into
  * `stats` (may be NULL). Nothing reported is a guess: a relation, congruence
  * or hole is reported only once proved by an unsat query; a bound is flagged
  * range_exact only when it is attained and its complement proved empty (or,

@@ -134,6 +134,9 @@ typedef struct sg_cli_trace_args {
 void sg_cli_trace_args_init(sg_cli_trace_args *a, const char *cmd);
 /* Apply one of those options; -1 to go on, or an exit code (usage error, out of memory). */
 int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg);
+/* sg_cli_trace_option as an sg_cli_parse callback (`ctx`: the sg_cli_trace_args), for the
+ * commands whose options are the trace options alone. */
+int sg_cli_on_trace_option(int key, const char *arg, void *ctx);
 
 /* supervise.c: run the rest of a solver command in a child process with a hard
  * wall-clock limit (Z3 can ignore its interrupt). sg_cli_supervise() returns 0 in

@@ -84,21 +84,12 @@ typedef struct gate_args {
 static int on_gate_opt(int key, const char *arg, void *ctx)
 {
     gate_args *a = ctx;
-    if (key == 'j') {
-        a->json = true;
-        return -1;
-    }
-    if (key == OPT_ANNOTATIONS) {
-        a->annotations = true;
-        return -1;
-    }
-    if (key == OPT_JUNIT) {
-        a->junit = arg;
-        return -1;
-    }
-    if (key == OPT_POLICY) {
-        a->policy = arg;
-        return -1;
+    switch (key) {
+    case 'j': a->json = true; return -1;
+    case OPT_ANNOTATIONS: a->annotations = true; return -1;
+    case OPT_JUNIT: a->junit = arg; return -1;
+    case OPT_POLICY: a->policy = arg; return -1;
+    default: break;
     }
     if (key == OPT_EMIT) {
         if (strcmp(arg, "tensorrt") == 0)

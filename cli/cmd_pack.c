@@ -65,15 +65,11 @@ typedef struct pack_args {
 static int on_pack_opt(int key, const char *arg, void *ctx)
 {
     pack_args *a = ctx;
-    if (key == 'o') {
-        a->output = arg;
-        return -1;
+    switch (key) {
+    case 'o': a->output = arg; return -1;
+    case OPT_STRICT: a->strict = true; return -1;
+    default: return sg_cli_budget_option(CMD, key, arg, &a->opts);
     }
-    if (key == OPT_STRICT) {
-        a->strict = true;
-        return -1;
-    }
-    return sg_cli_budget_option(CMD, key, arg, &a->opts);
 }
 
 int sg_cmd_pack(int argc, char **argv)

@@ -45,8 +45,6 @@ static const sg_cli_spec spec_spec = {
     NULL,
 };
 
-static int on_spec_opt(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }
-
 int sg_cmd_spec(int argc, char **argv)
 {
     sg_cli_trace_args a;
@@ -59,7 +57,7 @@ int sg_cmd_spec(int argc, char **argv)
     int rc;
 
     sg_cli_trace_args_init(&a, "spec");
-    if ((rc = sg_cli_parse(&spec_spec, argc, argv, on_spec_opt, &a)) >= 0)
+    if ((rc = sg_cli_parse(&spec_spec, argc, argv, sg_cli_on_trace_option, &a)) >= 0)
         goto done;
     /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */
     if ((rc = sg_cli_start_solver(&sv, "spec", argc, argv, a.json, sg_cli_hard_limit(a.opts.timeout_ms, 2))) >= 0)

@@ -35,8 +35,6 @@ static const sg_cli_spec trace_spec = {
     NULL,
 };
 
-static int on_trace_opt(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }
-
 int sg_cmd_trace(int argc, char **argv)
 {
     sg_cli_trace_args a;
@@ -46,7 +44,7 @@ int sg_cmd_trace(int argc, char **argv)
     int rc;
 
     sg_cli_trace_args_init(&a, "trace");
-    if ((rc = sg_cli_parse(&trace_spec, argc, argv, on_trace_opt, &a)) >= 0)
+    if ((rc = sg_cli_parse(&trace_spec, argc, argv, sg_cli_on_trace_option, &a)) >= 0)
         goto done;
     if (optind + 1 != argc) {
         rc = sg_cli_usage_error("trace", optind >= argc ? "no INPUT given" : "one INPUT expected");

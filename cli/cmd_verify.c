@@ -156,8 +156,6 @@ int sg_cli_verdict_exit(const sg_report *r)
     }
 }
 
-static int on_verify_opt(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }
-
 int sg_cmd_verify(int argc, char **argv)
 {
     sg_cli_trace_args a;
@@ -165,7 +163,7 @@ int sg_cmd_verify(int argc, char **argv)
     int rc;
 
     sg_cli_trace_args_init(&a, CMD);
-    if ((rc = sg_cli_parse(&verify_spec, argc, argv, on_verify_opt, &a)) >= 0)
+    if ((rc = sg_cli_parse(&verify_spec, argc, argv, sg_cli_on_trace_option, &a)) >= 0)
         return rc;
     if (optind != argc - 1)
         return sg_cli_usage_error(CMD, optind >= argc ? "no archive given" : "one archive expected");

@@ -8,6 +8,35 @@
 
 #include "cli.h"
 
+/*
+ * The result of one override (sg_trace_with_spec_file / sg_trace_with_dims: status `rc`, new
+ * trace `t2`): on success `*t` becomes `t2` (when there is one; the old trace is freed) and
+ * SG_EXIT_OK is returned; on failure the error is printed with `opt` before the message, `*t` is
+ * freed, and the exit code returned: out of memory is internal, a file that could not be read
+ * (`io`: SG_EIO, SG_ELIMIT) is input, anything else is a usage error.
+ */
+static int take_override(sg_trace **t, sg_trace *t2, int rc, const sg_error *err, const char *cmd, const char *opt,
+                         bool io)
+{
+    if (rc) {
+        if (rc == SG_ENOMEM || (io && (rc == SG_EIO || rc == SG_ELIMIT))) {
+            sg_cli_errorf(cmd, "%s%s", opt, err->msg);
+            rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
+        } else {
+            rc = sg_cli_usage_error(cmd, "%s%s", opt, err->msg);
+        }
+        sg_trace_free(t2);
+        sg_trace_free(*t);
+        *t = NULL;
+        return rc;
+    }
+    if (t2) {
+        sg_trace_free(*t);
+        *t = t2;
+    }
+    return SG_EXIT_OK;
+}
+
 int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, unsigned frame, const char *spec_file,
                       const char *const *dims, size_t ndims)
 {
@@ -23,34 +52,16 @@ int sg_cli_open_trace(sg_trace **out, const char *cmd, const char *path, unsigne
     }
     /* overrides: --spec replaces the spec, then each --dim (docs/check.md, "Spec overrides");
      * each gives a new trace, the loaded one is never changed */
-    if (spec_file && (rc = sg_trace_with_spec_file(&t2, t, spec_file, &err)) != 0) {
-        if (rc == SG_EIO || rc == SG_ELIMIT || rc == SG_ENOMEM) {
-            sg_cli_errorf(cmd, "--spec %s", err.msg);
-            rc = rc == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
-        } else {
-            rc = sg_cli_usage_error(cmd, "--spec %s", err.msg);
-        }
-        sg_trace_free(t);
-        return rc;
-    }
-    if (t2) {
-        sg_trace_free(t);
-        t = t2;
+    if (spec_file) {
+        rc = sg_trace_with_spec_file(&t2, t, spec_file, &err);
+        if ((rc = take_override(&t, t2, rc, &err, cmd, "--spec ", true)) != SG_EXIT_OK)
+            return rc;
         t2 = NULL;
     }
-    if (ndims && (rc = sg_trace_with_dims(&t2, t, dims, ndims, &err)) != 0) {
-        if (rc == SG_ENOMEM) {
-            sg_cli_errorf(cmd, "%s", err.msg);
-            rc = SG_EXIT_INTERNAL;
-        } else {
-            rc = sg_cli_usage_error(cmd, "%s", err.msg);
-        }
-        sg_trace_free(t);
-        return rc;
-    }
-    if (t2) {
-        sg_trace_free(t);
-        t = t2;
+    if (ndims) {
+        rc = sg_trace_with_dims(&t2, t, dims, ndims, &err);
+        if ((rc = take_override(&t, t2, rc, &err, cmd, "", false)) != SG_EXIT_OK)
+            return rc;
     }
     /* a TORCH_TRACE log records no dynamic_shapes: say what is checked instead */
     if (!spec_file && !ndims && strcmp(cmd, "trace") != 0 && sg_trace_is_torch_trace_path(path))
@@ -99,3 +110,5 @@ int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg)
         return sg_cli_budget_option(a->cmd, key, arg, &a->opts);
     }
 }
+
+int sg_cli_on_trace_option(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }

@@ -193,6 +193,17 @@ static bool enter(parser *ps)
 
 static void leave(parser *ps) { ps->nesting--; }
 
+/* `f` one nesting level deeper: NULL when it fails or the nesting is over its limit. */
+static const sg_expr *nested(parser *ps, const sg_expr *(*f)(parser *))
+{
+    const sg_expr *e;
+    if (!enter(ps))
+        return NULL;
+    e = f(ps);
+    leave(ps);
+    return e;
+}
+
 /* Function names accepted in call syntax (besides sg_kind_name of every kind). */
 static const struct {
     const char *name;
@@ -441,11 +452,7 @@ static const sg_expr *p_power(parser *ps)
         return b;
     at = ps->tok.start;
     next(ps);
-    if (!enter(ps))
-        return NULL;
-    e = p_factor(ps);
-    leave(ps);
-    if (!e)
+    if (!(e = nested(ps, p_factor)))
         return NULL;
     /* a literal exponent is sympy's Pow; anything else is PowByNatural (the Python printer's b ** e) */
     return built(ps, sg_expr_2(ps->pool, sg_expr_kind(e) == SG_INT ? SG_POW : SG_POWNAT, b, e), at);
@@ -486,11 +493,7 @@ static const sg_expr *p_factor(parser *ps)
         next(ps);
         return built(ps, sg_expr_int(ps->pool, SG_INT_MIN), at);
     }
-    if (!enter(ps))
-        return NULL;
-    a = p_factor(ps);
-    leave(ps);
-    if (!a)
+    if (!(a = nested(ps, p_factor)))
         return NULL;
     if (op == '+')
         r = a;
@@ -543,23 +546,48 @@ static const sg_expr *p_arith(parser *ps)
     return a;
 }
 
-/* bitand := arith ('&' arith)* ; bitor := bitand ('|' bitand)* : boolean And/Or */
-static const sg_expr *p_bits(parser *ps, bool is_or)
+/*
+ * The boolean connectives, each level `operand (tok operand)*`, left-associative:
+ *   or := and ('or' and)* ; and := not ('and' not)*            (keywords)
+ *   bitor := bitand ('|' bitand)* ; bitand := arith ('&' arith)* (operators: boolean And/Or,
+ *   an error on integers)
+ */
+enum { CONN_OR, CONN_AND, CONN_BITOR, CONN_BITAND };
+static const struct {
+    const char *tok;
+    bool keyword;
+    sg_kind kind;
+} CONN[] = {{"or", true, SG_OR}, {"and", true, SG_AND}, {"|", false, SG_OR}, {"&", false, SG_AND}};
+
+static const sg_expr *p_not(parser *ps);
+static const sg_expr *p_connective(parser *ps, int level);
+
+static const sg_expr *connective_operand(parser *ps, int level)
 {
-    const char *op = is_or ? "|" : "&";
-    const sg_expr *a = is_or ? p_bits(ps, false) : p_arith(ps);
-    while (a && is_op(ps, op)) {
+    switch (level) {
+    case CONN_OR: return p_connective(ps, CONN_AND);
+    case CONN_AND: return p_not(ps);
+    case CONN_BITOR: return p_connective(ps, CONN_BITAND);
+    default: return p_arith(ps);
+    }
+}
+
+static const sg_expr *p_connective(parser *ps, int level)
+{
+    const char *tok = CONN[level].tok;
+    const sg_expr *a = connective_operand(ps, level);
+    while (a && (CONN[level].keyword ? is_kw(ps, tok) : is_op(ps, tok))) {
         size_t at = ps->tok.start;
         const sg_expr *b;
         next(ps);
-        b = is_or ? p_bits(ps, false) : p_arith(ps);
+        b = connective_operand(ps, level);
         if (!b)
             return NULL;
-        if (sg_expr_sort(a) != SG_SORT_BOOL || sg_expr_sort(b) != SG_SORT_BOOL) {
-            perr(ps, at, SG_EUNSUPPORTED, "'%s' on integers (bitwise) is not supported", op);
+        if (!CONN[level].keyword && (sg_expr_sort(a) != SG_SORT_BOOL || sg_expr_sort(b) != SG_SORT_BOOL)) {
+            perr(ps, at, SG_EUNSUPPORTED, "'%s' on integers (bitwise) is not supported", tok);
             return NULL;
         }
-        a = built(ps, sg_expr_2(ps->pool, is_or ? SG_OR : SG_AND, a, b), at);
+        a = built(ps, sg_expr_2(ps->pool, CONN[level].kind, a, b), at);
     }
     return a;
 }
@@ -580,13 +608,13 @@ static bool rel_op(const parser *ps, sg_kind *k)
 /* comparison := bitor (relop bitor)* ; a chain a < b <= c means (a < b) and (b <= c) */
 static const sg_expr *p_comparison(parser *ps)
 {
-    const sg_expr *a = p_bits(ps, true), *acc = NULL;
+    const sg_expr *a = p_connective(ps, CONN_BITOR), *acc = NULL;
     sg_kind k;
     while (a && rel_op(ps, &k)) {
         size_t at = ps->tok.start;
         const sg_expr *b, *r;
         next(ps);
-        b = p_bits(ps, true);
+        b = p_connective(ps, CONN_BITOR);
         if (!b)
             return NULL;
         r = built(ps, sg_expr_2(ps->pool, k, a, b), at);
@@ -608,33 +636,12 @@ static const sg_expr *p_not(parser *ps)
     if (!is_kw(ps, "not"))
         return p_comparison(ps);
     next(ps);
-    if (!enter(ps))
-        return NULL;
-    a = p_not(ps);
-    leave(ps);
-    if (!a)
+    if (!(a = nested(ps, p_not)))
         return NULL;
     return built(ps, sg_expr_1(ps->pool, SG_NOT, a), at);
 }
 
-/* and := not ('and' not)* ; or := and ('or' and)* */
-static const sg_expr *p_andor(parser *ps, bool is_or)
-{
-    const char *kw = is_or ? "or" : "and";
-    const sg_expr *a = is_or ? p_andor(ps, false) : p_not(ps);
-    while (a && is_kw(ps, kw)) {
-        size_t at = ps->tok.start;
-        const sg_expr *b;
-        next(ps);
-        b = is_or ? p_andor(ps, false) : p_not(ps);
-        if (!b)
-            return NULL;
-        a = built(ps, sg_expr_2(ps->pool, is_or ? SG_OR : SG_AND, a, b), at);
-    }
-    return a;
-}
-
-static const sg_expr *p_or(parser *ps) { return p_andor(ps, true); }
+static const sg_expr *p_or(parser *ps) { return p_connective(ps, CONN_OR); }
 
 /* ternary := or ['if' or 'else' ternary] */
 static const sg_expr *p_ternary(parser *ps)
@@ -655,11 +662,7 @@ static const sg_expr *p_ternary(parser *ps)
         return NULL;
     }
     next(ps);
-    if (!enter(ps))
-        return NULL;
-    b = p_ternary(ps);
-    leave(ps);
-    if (!b)
+    if (!(b = nested(ps, p_ternary)))
         return NULL;
     {
         const sg_expr *args[3] = {c, a, b};

@@ -237,6 +237,29 @@ static const char *print_into(sg_trace *t, const sg_expr *e, sg_error *err)
 
 /* The spec of input dim `d` whose size is `size`: static for a literal, a Dim for a bare
  * symbol (its declared range), a derived Dim for A*root + B, else Dim.DYNAMIC. */
+/*
+ * A new guard of `origin` in `t`: expression `e` copied into t's pool (through `cp`), its text
+ * printed. Returns the guard, or NULL with the error in *rc (the printer's, or SG_ENOMEM
+ * with nothing set: the caller reports it).
+ */
+static sg_guard *add_guard_of(sg_trace *t, sg_expr_copier *cp, const sg_expr *e, sg_guard_origin origin, int *rc,
+                              sg_error *err)
+{
+    sg_guard *gd = sg_trace__add_guard(t);
+    *rc = SG_ENOMEM;
+    if (!gd)
+        return NULL;
+    gd->origin = origin;
+    if (!(gd->text = print_into(t, e, err))) {
+        *rc = err && err->code ? err->code : SG_ENOMEM;
+        return NULL;
+    }
+    if (!(gd->expr = sg_expr_copy(cp, e)))
+        return NULL;
+    *rc = 0;
+    return gd;
+}
+
 static int dim_spec(sg_trace *t, sg_expr_copier *cp, sg_input_dim *d, const sg_graph *g, const sg_expr *size,
                     sg_error *err)
 {
@@ -419,15 +442,9 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
         sg_guard *gd;
         if (!gc->expr)
             continue;
-        if (!(gd = sg_trace__add_guard(t)))
-            goto oom;
-        gd->origin = SG_GUARD_SHAPE;
-        if (!(gd->text = print_into(t, gc->expr, err))) {
-            rc = err && err->code ? err->code : SG_ENOMEM;
-            goto cleanup;
-        }
-        if (!(gd->expr = sg_expr_copy(&cp, gc->expr))
-            || !(gd->msg = sg_trace__printf(t, "guards_code[%zu]: %s", i, gc->text)))
+        if (!(gd = add_guard_of(t, &cp, gc->expr, SG_GUARD_SHAPE, &rc, err)))
+            goto failed;
+        if (!(gd->msg = sg_trace__printf(t, "guards_code[%zu]: %s", i, gc->text)))
             goto oom;
     }
     for (i = 0; i < sg_graph_assert_count(g); i++) {
@@ -440,14 +457,9 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
             rc = sg_error_set(err, SG_EINVALID, "building the trace: assert %zu is not a boolean expression", i);
             goto cleanup;
         }
-        if (!(gd = sg_trace__add_guard(t)))
-            goto oom;
-        gd->origin = SG_GUARD_RUNTIME_ASSERT;
-        if (!(gd->text = print_into(t, a->expr, err))) {
-            rc = err && err->code ? err->code : SG_ENOMEM;
-            goto cleanup;
-        }
-        if (!(gd->expr = sg_expr_copy(&cp, a->expr)) || (msg && !(gd->msg = sg_trace__strdup(t, msg))))
+        if (!(gd = add_guard_of(t, &cp, a->expr, SG_GUARD_RUNTIME_ASSERT, &rc, err)))
+            goto failed;
+        if (msg && !(gd->msg = sg_trace__strdup(t, msg)))
             goto oom;
     }
     for (i = 0; i < sg_graph_input_count(g); i++) {
@@ -479,6 +491,9 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
     *out = t;
     t = NULL;
     goto cleanup;
+failed:
+    if (rc != SG_ENOMEM || (err && err->code))
+        goto cleanup;
 oom:
     rc = sg_error_set(err, SG_ENOMEM, "out of memory building the trace");
 cleanup:
@@ -567,6 +582,16 @@ static void put_sgbound(sg_buf *b, sg_bound v)
         sg_buf_puts(b, "null");
     else
         sg__json_put_int(b, v.v);
+}
+
+/* `, "key": [lo, hi]` with null for an infinite side. */
+static void put_bound_pair(sg_buf *b, const char *key, sg_bound lo, sg_bound hi)
+{
+    sg_buf_printf(b, ", \"%s\": [", key);
+    put_sgbound(b, lo);
+    sg_buf_puts(b, ", ");
+    put_sgbound(b, hi);
+    sg_buf_putc(b, ']');
 }
 
 /* Name of a violation kind in the record: the report's names, but "spec" for an invalid spec
@@ -682,13 +707,8 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
             sg_buf_puts(&b, ", \"reason\": ");
             sg__json_put_str(&b, res->reason);
         }
-        if (d->has_bounds) {
-            sg_buf_puts(&b, ", \"declared\": [");
-            put_sgbound(&b, d->min);
-            sg_buf_puts(&b, ", ");
-            put_sgbound(&b, d->max);
-            sg_buf_putc(&b, ']');
-        }
+        if (d->has_bounds)
+            put_bound_pair(&b, "declared", d->min, d->max);
         if (inf) {
             sg_buf_puts(&b, ", \"symbol\": ");
             sg__json_put_str(&b, sg_expr_symbol_name(inf->sym));
@@ -696,11 +716,8 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
                 sg_buf_puts(&b, ", \"constant\": ");
                 sg__json_put_int(&b, inf->constant);
             }
-            sg_buf_puts(&b, ", \"range\": [");
-            put_sgbound(&b, inf->lo);
-            sg_buf_puts(&b, ", ");
-            put_sgbound(&b, inf->hi);
-            sg_buf_printf(&b, "], \"range_exact\": %s", inf->range_exact ? "true" : "false");
+            put_bound_pair(&b, "range", inf->lo, inf->hi);
+            sg_buf_printf(&b, ", \"range_exact\": %s", inf->range_exact ? "true" : "false");
             sg_buf_puts(&b, ", \"divisible_by\": ");
             sg__json_put_int(&b, inf->modulus);
             sg_buf_puts(&b, ", \"residue\": ");

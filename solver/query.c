@@ -342,3 +342,35 @@ void sg_solver_version(char *buf, size_t cap)
     Z3_get_version(&major, &minor, &build, &rev);
     snprintf(buf, cap, "%u.%u.%u", major, minor, build);
 }
+
+/* ---- Added for analysis/infer.c: structure and errors ---------------------------------------- */
+
+bool sg_q_is_uninterpreted(sg_problem *p, const sg_term *t)
+{
+    Z3_app app;
+    return app_of(p, t, &app) && Z3_get_decl_kind(p->ctx, Z3_get_app_decl(p->ctx, app)) == Z3_OP_UNINTERPRETED;
+}
+
+bool sg_q_divisor(sg_problem *p, const sg_term *t, sg_int *divisor)
+{
+    Z3_app app;
+    Z3_decl_kind dk;
+    Z3_ast d;
+    const char *txt;
+    if (!app_of(p, t, &app) || Z3_get_app_num_args(p->ctx, app) != 2)
+        return false;
+    dk = Z3_get_decl_kind(p->ctx, Z3_get_app_decl(p->ctx, app));
+    if (dk != Z3_OP_MOD && dk != Z3_OP_IDIV && dk != Z3_OP_REM)
+        return false;
+    d = Z3_get_app_arg(p->ctx, app, 1);
+    if (Z3_get_ast_kind(p->ctx, d) != Z3_NUMERAL_AST)
+        return false;
+    txt = Z3_get_numeral_string(p->ctx, d);
+    return txt && sg_int_parse(divisor, txt, strlen(txt)) == 0;
+}
+
+const char *sg_q_error_msg(const sg_problem *p)
+{
+    Z3_error_code code = Z3_get_error_code(p->ctx);
+    return code == Z3_OK ? "" : Z3_get_error_msg(p->ctx, code);
+}

@@ -119,6 +119,9 @@ void sg_q_release(struct sg_problem *p, size_t mark);
 /* SG_ERROR when Z3 reported an error in the problem's context (every builder then returns
  * NULL), else 0. */
 int sg_q_failed(const struct sg_problem *p);
+/* Z3's message for the error sg_q_failed reports ("" when there is none); borrowed, valid
+ * until the next Z3 call on the problem. */
+const char *sg_q_error_msg(const struct sg_problem *p);
 
 /* ---- Looking into terms (for analyses that read the structure of the constraints) ------- */
 
@@ -143,6 +146,13 @@ unsigned sg_q_id(struct sg_problem *p, const sg_term *t);
 bool sg_q_is_int_const(struct sg_problem *p, const sg_term *t);
 /* The value of an integer numeral; false when `t` is none or it does not fit sg_int. */
 bool sg_q_num_value(struct sg_problem *p, const sg_term *t, sg_int *out);
+/* An application of an uninterpreted symbol (a constant of any sort, or a function with
+ * arguments): true also for what sg_q_is_int_const accepts. */
+bool sg_q_is_uninterpreted(struct sg_problem *p, const sg_term *t);
+/* A division by a literal: t is mod, integer div or rem with an integer numeral as its
+ * second argument; *divisor is that numeral (it may be 0 or negative). False otherwise, or
+ * when the numeral does not fit sg_int. */
+bool sg_q_divisor(struct sg_problem *p, const sg_term *t, sg_int *divisor);
 
 /* ---- Questions ------------------------------------------------------------------------- */
 

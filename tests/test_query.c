@@ -272,6 +272,16 @@ static void test_structure(void)
     CHECK_EQ_INT(sg_q_op_of(f.p, sg_q_mul(f.p, a, b)), SG_QOP_MUL);
     CHECK_EQ_INT(sg_q_op_of(f.p, sg_q_mod(f.p, a, b)), SG_QOP_MOD);
     CHECK_EQ_INT(sg_q_op_of(f.p, sg_q_true(f.p)), SG_QOP_TRUE);
+    /* divisions by a literal, uninterpreted symbols */
+    CHECK(sg_q_divisor(f.p, sg_q_mod(f.p, a, sg_q_num(f.p, -8)), &v) && v == -8);
+    CHECK(!sg_q_divisor(f.p, sg_q_mod(f.p, b, a), &v));
+    CHECK(!sg_q_divisor(f.p, sg_q_add(f.p, a, b), &v));
+    CHECK(!sg_q_divisor(f.p, a, &v));
+    CHECK(sg_q_is_uninterpreted(f.p, a));
+    CHECK(sg_q_is_uninterpreted(f.p, sg_q_literal(f.p, "lit!2")));
+    CHECK(!sg_q_is_uninterpreted(f.p, b));
+    CHECK(!sg_q_is_uninterpreted(f.p, e));
+    CHECK(strcmp(sg_q_error_msg(f.p), "") == 0);
     CHECK_EQ_INT(sg_q_op_of(f.p, sg_q_literal(f.p, "lit!1")), SG_QOP_CONST);
     CHECK_EQ_INT(sg_q_id(f.p, sg_q_literal(f.p, "lit!1")), sg_q_id(f.p, sg_q_literal(f.p, "lit!1")));
     CHECK(sg_q_id(f.p, sg_q_fresh_bool(f.p, "f")) != sg_q_id(f.p, sg_q_fresh_bool(f.p, "f")));

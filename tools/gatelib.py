@@ -252,15 +252,22 @@ class Archive:
         h = hi if hi is not None else LARGE[0]
         return sorted({v for v in (lo - 1, lo, lo + 1, h - 1, h, h + 1, 2, 7, 8, 16) if v >= 0})
 
-    def grid(self, large=LARGE, pairwise_limit=3, dense_upto=0):
+    def grid(self, large=LARGE, pairwise_limit=3, dense_upto=0, values=None, corner_max=None):
         """Symbol assignments: the base point; each symbol over its boundary values with the
         others at the base; corners (every symbol at its min, min+1, max-1, max); with at most
-        `pairwise_limit` symbols, every pair of symbols over their edges."""
+        `pairwise_limit` symbols, every pair of symbols over their edges. `values(s)` replaces
+        boundary_values(s, large, dense_upto); `corner_max` (default large[0]) stands for an
+        infinite max in the corners. Duplicates are dropped, first occurrence kept."""
         syms = self.symbols()
         base = self.base()
         out = [dict(base)]
+        if values is None:
+            def values(s):
+                return self.boundary_values(s, large, dense_upto)
+        if corner_max is None:
+            corner_max = large[0]
         for s in syms:
-            for v in self.boundary_values(s, large, dense_upto):
+            for v in values(s):
                 a = dict(base)
                 a[s] = v
                 out.append(a)
@@ -268,7 +275,7 @@ class Archive:
             a = dict(base)
             for s in syms:
                 lo, hi = self.symbol_range(s)
-                h = hi if hi is not None else large[0]
+                h = hi if hi is not None else corner_max
                 a[s] = [lo, lo + 1, h - 1, h][pick]
             out.append(a)
         if 1 < len(syms) <= pairwise_limit:

@@ -107,36 +107,8 @@ def boundary_list(arch, s):
 
 
 def grid(arch):
-    syms = arch.symbols()
-    base = arch.base()
-    out = [dict(base)]
-    for s in syms:
-        for v in boundary_list(arch, s):
-            a = dict(base)
-            a[s] = v
-            out.append(a)
-    for pick in ("lo", "lo1", "hi1", "hi"):
-        a = dict(base)
-        for s in syms:
-            lo, hi = arch.symbol_range(s)
-            h = 1024 if hi is None else hi
-            a[s] = {"lo": lo, "lo1": lo + 1, "hi1": h - 1, "hi": h}[pick]
-        out.append(a)
-    if 1 < len(syms) <= 3:
-        for i, s in enumerate(syms):
-            for t in syms[i + 1:]:
-                for v in arch.edges(s):
-                    for w in arch.edges(t):
-                        a = dict(base)
-                        a[s], a[t] = v, w
-                        out.append(a)
-    seen, uniq = set(), []
-    for a in out:
-        k = tuple(a[s] for s in syms)
-        if k not in seen:
-            seen.add(k)
-            uniq.append(a)
-    return uniq
+    """The gate's grid (gatelib.Archive.grid) over boundary_list's sizes, 1024 for an open max."""
+    return arch.grid(values=lambda s: boundary_list(arch, s), corner_max=1024)
 
 
 MAX_NUMEL = 1 << 22

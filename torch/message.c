@@ -456,11 +456,48 @@ cleanup:
 
 /* ---- simplify: torch's ShapeEnv.replace ------------------------------------------------------- */
 
-static const sg_expr *subst_rec(ctx *c, const sg_expr *e, const sg_int *vals, const bool *set, int depth)
+/* One step of a rewrite that recurses into arguments (`env`: its parameters). */
+typedef const sg_expr *(*arg_rewrite)(ctx *c, const sg_expr *e, const void *env, int depth);
+
+/* `e` with every argument rewritten by `f` at depth + 1: `e` itself when no argument changed,
+ * NULL when `f` or the constructor fails. */
+static const sg_expr *rewrite_args(ctx *c, const sg_expr *e, arg_rewrite f, const void *env, int depth)
 {
-    const sg_expr *args_small[8], **args = args_small, *r;
+    const sg_expr *small[8], **args = small, *r;
     size_t i;
     bool changed = false;
+    if (e->nargs > 8 && !(args = sg__calloc(e->nargs, sizeof *args)))
+        return NULL;
+    for (i = 0; i < e->nargs; i++) {
+        if (!(args[i] = f(c, e->args[i], env, depth + 1))) {
+            r = NULL;
+            goto cleanup;
+        }
+        changed |= args[i] != e->args[i];
+    }
+    r = changed ? sg_expr_apply(c->pool, (sg_kind)e->kind, args, e->nargs) : e;
+cleanup:
+    if (args != small)
+        sg_free(args);
+    return r;
+}
+
+typedef struct subst_env {
+    const sg_int *vals;
+    const bool *set;
+} subst_env;
+
+static const sg_expr *subst_rec(ctx *c, const sg_expr *e, const sg_int *vals, const bool *set, int depth);
+
+static const sg_expr *subst_arg(ctx *c, const sg_expr *e, const void *env, int depth)
+{
+    const subst_env *s = env;
+    return subst_rec(c, e, s->vals, s->set, depth);
+}
+
+static const sg_expr *subst_rec(ctx *c, const sg_expr *e, const sg_int *vals, const bool *set, int depth)
+{
+    subst_env env;
     if (depth > SG_EXPR_MAX_DEPTH)
         return NULL;
     if (!e->has_sym)
@@ -475,21 +512,9 @@ static const sg_expr *subst_rec(ctx *c, const sg_expr *e, const sg_int *vals, co
             return subst_rec(c, c->repl[k], vals, set, depth + 1);
         return e;
     }
-    if (e->nargs > 8 && !(args = sg__calloc(e->nargs, sizeof *args)))
-        return NULL;
-    for (i = 0; i < e->nargs; i++) {
-        args[i] = subst_rec(c, e->args[i], vals, set, depth + 1);
-        if (!args[i]) {
-            r = NULL;
-            goto cleanup;
-        }
-        changed |= args[i] != e->args[i];
-    }
-    r = changed ? sg_expr_apply(c->pool, (sg_kind)e->kind, args, e->nargs) : e;
-cleanup:
-    if (args != args_small)
-        sg_free(args);
-    return r;
+    env.vals = vals;
+    env.set = set;
+    return rewrite_args(c, e, subst_arg, &env, depth);
 }
 
 /* A constructor failed: out of memory or over a limit fails the build; a value error (a
@@ -519,31 +544,19 @@ static bool is_divisible(ctx *c, const sg_expr *a, const sg_expr *b)
 }
 
 /* xreplace of every FloorDiv(a, b) whose Mod(a, b) is divisible by CleanDiv(a, b) (outermost first). */
+static const sg_expr *clean_divs(ctx *c, const sg_expr *e, int depth);
+
+static const sg_expr *clean_arg(ctx *c, const sg_expr *e, const void *env, int depth) { return clean_divs(c, e, depth); }
+
 static const sg_expr *clean_divs(ctx *c, const sg_expr *e, int depth)
 {
-    const sg_expr *small[8], **args = small, *r;
-    size_t i;
-    bool changed = false;
     if (depth > SG_EXPR_MAX_DEPTH)
         return NULL;
     if (e->kind == SG_FLOORDIV && is_divisible(c, e->args[0], e->args[1]))
         return sg_expr_2(c->pool, SG_CLEANDIV, e->args[0], e->args[1]);
     if (!e->nargs)
         return e;
-    if (e->nargs > 8 && !(args = sg__calloc(e->nargs, sizeof *args)))
-        return NULL;
-    for (i = 0; i < e->nargs; i++) {
-        if (!(args[i] = clean_divs(c, e->args[i], depth + 1))) {
-            r = NULL;
-            goto cleanup;
-        }
-        changed |= args[i] != e->args[i];
-    }
-    r = changed ? sg_expr_apply(c->pool, (sg_kind)e->kind, args, e->nargs) : e;
-cleanup:
-    if (args != small)
-        sg_free(args);
-    return r;
+    return rewrite_args(c, e, clean_arg, NULL, depth);
 }
 
 static bool has_kind(const sg_expr *e, sg_kind k, int depth)

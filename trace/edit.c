@@ -116,10 +116,8 @@ size_t sg_spec_edits_count(const sg_spec_edits *e) { return e ? e->n : 0; }
 sg_spec_edit *sg_spec_edits__push(sg_spec_edits *e, size_t input, sg_spec_kind kind)
 {
     sg_spec_edit *x;
-    if (!e || sg__grow((void **)&e->v, &e->cap, e->n + 1, sizeof *e->v))
+    if (!e || !(x = sg__push((void **)&e->v, &e->cap, &e->n, sizeof *e->v)))
         return NULL;
-    x = &e->v[e->n++];
-    memset(x, 0, sizeof *x);
     x->input = input;
     x->kind = kind;
     x->max.inf = 1;

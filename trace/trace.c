@@ -165,22 +165,12 @@ sg_symbol_info *sg_trace__symbol(sg_trace *t, const sg_expr *sym, bool *added)
 
 sg_guard *sg_trace__add_guard(sg_trace *t)
 {
-    sg_guard *g;
-    if (sg__grow((void **)&t->guards, &t->cguards, t->nguards + 1, sizeof *t->guards))
-        return NULL;
-    g = &t->guards[t->nguards++];
-    memset(g, 0, sizeof *g);
-    return g;
+    return sg__push((void **)&t->guards, &t->cguards, &t->nguards, sizeof *t->guards);
 }
 
 sg_input_dim *sg_trace__add_input(sg_trace *t)
 {
-    sg_input_dim *d;
-    if (sg__grow((void **)&t->inputs, &t->cinputs, t->ninputs + 1, sizeof *t->inputs))
-        return NULL;
-    d = &t->inputs[t->ninputs++];
-    memset(d, 0, sizeof *d);
-    return d;
+    return sg__push((void **)&t->inputs, &t->cinputs, &t->ninputs, sizeof *t->inputs);
 }
 
 int sg_trace__parse(const sg_expr **out, sg_trace *t, const char *text, bool want_bool,
@@ -398,6 +388,20 @@ void sg_trace__set_field(sg_trace__reader *R, const char *fmt, ...)
 
 /* A range bound of var_to_range or of the spec: an integer, "oo" / "-oo" (also
  * "int_oo" / "-int_oo"). Returns 1 for any other string (left to the caller). */
+int sg_trace__get_member(sg_trace__reader *R, const cJSON **out, const cJSON *obj, const char *key,
+                         cJSON_bool (*is)(const cJSON *), const char *expected, bool name_key)
+{
+    const cJSON *j = sg__json_get(obj, key);
+    *out = NULL;
+    if (sg__json_is_none(j))
+        return 0;
+    if (!is(j))
+        return sg_trace__fail(R, SG_EINVALID, "%s%sexpected %s", name_key ? key : "", name_key ? ": " : "",
+                              expected);
+    *out = j;
+    return 0;
+}
+
 int sg_trace__read_bound(sg_trace__reader *R, sg_bound *b, const cJSON *j, const char *key)
 {
     const char *s = sg__json_str(j);
@@ -471,41 +475,43 @@ int sg_trace__read_guard(sg_trace__reader *R, const char *text, sg_guard_origin 
     return 0;
 }
 
+int sg_trace__read_int_expr(sg_trace__reader *R, const sg_expr **out, const char *text, const char *key)
+{
+    char field[sizeof R->field + 16];
+    int rc;
+    if (key)
+        snprintf(field, sizeof field, "%s.%s", R->field, key);
+    if ((rc = sg_trace__parse(out, R->t, text, false, R->what, key ? field : R->field, R->err)) != 0)
+        return rc;
+    if (sg_expr_sort(*out) != SG_SORT_INT)
+        return sg_trace__fail(R, SG_EINVALID, "%s%s'%.60s' is not an integer expression", key ? key : "",
+                              key ? ": " : "", text);
+    return 0;
+}
+
 int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text)
 {
-    char field[sizeof R->field + 8];
-    int rc;
-    snprintf(field, sizeof field, "%s.value", R->field);
-    if ((rc = sg_trace__parse(&d->value, R->t, text, false, R->what, field, R->err)) != 0)
-        return rc;
-    if (sg_expr_sort(d->value) != SG_SORT_INT)
-        return sg_trace__fail(R, SG_EINVALID, "value: '%.60s' is not an integer expression", text);
-    return 0;
+    return sg_trace__read_int_expr(R, &d->value, text, "value");
 }
 
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */
 const char *sg_trace__printf(sg_trace *t, const char *fmt, ...)
 {
-    char small[512];
+    char small[512], *s;
+    const char *r;
+    size_t n;
     va_list ap;
-    int n;
+    int rc;
 
     va_start(ap, fmt);
-    n = vsnprintf(small, sizeof small, fmt, ap);
+    rc = sg__vformat(small, sizeof small, &s, &n, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (rc)
         return NULL;
-    if ((size_t)n < sizeof small)
-        return sg_trace__strndup(t, small, (size_t)n);
-    {
-        char *big = sg_trace__alloc(t, (size_t)n + 1);
-        if (!big)
-            return NULL;
-        va_start(ap, fmt);
-        vsnprintf(big, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        return big;
-    }
+    r = sg_trace__strndup(t, s, n);
+    if (s != small)
+        sg_free(s);
+    return r;
 }
 
 /* ---- the plain-typed accessors (trace.h) --------------------------------------------------- */

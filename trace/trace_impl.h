@@ -119,10 +119,13 @@ int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *l
  * - a symbol's replacement `text` parsed into `*out`: a number, not a boolean;
  * - a guard of `origin` parsed from `text` (an arena string, kept as the guard's text) and
  *   added; `*out` (may be NULL) is the new guard, valid until the next add;
- * - input dim `d`'s value parsed from `text`: an integer expression. */
+ * - input dim `d`'s value parsed from `text`: an integer expression;
+ * - any integer expression from `text` into `*out`, the parse naming <field>.<key> (key NULL:
+ *   the reader's field), the sort check "<key>: '<text>' is not an integer expression". */
 int sg_trace__read_replacement(sg_trace__reader *R, const char *text, const sg_expr **out);
 int sg_trace__read_guard(sg_trace__reader *R, const char *text, sg_guard_origin origin, sg_guard **out);
 int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text);
+int sg_trace__read_int_expr(sg_trace__reader *R, const sg_expr **out, const char *text, const char *key);
 
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,
@@ -149,6 +152,11 @@ int sg_trace__set_spec_json(sg_trace *t, const char *json, size_t len, const cha
 /* A range bound: an integer, "oo" / "-oo" (also "int_oo" / "-int_oo"). Returns 1 for any
  * other string (left to the caller), else 0 or the failure recorded through R. */
 int sg_trace__read_bound(sg_trace__reader *R, sg_bound *b, const cJSON *j, const char *key);
+/* Member `key` of `obj` into *out when `is` (cJSON_IsObject, cJSON_IsArray, ...) accepts it;
+ * absent or null: *out NULL and 0. Otherwise the error "expected <expected>", after "<key>: "
+ * when `name_key` (a reader whose field does not name the member yet). */
+int sg_trace__get_member(sg_trace__reader *R, const cJSON **out, const cJSON *obj, const char *key,
+                         cJSON_bool (*is)(const cJSON *), const char *expected, bool name_key);
 /* A compact copy of JSON member `j` in the arena (`*out` NULL for absent / null). */
 int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j);
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */

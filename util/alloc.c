@@ -72,6 +72,17 @@ void sg__free_array(void *arr, size_t n)
     sg_free(a);
 }
 
+void *sg__push(void **arr, size_t *cap, size_t *n, size_t elem)
+{
+    char *x;
+    if (sg__grow(arr, cap, *n + 1, elem))
+        return NULL;
+    x = (char *)*arr + *n * elem;
+    memset(x, 0, elem);
+    (*n)++;
+    return x;
+}
+
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     size_t ncap;

@@ -36,31 +36,51 @@ int sg_buf_puts(sg_buf *b, const char *s) { return sg_buf_append(b, s, strlen(s)
 
 int sg_buf_putc(sg_buf *b, char c) { return sg_buf_append(b, &c, 1); }
 
-int sg_buf_printf(sg_buf *b, const char *fmt, ...)
+int sg__vformat(char *small, size_t cap, char **out, size_t *len, const char *fmt, va_list ap)
 {
-    char small[256];
-    va_list ap;
+    va_list again;
+    char *big;
     int n;
 
-    va_start(ap, fmt);
-    n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
+    *out = NULL;
+    *len = 0;
+    va_copy(again, ap);
+    n = vsnprintf(small, cap, fmt, again);
+    va_end(again);
     if (n < 0)
-        return b->failed = SG_ERROR;
-    if ((size_t)n < sizeof small)
-        return sg_buf_append(b, small, (size_t)n);
-    {
-        char *big = sg__malloc((size_t)n + 1);
-        int rc;
-        if (!big)
-            return b->failed = SG_ENOMEM;
-        va_start(ap, fmt);
-        vsnprintf(big, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        rc = sg_buf_append(b, big, (size_t)n);
-        sg_free(big);
-        return rc;
+        return SG_ERROR;
+    *len = (size_t)n;
+    if ((size_t)n < cap) {
+        *out = small;
+        return 0;
     }
+    if (!(big = sg__malloc((size_t)n + 1)))
+        return SG_ENOMEM;
+    va_copy(again, ap);
+    vsnprintf(big, (size_t)n + 1, fmt, again);
+    va_end(again);
+    *out = big;
+    return 0;
+}
+
+int sg_buf_printf(sg_buf *b, const char *fmt, ...)
+{
+    char small[256], *s;
+    size_t n;
+    va_list ap;
+    int rc;
+
+    if (b->failed)
+        return b->failed;
+    va_start(ap, fmt);
+    rc = sg__vformat(small, sizeof small, &s, &n, fmt, ap);
+    va_end(ap);
+    if (rc)
+        return b->failed = rc;
+    rc = sg_buf_append(b, s, n);
+    if (s != small)
+        sg_free(s);
+    return rc;
 }
 
 char *sg_buf_take(sg_buf *b)

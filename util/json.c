@@ -458,27 +458,20 @@ static int put_value(sg_buf *b, const cJSON *j, int depth)
             return sg_buf_puts(b, "null");
         return sg_buf_printf(b, "%.17g", j->valuedouble);
     }
-    if (cJSON_IsArray(j)) {
-        sg_buf_putc(b, '[');
+    if (cJSON_IsArray(j) || cJSON_IsObject(j)) {
+        bool object = cJSON_IsObject(j);
+        sg_buf_putc(b, object ? '{' : '[');
         cJSON_ArrayForEach(it, j) {
             if (!first)
                 sg_buf_putc(b, ',');
             first = false;
+            if (object) {
+                sg__json_put_str(b, it->string ? it->string : "");
+                sg_buf_putc(b, ':');
+            }
             put_value(b, it, depth + 1);
         }
-        return sg_buf_putc(b, ']');
-    }
-    if (cJSON_IsObject(j)) {
-        sg_buf_putc(b, '{');
-        cJSON_ArrayForEach(it, j) {
-            if (!first)
-                sg_buf_putc(b, ',');
-            first = false;
-            sg__json_put_str(b, it->string ? it->string : "");
-            sg_buf_putc(b, ':');
-            put_value(b, it, depth + 1);
-        }
-        return sg_buf_putc(b, '}');
+        return sg_buf_putc(b, object ? '}' : ']');
     }
     /* cJSON_Raw never comes out of the parser. */
     return sg_buf_puts(b, "null");

@@ -56,6 +56,10 @@ void sg__free_array(void *arr, size_t n);
  * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* Append one zeroed element to `*arr` (`*n` elements of `elem` bytes, room for `*cap`):
+ * returns it (and *n grows by one), or NULL when out of memory (nothing changed). */
+void *sg__push(void **arr, size_t *cap, size_t *n, size_t elem);
+
 /*
  * sg_buf: a growable NUL-terminated byte string with a hard maximum length.
  * Appends fail with SG_ELIMIT past `max` and SG_ENOMEM when out of memory;
@@ -69,6 +73,14 @@ typedef struct sg_buf {
     size_t max;
     int failed;
 } sg_buf;
+
+/*
+ * `fmt` with `ap` formatted: into `small` (`cap` bytes) when it fits, else into a new
+ * sg__malloc'd string; *out is the result (sg_free it when it is not `small`), *len its
+ * length. Returns 0, SG_ERROR (a format error) or SG_ENOMEM; *out is NULL then. `ap` is
+ * read through a copy, so the caller still owns (and va_ends) it.
+ */
+int sg__vformat(char *small, size_t cap, char **out, size_t *len, const char *fmt, va_list ap);
 
 void sg_buf_init(sg_buf *b, size_t max);
 void sg_buf_dispose(sg_buf *b);

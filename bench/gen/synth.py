@@ -19,8 +19,9 @@ range, so those groups are refuted and fixed (r<g> max narrowed back to M_g).
 """
 
 import argparse
-import json
 import sys
+
+from tracefile import write_trace
 
 
 def group_guards(a, b, c, d, M, linear=False):
@@ -102,10 +103,7 @@ def main():
         print("synth.py: --symbols must be a positive multiple of 4", file=sys.stderr)
         return 2
     t = make(a.symbols, a.violations, a.linear)
-    with open(a.out, "w") as fh:
-        json.dump(t, fh, separators=(",", ":"))
-        fh.write("\n")
-    print(f"{a.out}: {len(t['symbols'])} symbols, {len(t['guards'])} guards, {len(t['inputs'])} dims")
+    write_trace(a.out, t)
     return 0
 
 

@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from sizes import mixed_sizes  # noqa: E402
+from tracefile import write_trace  # noqa: E402
 
 SRC_RE = re.compile(r"L\['xs'\]\[(\d+)\]\.size\(\)\[0\]")
 
@@ -144,10 +145,7 @@ def main():
         diff = check_faithful(se, case)
         print(f"tile: self-tiling of {a.src}: {len(diff)} differing guards{': ' + str(diff[:5]) if diff else ''}")
     t = tile(se, case, a.n)
-    with open(a.out, "w") as fh:
-        json.dump(t, fh, separators=(",", ":"))
-        fh.write("\n")
-    print(f"{a.out}: {len(t['symbols'])} symbols, {len(t['guards'])} guards, {len(t['inputs'])} dims")
+    write_trace(a.out, t)
     return 0
 
 

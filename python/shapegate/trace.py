@@ -155,37 +155,34 @@ class _Reader:
     def fail(self, field, problem):
         raise TraceError(f"{self.where}: {field}: {problem}" if field else f"{self.where}: {problem}")
 
-    def obj(self, v, field):
-        if not isinstance(v, dict):
-            self.fail(field, f"expected an object, got {_kind(v)}")
+    def expect(self, v, field, ok, expected):
+        """`v` when `ok`, else the error "expected <expected>, got <its kind>"."""
+        if not ok:
+            self.fail(field, f"expected {expected}, got {_kind(v)}")
         return v
 
+    def obj(self, v, field):
+        return self.expect(v, field, isinstance(v, dict), "an object")
+
     def arr(self, v, field):
-        if not isinstance(v, list):
-            self.fail(field, f"expected an array, got {_kind(v)}")
-        return v
+        return self.expect(v, field, isinstance(v, list), "an array")
 
     def string(self, v, field, optional=False):
         if v is None and optional:
             return None
-        if not isinstance(v, str):
-            self.fail(field, f"expected a string, got {_kind(v)}")
-        return v
+        return self.expect(v, field, isinstance(v, str), "a string")
 
     def boolean(self, v, field, default=None):
         if v is None and default is not None:
             return default
-        if not isinstance(v, bool):
-            self.fail(field, f"expected true or false, got {_kind(v)}")
-        return v
+        return self.expect(v, field, isinstance(v, bool), "true or false")
 
     def integer(self, v, field, optional=False):
         if v is None and optional:
             return None
         if isinstance(v, str) and _DIGITS.match(v):
             v = int(v)
-        if isinstance(v, bool) or not isinstance(v, int):
-            self.fail(field, f"expected an integer, got {_kind(v)}")
+        self.expect(v, field, isinstance(v, int) and not isinstance(v, bool), "an integer")
         if abs(v) >= 1 << 127:
             self.fail(field, "integer outside the signed 128-bit range")
         return v

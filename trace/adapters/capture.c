@@ -32,14 +32,7 @@ typedef struct dirload {
 static int get_typed(dirload *L, const cJSON **out, const cJSON *parent, const char *key,
                      cJSON_bool (*is)(const cJSON *), const char *what)
 {
-    const cJSON *j = sg__json_get(parent, key);
-    *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!is(j))
-        return sg_trace__fail(&L->r, SG_EINVALID, "expected %s", what);
-    *out = j;
-    return 0;
+    return sg_trace__get_member(&L->r, out, parent, key, is, what, false);
 }
 
 static int get_object(dirload *L, const cJSON **out, const cJSON *parent, const char *key)
@@ -55,12 +48,11 @@ static int get_array(dirload *L, const cJSON **out, const cJSON *parent, const c
 /* An optional string member copied into the arena (`*out` NULL when absent or null). */
 static int get_string(dirload *L, const char **out, const cJSON *parent, const char *key)
 {
-    const cJSON *j = sg__json_get(parent, key);
+    const cJSON *j;
+    int rc;
     *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!cJSON_IsString(j))
-        return sg_trace__fail(&L->r, SG_EINVALID, "expected a string");
+    if ((rc = get_typed(L, &j, parent, key, cJSON_IsString, "a string")) != 0 || !j)
+        return rc;
     if (!(*out = sg_trace__strdup(L->r.t, j->valuestring)))
         return sg_trace__oom(&L->r);
     return 0;
@@ -83,67 +75,15 @@ static int symbol_of(dirload *L, sg_symbol_info **si, const char *name)
     return 0;
 }
 
-/* var_to_range: {symbol: [lo, hi]}. */
-static int load_ranges(dirload *L, const cJSON *se)
-{
-    const cJSON *tab, *it;
-    int rc;
+/* One entry `it` of a per-symbol table, for symbol record `si`; `arg`: the table's own. */
+typedef int (*symbol_entry)(dirload *L, sg_symbol_info *si, const cJSON *it, const void *arg);
 
-    sg_trace__set_field(&L->r, "shape_envs[%d].var_to_range", L->se_index);
-    if ((rc = get_object(L, &tab, se, "var_to_range")) != 0)
-        return rc;
-    cJSON_ArrayForEach(it, tab) {
-        sg_symbol_info *si;
-        sg_bound lo, hi;
-        sg_trace__set_field(&L->r, "shape_envs[%d].var_to_range['%.40s']", L->se_index, it->string);
-        if ((rc = symbol_of(L, &si, it->string)) != 0)
-            return rc;
-        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
-            return sg_trace__fail(&L->r, SG_EINVALID, "expected [lo, hi]");
-        if ((rc = sg_trace__read_bound(&L->r, &lo, cJSON_GetArrayItem(it, 0), NULL)) != 0
-            || (rc = sg_trace__read_bound(&L->r, &hi, cJSON_GetArrayItem(it, 1), NULL)) != 0)
-            return rc > 0 ? sg_trace__fail(&L->r, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"") : rc;
-        si->lo = lo;
-        si->hi = hi;
-    }
-    return 0;
-}
-
-/* var_to_sources: {symbol: [source, ...]}. */
-static int load_sources(dirload *L, const cJSON *se)
-{
-    const cJSON *tab, *it, *s;
-    int rc;
-
-    sg_trace__set_field(&L->r, "shape_envs[%d].var_to_sources", L->se_index);
-    if ((rc = get_object(L, &tab, se, "var_to_sources")) != 0)
-        return rc;
-    cJSON_ArrayForEach(it, tab) {
-        sg_symbol_info *si;
-        const char **srcs;
-        size_t n = 0;
-        sg_trace__set_field(&L->r, "shape_envs[%d].var_to_sources['%.40s']", L->se_index, it->string);
-        if ((rc = symbol_of(L, &si, it->string)) != 0)
-            return rc;
-        if (!cJSON_IsArray(it))
-            return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
-        srcs = sg_trace__alloc(L->r.t, ((size_t)cJSON_GetArraySize(it) + 1) * sizeof *srcs);
-        if (!srcs)
-            return sg_trace__oom(&L->r);
-        cJSON_ArrayForEach(s, it) {
-            if (!cJSON_IsString(s))
-                return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
-            if (!(srcs[n++] = sg_trace__strdup(L->r.t, s->valuestring)))
-                return sg_trace__oom(&L->r);
-        }
-        si->sources = srcs;
-        si->nsources = n;
-    }
-    return 0;
-}
-
-/* A hint table {symbol: int}; `unbacked` marks its symbols data-dependent. */
-static int load_hints(dirload *L, const cJSON *se, const char *key, bool unbacked)
+/*
+ * Table `key` of shape env `se` ({symbol: value}; absent or null: nothing): for each entry, the
+ * current field names it (shape_envs[N].key['name']), its symbol is looked up (or added) and
+ * `entry` reads the value. Returns 0 or the first error.
+ */
+static int load_symbol_table(dirload *L, const cJSON *se, const char *key, symbol_entry entry, const void *arg)
 {
     const cJSON *tab, *it;
     int rc;
@@ -153,49 +93,80 @@ static int load_hints(dirload *L, const cJSON *se, const char *key, bool unbacke
         return rc;
     cJSON_ArrayForEach(it, tab) {
         sg_symbol_info *si;
-        sg_int v;
         sg_trace__set_field(&L->r, "shape_envs[%d].%s['%.40s']", L->se_index, key, it->string);
-        if ((rc = symbol_of(L, &si, it->string)) != 0)
+        if ((rc = symbol_of(L, &si, it->string)) != 0 || (rc = entry(L, si, it, arg)) != 0)
             return rc;
-        if (!sg__json_int(it, &v))
-            return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer hint");
-        si->has_hint = true;
-        si->hint = v;
-        if (unbacked)
-            si->unbacked = true;
     }
     return 0;
 }
 
-/* replacements: {symbol: {"expr": text, "tree": ...}} (or {symbol: text}). */
-static int load_replacements(dirload *L, const cJSON *se)
+/* var_to_range: {symbol: [lo, hi]}. */
+static int range_entry(dirload *L, sg_symbol_info *si, const cJSON *it, const void *arg)
 {
-    const cJSON *tab, *it;
+    sg_bound lo, hi;
     int rc;
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected [lo, hi]");
+    if ((rc = sg_trace__read_bound(&L->r, &lo, cJSON_GetArrayItem(it, 0), NULL)) != 0
+        || (rc = sg_trace__read_bound(&L->r, &hi, cJSON_GetArrayItem(it, 1), NULL)) != 0)
+        return rc > 0 ? sg_trace__fail(&L->r, SG_EINVALID, "expected an integer, \"oo\" or \"-oo\"") : rc;
+    si->lo = lo;
+    si->hi = hi;
+    return 0;
+}
 
-    sg_trace__set_field(&L->r, "shape_envs[%d].replacements", L->se_index);
-    if ((rc = get_object(L, &tab, se, "replacements")) != 0)
-        return rc;
-    cJSON_ArrayForEach(it, tab) {
-        sg_symbol_info *si;
-        const sg_expr *e, *sym;
-        const char *text = sg__json_str(cJSON_IsObject(it) ? sg__json_get(it, "expr") : it);
-        sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s']", L->se_index, it->string);
-        if ((rc = symbol_of(L, &si, it->string)) != 0)
-            return rc;
-        sym = si->sym;
-        if (!text)
-            return sg_trace__fail(&L->r, SG_EINVALID, "expected {\"expr\": text}");
-        sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s'].expr", L->se_index, it->string);
-        if ((rc = sg_trace__parse(&e, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
-            return rc;
-        if (sg_expr_sort(e) == SG_SORT_BOOL)
-            return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not a number", text);
-        /* The records may have moved while parsing added symbols: look it up again. */
-        if (!(si = sg_trace__symbol(L->r.t, sym, NULL)))
+/* var_to_sources: {symbol: [source, ...]}. */
+static int sources_entry(dirload *L, sg_symbol_info *si, const cJSON *it, const void *arg)
+{
+    const cJSON *s;
+    const char **srcs;
+    size_t n = 0;
+    if (!cJSON_IsArray(it))
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
+    srcs = sg_trace__alloc(L->r.t, ((size_t)cJSON_GetArraySize(it) + 1) * sizeof *srcs);
+    if (!srcs)
+        return sg_trace__oom(&L->r);
+    cJSON_ArrayForEach(s, it) {
+        if (!cJSON_IsString(s))
+            return sg_trace__fail(&L->r, SG_EINVALID, "expected an array of source names");
+        if (!(srcs[n++] = sg_trace__strdup(L->r.t, s->valuestring)))
             return sg_trace__oom(&L->r);
-        si->replacement = e;
     }
+    si->sources = srcs;
+    si->nsources = n;
+    return 0;
+}
+
+/* A hint table {symbol: int}; `arg` (a bool) marks its symbols data-dependent. */
+static int hint_entry(dirload *L, sg_symbol_info *si, const cJSON *it, const void *arg)
+{
+    sg_int v;
+    if (!sg__json_int(it, &v))
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer hint");
+    si->has_hint = true;
+    si->hint = v;
+    if (*(const bool *)arg)
+        si->unbacked = true;
+    return 0;
+}
+
+/* replacements: {symbol: {"expr": text, "tree": ...}} (or {symbol: text}). */
+static int replacement_entry(dirload *L, sg_symbol_info *si, const cJSON *it, const void *arg)
+{
+    const sg_expr *e, *sym = si->sym;
+    const char *text = sg__json_str(cJSON_IsObject(it) ? sg__json_get(it, "expr") : it);
+    int rc;
+    if (!text)
+        return sg_trace__fail(&L->r, SG_EINVALID, "expected {\"expr\": text}");
+    sg_trace__set_field(&L->r, "shape_envs[%d].replacements['%.40s'].expr", L->se_index, it->string);
+    if ((rc = sg_trace__parse(&e, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
+        return rc;
+    if (sg_expr_sort(e) == SG_SORT_BOOL)
+        return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not a number", text);
+    /* The records may have moved while parsing added symbols: look it up again. */
+    if (!(si = sg_trace__symbol(L->r.t, sym, NULL)))
+        return sg_trace__oom(&L->r);
+    si->replacement = e;
     return 0;
 }
 
@@ -317,9 +288,11 @@ static int load_shape_env(dirload *L, const cJSON *se)
 {
     const cJSON *fb;
     const char *hint_table = "backed_var_to_val";
+    static const bool backed = false, unbacked = true;
     int rc;
 
-    if ((rc = load_ranges(L, se)) != 0 || (rc = load_sources(L, se)) != 0)
+    if ((rc = load_symbol_table(L, se, "var_to_range", range_entry, NULL)) != 0
+        || (rc = load_symbol_table(L, se, "var_to_sources", sources_entry, NULL)) != 0)
         return rc;
     /* torch 2.6 keeps the backed hints under the older name var_to_val and says
      * so in attribute_fallbacks. */
@@ -330,11 +303,12 @@ static int load_shape_env(dirload *L, const cJSON *se)
         const char *alt = sg__json_str(sg__json_get(fb, "backed_var_to_val"));
         hint_table = alt ? alt : "var_to_val";
     }
-    if ((rc = load_hints(L, se, hint_table, false)) != 0
-        || (rc = load_hints(L, se, "unbacked_var_to_val", true)) != 0
+    if ((rc = load_symbol_table(L, se, hint_table, hint_entry, &backed)) != 0
+        || (rc = load_symbol_table(L, se, "unbacked_var_to_val", hint_entry, &unbacked)) != 0
         || (rc = load_symbol_list(L, se, "unbacked_symbols", offsetof(sg_symbol_info, unbacked))) != 0
         || (rc = load_symbol_list(L, se, "size_like", offsetof(sg_symbol_info, size_like))) != 0
-        || (rc = load_replacements(L, se)) != 0 || (rc = load_guards(L, se)) != 0
+        || (rc = load_symbol_table(L, se, "replacements", replacement_entry, NULL)) != 0
+        || (rc = load_guards(L, se)) != 0
         || (rc = load_asserts(L, se)) != 0)
         return rc;
     return 0;
@@ -535,10 +509,8 @@ static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, si
         text = sg_int_format(buf, n);
     if (!text)
         return sg_trace__fail(&L->r, SG_EINVALID, "expected a size expression");
-    if ((rc = sg_trace__parse(&d->value, L->r.t, text, false, L->r.what, L->r.field, L->r.err)) != 0)
+    if ((rc = sg_trace__read_int_expr(&L->r, &d->value, text, NULL)) != 0)
         return rc;
-    if (sg_expr_sort(d->value) != SG_SORT_INT)
-        return sg_trace__fail(&L->r, SG_EINVALID, "'%.60s' is not an integer expression", text);
     if (!(d->traced_source = sg_trace__printf(L->r.t, "%s.size()[%d]", f->source, d->dim)))
         return sg_trace__oom(&L->r);
     return 0;

@@ -234,28 +234,33 @@ int sg_trace_to_json(char **out, const sg_trace *t, sg_error *err)
 
 typedef sg_trace__reader reader;
 
+/* Member `key` of `obj` into *out when `is` accepts it (absent or null: NULL); else the error
+ * "<key>: expected <expected>". */
+static int get_typed(reader *R, const cJSON **out, const cJSON *obj, const char *key,
+                     cJSON_bool (*is)(const cJSON *), const char *expected)
+{
+    return sg_trace__get_member(R, out, obj, key, is, expected, true);
+}
+
 /* An optional boolean member (absent or null: false). */
 static int get_bool(reader *R, bool *out, const cJSON *obj, const char *key)
 {
-    const cJSON *j = sg__json_get(obj, key);
-    *out = false;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!cJSON_IsBool(j))
-        return sg_trace__fail(R, SG_EINVALID, "%s: expected true or false", key);
-    *out = cJSON_IsTrue(j);
-    return 0;
+    const cJSON *j;
+    int rc = get_typed(R, &j, obj, key, cJSON_IsBool, "true or false");
+    *out = j && cJSON_IsTrue(j);
+    return rc;
 }
 
 /* An optional string member copied into the arena (absent or null: NULL). */
 static int get_str(reader *R, const char **out, const cJSON *obj, const char *key, bool required)
 {
-    const cJSON *j = sg__json_get(obj, key);
+    const cJSON *j;
+    int rc;
     *out = NULL;
-    if (sg__json_is_none(j))
-        return required ? sg_trace__fail(R, SG_EINVALID, "%s: missing", key) : 0;
-    if (!cJSON_IsString(j))
-        return sg_trace__fail(R, SG_EINVALID, "%s: expected a string", key);
+    if (required && sg__json_is_none(sg__json_get(obj, key)))
+        return sg_trace__fail(R, SG_EINVALID, "%s: missing", key);
+    if ((rc = get_typed(R, &j, obj, key, cJSON_IsString, "a string")) != 0 || !j)
+        return rc;
     if (!(*out = sg_trace__strdup(R->t, j->valuestring)))
         return sg_trace__oom(R);
     return 0;
@@ -264,14 +269,7 @@ static int get_str(reader *R, const char **out, const cJSON *obj, const char *ke
 /* An optional array member (absent or null: NULL). */
 static int get_arr(reader *R, const cJSON **out, const cJSON *obj, const char *key)
 {
-    const cJSON *j = sg__json_get(obj, key);
-    *out = NULL;
-    if (sg__json_is_none(j))
-        return 0;
-    if (!cJSON_IsArray(j))
-        return sg_trace__fail(R, SG_EINVALID, "%s: expected an array", key);
-    *out = j;
-    return 0;
+    return get_typed(R, out, obj, key, cJSON_IsArray, "an array");
 }
 
 /* A bound: an integer, "int_oo" or "-int_oo". */
@@ -456,7 +454,6 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
         const cJSON *root = sg__json_get(spec, "root");
         const char *expr;
         const cJSON *rmin, *rmax;
-        char field[sizeof R->field + 16];
         d->kind = SG_SPEC_DERIVED;
         d->has_bounds = true;
         if ((rc = get_str(R, &d->name, spec, "name", true)) != 0
@@ -474,11 +471,8 @@ static int read_dim_spec(reader *R, sg_input_dim *d, const cJSON *spec)
             || (rc = read_spec_bound(R, &d->min, &d->min_unavailable, spec, "min", -1, ninf)) != 0
             || (rc = read_spec_bound(R, &d->max, &d->max_unavailable, spec, "max", 1, pinf)) != 0)
             return rc;
-        snprintf(field, sizeof field, "%s.spec.expr", R->field);
-        if ((rc = sg_trace__parse(&d->derived, R->t, expr, false, R->what, field, R->err)) != 0)
+        if ((rc = sg_trace__read_int_expr(R, &d->derived, expr, "spec.expr")) != 0)
             return rc;
-        if (sg_expr_sort(d->derived) != SG_SORT_INT)
-            return sg_trace__fail(R, SG_EINVALID, "spec.expr: '%.60s' is not an integer expression", expr);
         if ((rc = sg_trace__check_derived(R, d->derived, "spec.expr", expr, d->root_name)) != 0)
             return rc;
     } else if (strcmp(kind, "auto") == 0 || strcmp(kind, "dynamic") == 0) {
