@@ -128,6 +128,7 @@ typedef struct deriver {
     bool failed;         /* out of memory building them */
     strs *notes;  /* shared across rounds */
     char **names; /* per input: the Dim name used for it in SPEC mode (owned) */
+    const bool *keep; /* per input, or NULL: left as it is (a Dim.AUTO the AUTO attempt chose) */
     /* by symbol index (sg_expr_symbol_index), `nsym` of them, built by derive(): */
     const sg_inferred **facts; /* the report's facts about the symbol, or NULL */
     bool *dim_value;           /* the symbol is the traced value of some input dim */
@@ -675,7 +676,7 @@ static int derive(deriver *d, sg_error *err)
             fix_hint(d, i);
             continue;
         }
-        if (!eligible(d, i))
+        if (!eligible(d, i) || (d->keep && d->keep[i]))
             continue;
         if (!in->value) {
             /* never traced: torch made a 0/1 example size a constant before tracing */
@@ -1151,6 +1152,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     const sg_trace *from = t;      /* the trace the rounds start from */
     sg_trace *auto_t = NULL;       /* `t` with Dim.AUTO for dependent dims (owned) */
     sg_report *auto_r = NULL;      /* its check */
+    bool *keep = NULL;             /* per input: made Dim.AUTO by the AUTO attempt (spec mode keeps it) */
     bool repaired;
     size_t nnotes0;
 
@@ -1255,6 +1257,7 @@ again:
         d.nin = ncur;
         d.notes = &notes;
         d.names = round == 1 ? names : NULL;
+        d.keep = keep;
         if ((rc = derive(&d, err)) != 0) {
             sg_spec_edits__dispose(&d.edits);
             goto cleanup;
@@ -1321,7 +1324,7 @@ again:
             break;
         }
     }
-    if (!res->verified && m == MODE_FIX && !repaired && attempt < MAX_AUTO) {
+    if (!res->verified && !repaired && attempt < MAX_AUTO) {
         /*
          * Nothing over Dims checks clean: the refuted dims are related in a way no Dim can say
          * (dz = dx + dy kept as a guard, a conv's output size, dx + dy even). The nearest spec
@@ -1333,8 +1336,13 @@ again:
         attempt++;
         if (nc >= attempt && nc < MAX_AUTO_DIMS) {
             memset(&ae, 0, sizeof ae);
+            if (!keep && !(keep = sg__calloc(nin + 1, sizeof *keep))) {
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+                goto cleanup;
+            }
             for (k = 0; k < attempt && !rc; k++) {
                 sg_bound none = {0};
+                keep[cand[k]] = true;
                 rc = sg_spec_edits__hint(&ae, cand[k], SG_SPEC_AUTO, false, none, none, err);
             }
             if (!rc) {
@@ -1416,6 +1424,7 @@ cleanup:
     sg_report_free(own0);
     sg_report_free(auto_r);
     sg_trace_free(auto_t);
+    sg_free(keep);
     sg_trace_free(cur);
     sg_trace_free(next);
     return rc;

@@ -138,6 +138,15 @@ bool corpus_save_failed(const char *case_dir);
  */
 const char *corpus_expected_verify(const char *case_dir, char *buf, size_t cap);
 
+/**
+ * The verdict a correct checker gives on the case, where it is not torch's own outcome: the
+ * `expected_verdict` of the case's expect.json (tools/expect_12.py: brute force over the spec's
+ * domain with the recorded guards, run-time confirmation in torch) when it differs from what torch's
+ * export did (e.g. torch exported, silently narrowing a spec its own guards contradict), copied into
+ * `buf`; NULL for a case without expect.json or where expect.json accepts torch's outcome.
+ */
+const char *corpus_expected_verdict_over_torch(const char *case_dir, char *buf, size_t cap);
+
 /** How many cases `corpus_dir`/`version`/index.json lists, or -1 (the reason in `why`). */
 int corpus_indexed_cases(const char *corpus_dir, const char *version, char *why, size_t cap);
 

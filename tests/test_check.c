@@ -106,8 +106,9 @@ static int ncases, nagree, ncex;
 static void check_case(const char *version, const char *name)
 {
     char dir[1024], rel[512], got_dims[8192], want_dims[8192], *err_msg = NULL, *h1, *h2, store[8192];
-    char *names[1024];
+    char *names[1024], over[32];
     size_t nnames = 0, i, k;
+    bool dims_from_expect = false;
     sg_trace *t = NULL;
     sg_report *r = NULL;
     sg_error err = SG_ERROR_INIT;
@@ -163,6 +164,12 @@ static void check_case(const char *version, const char *name)
     } else if (etype && (strstr(etype, "AttributeError") || strstr(etype, "KeyError") || strstr(etype, "RuntimeError"))) {
         want = "torch_failed"; /* torch crashed inside its own code: the export did not complete */
     }
+    /* an issue-12 case where torch exported a spec that brute force over its own recorded guards
+     * refutes (expect.json): a correct checker refutes it; which dims is test_expect's matter */
+    if (corpus_expected_verdict_over_torch(dir, over, sizeof over)) {
+        want = over;
+        dims_from_expect = true;
+    }
     for (i = 0; i < sizeof DIFFERENT / sizeof DIFFERENT[0]; i++)
         if (strcmp(DIFFERENT[i].dir, rel) == 0) {
             want = DIFFERENT[i].verdict;
@@ -187,7 +194,7 @@ static void check_case(const char *version, const char *name)
     join_sorted(got_dims, sizeof got_dims, names, nnames);
     CHECK_MSG(strcmp(sg_verdict_name(r->verdict), want) == 0, "%s: verdict %s, torch: %s", rel,
               sg_verdict_name(r->verdict), want);
-    if (strcmp(want, "violations") == 0)
+    if (strcmp(want, "violations") == 0 && !dims_from_expect)
         CHECK_MSG(strcmp(got_dims, want_dims) == 0, "%s: dims [%s], torch: [%s]", rel, got_dims, want_dims);
     /* torch's message, without its closing paragraph; torch 2.6 names a redefined Dim by
      * its Python class (<class 'module.d'>), which a trace does not record */

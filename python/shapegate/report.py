@@ -112,7 +112,10 @@ class TorchFixes:
 class Fixes:
     """The fix shapegate derived and re-checked (docs/fixes.md). ``verified`` means the fixed spec
     was proved; only then are ``lines`` / ``python`` offered. ``spec`` is the fixed spec in the
-    structured form (``Report.fixed_dynamic_shapes()`` turns it into torch objects)."""
+    structured form (``Report.fixed_dynamic_shapes()`` turns it into torch objects).
+    ``untraced`` means torch stopped before tracing the model (an invalid spec): the fix is a spec
+    repair that passes torch's spec checks, never ``verified`` (no guard was recorded to check it
+    against); export with it and check the new trace. A trace with guards is never untraced."""
     verified: bool
     recheck: Optional[str]
     rounds: int
@@ -122,6 +125,7 @@ class Fixes:
     notes: List[str]
     torch_message: Optional[str] = None
     torch: Optional[TorchFixes] = None
+    untraced: bool = False
 
     @classmethod
     def from_json(cls, j):
@@ -129,7 +133,8 @@ class Fixes:
         return cls(bool(j.get("verified", False)), j.get("recheck"), _int(j.get("rounds") or 0),
                    list(j.get("lines") or []), j.get("spec"), j.get("python"), list(j.get("notes") or []),
                    j.get("torch_message"),
-                   TorchFixes(list(t.get("lines") or []), t.get("verdict"), t.get("why")) if isinstance(t, dict) else None)
+                   TorchFixes(list(t.get("lines") or []), t.get("verdict"), t.get("why")) if isinstance(t, dict) else None,
+                   bool(j.get("untraced", False)))
 
 
 @dataclass
@@ -196,6 +201,12 @@ class CheckReport(_FixedSpec):
         """The verified fix lines (torch's "Suggested fixes" form), or [] when there is none."""
         return list(self.fixes.lines) if self.fixes and self.fixes.verified else []
 
+    @property
+    def spec_repair(self):
+        """The unverified spec repair (Python to paste) when torch stopped before tracing, else None:
+        it passes torch's spec checks, but nothing recorded could verify it (``fixes.untraced``)."""
+        return self.fixes.python if self.fixes and self.fixes.untraced and not self.fixes.verified else None
+
     def _fixed_spec_json(self):
         return self.fixes.spec if self.fixes and self.fixes.verified else None
 
@@ -234,7 +245,8 @@ def _short_loc(loc):
 
 @dataclass
 class SpecReport(_FixedSpec):
-    """The answer of ``shapegate spec``: the widest valid dynamic_shapes, when ``verified``."""
+    """The answer of ``shapegate spec``: the widest valid dynamic_shapes, when ``verified``.
+    ``untraced``: as ``Fixes.untraced`` (a spec from no recorded guard is never verified)."""
     verified: bool
     recheck: Optional[str]
     rounds: int
@@ -242,6 +254,7 @@ class SpecReport(_FixedSpec):
     spec: Any
     python: Optional[str]
     notes: List[str]
+    untraced: bool = False
     backend: str = ""
     input: str = ""
     exit_code: Optional[int] = None
@@ -251,7 +264,7 @@ class SpecReport(_FixedSpec):
     def from_json(cls, j, backend="", input="", exit_code=None):
         return cls(bool(j.get("verified", False)), j.get("recheck"), _int(j.get("rounds") or 0),
                    list(j.get("lines") or []), j.get("spec"), j.get("python"), list(j.get("notes") or []),
-                   backend=backend, input=input, exit_code=exit_code, raw=j)
+                   bool(j.get("untraced", False)), backend=backend, input=input, exit_code=exit_code, raw=j)
 
     def _fixed_spec_json(self):
         return self.spec if self.verified else None

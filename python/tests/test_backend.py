@@ -56,6 +56,22 @@ def test_check_corpus_violation_as_objects():
     assert "violations" in text and "dx = 8*_dx" in text
 
 
+def test_check_untraced_spec_repair():
+    """A spec torch refused before tracing: the repair is untraced, never verified, never a verified fix."""
+    need_binary()
+    r = shapegate.check(os.path.join(CASES, "err_dim_same_name_diff_range"))
+    assert r.verdict == "invalid_spec" and r.exit_code == 1
+    assert r.fixes.untraced and not r.fixes.verified
+    assert r.verified_fix == [] and r.fixed_dynamic_shapes() is None
+    assert "dynamic_shapes = {'x': {0: d}, 'y': {0: d}}" in r.spec_repair
+    assert any("before tracing" in n for n in r.fixes.notes)
+    # a traced refutation's fix is verified, never untraced
+    r = shapegate.check(os.path.join(CASES, "err_div_view_8"))
+    assert r.fixes.verified and not r.fixes.untraced and r.spec_repair is None
+    s = shapegate.spec(os.path.join(CASES, "err_dim_same_name_diff_range"))
+    assert not s.verified and not s.untraced and s.exit_code == 1
+
+
 def test_check_ok_and_unknown_exit_codes():
     need_binary()
     r = shapegate.check(os.path.join(CASES, "ok_nested_dict_list"))
