@@ -186,7 +186,7 @@ static int multipart_done(sv_request *q)
         return -1;
     }
     if (!q->part_bytes[SV_PART_OLD] || !q->part_bytes[SV_PART_NEW]) {
-        sv_error(q, 400, "empty_body", "POST /v1/gate needs the parts old and new, each a .pt2 archive%s",
+        sv_error(q, 400, "empty_body", "POST /v1/gate needs the parts old and new, each a .pt2 archive or a trace%s",
                  q->part_seen[SV_PART_OLD] && q->part_seen[SV_PART_NEW] ? " (one is empty)" : "");
         return -1;
     }
@@ -368,6 +368,30 @@ static int admit(sv_request *q)
     return 0;
 }
 
+/*
+ * A check or spec whose body bytes were answered before (answers.c): the answer set from the
+ * cache of answers on the I/O thread, no worker, no parse. Otherwise the key is kept for the
+ * worker to store its answer under. True when answered.
+ */
+static bool answered_before(sv_request *q)
+{
+    char *body = NULL;
+    size_t len = 0;
+    const char *verdict = NULL;
+
+    if (!q->svc->answers || q->len == 0 || (q->route->id != SV_ROUTE_CHECK && q->route->id != SV_ROUTE_SPEC))
+        return false;
+    sv_answers_key(q->answer_key, q->route->id, &q->opts, q->body, q->len);
+    q->answer_keyed = true;
+    if (!sv_answers_get(q->svc->answers, q->answer_key, &body, &len, &verdict))
+        return false;
+    sv_answer(q, 200, "ok", body, len, "application/json");
+    q->verdict = verdict;
+    q->from_answers = true;
+    sv_body_release(q);
+    return true;
+}
+
 static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                 const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
@@ -413,6 +437,8 @@ static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const ch
     if (!q->failed_body && state == SV_RECEIVING && q->pp && multipart_done(q) != 0)
         q->failed_body = true;
     if (q->failed_body && state == SV_RECEIVING)
+        return send_answer(q);
+    if (state == SV_RECEIVING && answered_before(q))
         return send_answer(q);
     if (state == SV_RECEIVING) {
         atomic_store(&q->state, SV_QUEUED);
@@ -526,7 +552,9 @@ static void access_log(sg_service *s, sv_request *q, unsigned status, double sec
                  ", \"status\": %u, \"code\": \"%s\", \"ms\": %.3f, \"in\": %llu, \"out\": %llu%s%s%s%s%s%s%s}\n",
                  status, status ? q->code : "client_closed", secs * 1000.0, (unsigned long long)q->received,
                  (unsigned long long)q->sent, q->verdict ? ", \"verdict\": \"" : "", q->verdict ? q->verdict : "",
-                 q->verdict ? "\"" : "", q->from_redis ? ", \"cache\": \"redis\"" : "",
+                 q->verdict ? "\"" : "", q->from_redis     ? ", \"cache\": \"redis\""
+                 : q->from_answers ? ", \"cache\": \"answers\""
+                                   : "",
                  ended ? ", \"ended\": \"" : "", ended ? ended : "", ended ? "\"" : "");
     if (k < 0 || (size_t)k >= sizeof line - n)
         return;
@@ -647,6 +675,11 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
     eo.cache_entries = c->cache_entries;
     if ((rc = sg_engine_new(&s->engine, &eo, err)) != 0)
         goto fail;
+    if (sv_answers_new(&s->answers, c->cache_entries) != 0) {
+        snprintf(err->msg, sizeof err->msg, "out of memory creating the answer cache");
+        rc = err->code = SG_ENOMEM;
+        goto fail;
+    }
     if (c->redis_url && (rc = sv_redis_new(&s->redis, c->redis_url, c->redis_ttl_s, err)) != 0)
         goto fail;
     if ((rc = sv_pool_new(&s->pool, c->threads, c->max_queue, sv_handle, finish_job, s)) != 0) {
@@ -738,6 +771,7 @@ void sg_service_free(sg_service *s)
     sv_pool_free(s->pool);
     sg_engine_free(s->engine);
     sv_redis_free(s->redis);
+    sv_answers_free(s->answers);
     if (s->spool[0])
         rmdir(s->spool);
     pthread_mutex_destroy(&s->log_lock);
