@@ -397,6 +397,7 @@ int sg_cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    sg_service_tune_memory();
     if ((rc = sg_service_start(&s, &a.cfg, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = rc == SG_EINVALID || rc == SG_EIO ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;

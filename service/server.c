@@ -28,6 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "internal.h"
 
 double sv_now(void)
@@ -731,6 +735,14 @@ fail:
 }
 
 unsigned sg_service_port(const sg_service *s) { return s->port; }
+
+void sg_service_tune_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_TRIM_THRESHOLD, (int)SG_SERVICE_TRIM_BYTES);
+    mallopt(M_TOP_PAD, (int)SG_SERVICE_TOP_PAD);
+#endif
+}
 
 unsigned sg_service_drain(sg_service *s, unsigned wait_ms)
 {
