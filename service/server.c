@@ -11,7 +11,9 @@
  * body is complete: the request then goes to the worker pool and its
  * connection is suspended; the worker leaves its answer and resumes it, and
  * libmicrohttpd calls on_request() a last time to send the answer. GET routes
- * are answered at once on the I/O thread. on_completed() logs, counts and
+ * are answered on the I/O thread at the second call (a response queued at the
+ * first, with the header only, made libmicrohttpd 0.9.75 close the connection
+ * after every GET: no keep-alive for probes and scrapes). on_completed() logs, counts and
  * frees the request, whichever way it ended.
  */
 #define _GNU_SOURCE /* O_TMPFILE, mkdtemp */
@@ -411,11 +413,16 @@ static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const ch
         atomic_fetch_add(&s->metrics.in_flight, 1);
         if (admit(q) != 0)
             return send_answer(q);
-        if (q->route->body == SV_BODY_NONE) {
-            sv_handle_get(q);
-            return send_answer(q);
+        return MHD_YES; /* a GET is answered on the next call, once libmicrohttpd has the whole request */
+    }
+    if (q->route && q->route->body == SV_BODY_NONE && atomic_load(&q->state) == SV_RECEIVING) {
+        if (*upload_size) { /* a body on a GET: read and dropped, at most --max-body of it */
+            q->dropped += *upload_size;
+            *upload_size = 0;
+            return q->dropped > q->svc->cfg.max_body ? MHD_NO : MHD_YES;
         }
-        return MHD_YES;
+        sv_handle_get(q);
+        return send_answer(q);
     }
     state = atomic_load(&q->state);
     if (state == SV_SENT) {

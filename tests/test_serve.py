@@ -222,6 +222,20 @@ def conform(method, path, status, headers, body):
 
 def test_get_routes(s):
     global API
+    # GETs keep their connection (HTTP/1.1 keep-alive): a balancer's probes and /metrics scrapes
+    # reuse it; a GET with a body is answered too, the body dropped
+    c = s.conn()
+    try:
+        for path in ("/healthz", "/readyz", "/v1/version", "/healthz"):
+            st, h, _ = s.request("GET", path, conn=c)
+            ok(st == 200 and h.get("connection", "").lower() != "close", "GET %s keeps the connection: %d %r"
+               % (path, st, h.get("connection")))
+        st, h, _ = s.request("GET", "/healthz", b"ignored", "text/plain", conn=c)
+        ok(st == 200, "GET /healthz with a body: %d" % st)
+        st, h, _ = s.request("GET", "/healthz", conn=c)
+        ok(st == 200, "GET /healthz after a GET with a body: %d" % st)
+    finally:
+        c.close()
     st, h, body = s.request("GET", "/v1/openapi.json")
     ok(st == 200, "openapi.json status %d" % st)
     doc = json.loads(body)
