@@ -670,27 +670,41 @@ static int spec_tensor(sg_trace__reader *R, sg_input_dim *dims, size_t rank, con
     return 0;
 }
 
-/* The `idx`-th distinct field ".name" below `prefix` (len bytes) among the inputs' paths, in input
- * order (a dataclass's fields, as its spec list gives them); appended to `path`. */
+/* The field component (".name", or "['name']" as torch 2.6 names a registered dataclass's fields)
+ * at `p`: its whole text in `*comp`/`*len`, true; false for an index or the path's end. */
+static bool field_component(const char *p, const char **comp, size_t *len)
+{
+    const char *name, *next, *key;
+    size_t nl, keylen;
+    long index;
+    if (attr_component(p, &name, &nl, &next) || sg_trace__path_component(p, &key, &keylen, &index, &next) == 1) {
+        *comp = p;
+        *len = (size_t)(next - p);
+        return true;
+    }
+    return false;
+}
+
+/* The `idx`-th distinct field below `prefix` (len bytes) among the inputs' paths, in input order (a
+ * dataclass's fields, as its spec list gives them), appended to `path`; false when the inputs below
+ * `prefix` are indexed ("[0]"), as a list's are. */
 static bool field_child(const sg_input_dim *in, size_t n, sg_buf *path, size_t len, long idx)
 {
     size_t i, j;
     long seen = 0;
     for (i = 0; i < n; i++) {
-        const char *p = in[i].path, *name, *next, *q, *nj;
-        size_t nl, lj;
+        const char *p = in[i].path, *c, *cj;
+        size_t cl, lj;
         bool dup = false;
-        if (strncmp(p, path->data, len) != 0 || !attr_component(p + len, &name, &nl, &next))
+        if (strncmp(p, path->data, len) != 0 || !field_component(p + len, &c, &cl))
             continue;
-        for (j = 0; j < i && !dup; j++) {
-            q = in[j].path;
-            dup = strncmp(q, path->data, len) == 0 && attr_component(q + len, &nj, &lj, &next) && lj == nl
-                  && memcmp(nj, name, nl) == 0;
-        }
+        for (j = 0; j < i && !dup; j++)
+            dup = strncmp(in[j].path, path->data, len) == 0 && field_component(in[j].path + len, &cj, &lj)
+                  && lj == cl && memcmp(cj, c, cl) == 0;
         if (dup)
             continue;
         if (seen++ == idx) {
-            sg_buf_printf(path, ".%.*s", (int)nl, name);
+            sg_buf_printf(path, "%.*s", (int)cl, c);
             return true;
         }
     }
