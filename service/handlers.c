@@ -427,7 +427,8 @@ static int gate_load(sv_request *q, int fd, const char *which, const char *filen
     }
     if (n == 4 && m[0] == 'P' && m[1] == 'K' && m[2] == 3 && m[3] == 4) {
         snprintf(side->name, sizeof side->name, "%s", filename[0] ? filename : which[0] == 'o' ? "old.pt2" : "new.pt2");
-        if ((rc = sg_archive_open_fd(&side->a, fd, NULL, &err)) == 0 && (rc = sg_graph_load(&side->g, side->a, NULL, &err)) == 0)
+        if ((rc = sg_archive_open_fd(&side->a, fd, NULL, &err)) == 0
+            && (rc = sg_graph_load(&side->g, side->a, NULL, &err)) == 0)
             return 0;
         snprintf(msg, sizeof msg, "%s", err.msg);
         snprintf(err.msg, sizeof err.msg, "part '%.3s': %.200s", which, msg);
@@ -445,8 +446,9 @@ static int gate_load(sv_request *q, int fd, const char *which, const char *filen
         const sg_service_config *c = &q->svc->cfg;
         if (sg_trace_guard_count(side->t) <= c->max_guards && sg_trace_symbol_count(side->t) <= c->max_symbols)
             return 0;
-        sv_error(q, 413, "limit_exceeded", "part '%s': the trace has %zu guards and %zu symbols; the limits are %zu and %zu",
-                 which, sg_trace_guard_count(side->t), sg_trace_symbol_count(side->t), c->max_guards, c->max_symbols);
+        sv_error(q, 413, "limit_exceeded",
+                 "part '%s': the trace has %zu guards and %zu symbols; the limits are %zu and %zu", which,
+                 sg_trace_guard_count(side->t), sg_trace_symbol_count(side->t), c->max_guards, c->max_symbols);
         return -1;
     }
     { /* the loader names the file: the client knows it as the part */
@@ -582,7 +584,8 @@ void sv_handle_get(sv_request *q)
     case SV_ROUTE_METRICS: {
         char *text = NULL;
         size_t len = 0;
-        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads, s->redis, s->answers) != 0) {
+        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads, s->redis, s->answers)
+            != 0) {
             sv_error(q, 503, "out_of_memory", "out of memory writing the metrics");
             return;
         }
