@@ -6,13 +6,21 @@
  * cache, for S seconds. Prints checks/s and the median and p99 latency.
  *
  *   bench_engine TRACE.json [THREADS] [SECONDS]      (defaults 2 and 5)
+ *
+ * The allocator is set as `shapegate serve` sets it (sg_service_tune_memory in
+ * service/service.h: 64 MiB trim threshold, 16 MiB top pad), so that the two
+ * compare like for like; SG_BENCH_MALLOC_DEFAULTS=1 keeps glibc's defaults.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#ifdef __GLIBC__ /* defined by the headers above */
+#include <malloc.h>
+#endif
 
 #include "shapegate/shapegate.h"
 
@@ -73,7 +81,8 @@ int main(int argc, char **argv)
     sg_engine_options eo = SG_ENGINE_OPTIONS_INIT;
     sg_error err = SG_ERROR_INIT;
     unsigned threads = argc > 2 ? (unsigned)atoi(argv[2]) : 2, i;
-    double secs = argc > 3 ? atof(argv[3]) : 5, t0, el;
+    double secs = argc > 3 ? atof(argv[3]) : 5, t0, el, cpu;
+    struct rusage ru;
     job jobs[64];
     pthread_t th[64];
     char *json = NULL;
@@ -83,6 +92,12 @@ int main(int argc, char **argv)
     FILE *f;
     int failed = 0;
 
+#ifdef __GLIBC__
+    if (!getenv("SG_BENCH_MALLOC_DEFAULTS")) {
+        mallopt(M_TRIM_THRESHOLD, 64 << 20);
+        mallopt(M_TOP_PAD, 16 << 20);
+    }
+#endif
     if (argc < 2 || threads == 0 || threads > 64 || !(f = fopen(argv[1], "rb"))) {
         fprintf(stderr, "usage: bench_engine TRACE.json [THREADS] [SECONDS]\n");
         return 2;
@@ -118,6 +133,8 @@ int main(int argc, char **argv)
         failed |= jobs[i].failed;
     }
     el = now() - t0;
+    getrusage(RUSAGE_SELF, &ru);
+    cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     all = malloc((total + 1) * sizeof(double));
     for (i = 0; i < threads; i++) {
         memcpy(all + k, jobs[i].lat, jobs[i].n * sizeof(double));
@@ -126,8 +143,9 @@ int main(int argc, char **argv)
     }
     qsort(all, total, sizeof(double), cmp);
     if (total)
-        printf("in-process engine, %u threads: %.0f checks/s, p50 %.2f ms, p99 %.2f ms (%zu checks in %.1f s)\n",
-               threads, total / el, all[total / 2] * 1e3, all[(size_t)(total * 0.99)] * 1e3, total, el);
+        printf("in-process engine, %u threads: %.0f checks/s, p50 %.2f ms, p99 %.2f ms, %.3f ms CPU/check (%zu checks in "
+               "%.1f s)\n", threads, total / el, all[total / 2] * 1e3, all[(size_t)(total * 0.99)] * 1e3,
+               cpu * 1e3 / (double)total, total, el);
     free(all);
     free(json);
     sg_engine_free(e);

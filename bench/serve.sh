@@ -2,9 +2,10 @@
 # bench/serve.sh - `shapegate serve` under a real load generator (wrk, Debian package `wrk`):
 #   1. the in-process engine on the same trace (bench_engine: load + check + report JSON on
 #      $(nproc) threads, no HTTP, no cache): the reference of the uncached path;
-#   2. requests/s and latency percentiles for GET /healthz (the HTTP ceiling, no solving), a
-#      small POST /v1/check answered from the engine's cache, and the same check with the cache
-#      off (solved every time), with their ratios;
+#   2. requests/s, latency percentiles and the server's CPU per request for GET /healthz (the
+#      HTTP ceiling, no solving), a small POST /v1/check answered from the cache (the answer
+#      cache by body bytes: no parse, no engine) and the same check with --cache 0 (parsed and
+#      solved every time), with their ratios;
 #   3. RSS of one server sampled every second over a soak of at least SG_BENCH_SOAK requests
 #      (default 100000; cache hits and /healthz, the paths that allocate per request without
 #      solving) and over an uncached run: start, end and max;
@@ -72,18 +73,27 @@ rss_report() {
 # requests in the last wrk output
 reqs() { awk '/requests in/ {print $1}' "$WORK/wrk.out"; }
 
-# run LABEL URL [wrk options]: prints "LABEL req/s p50 p99" and sets RPS
+# CPU seconds (user + system) the process PID has used so far
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+
+# run LABEL URL [wrk options]: prints "LABEL req/s p50 p99" (and, with CPU_PID set, the CPU ms that
+# process spent per request: a figure the load around it disturbs less than req/s) and sets RPS
 run() {
-    local label=$1 url=$2 out
+    local label=$1 url=$2 out c0 c1 per=""
     shift 2
+    [ -n "${CPU_PID:-}" ] && c0=$(cpu_s "$CPU_PID")
     wrk -t1 -c"$CONNS" -d"${SECS}s" --latency "$@" "$url" >"$WORK/wrk.out" 2>&1 || true
     out=$WORK/wrk.out
+    if [ -n "${CPU_PID:-}" ]; then
+        c1=$(cpu_s "$CPU_PID")
+        per=$(awk -v a="$c0" -v b="$c1" -v n="$(reqs)" 'BEGIN {if (n > 0) printf "   server CPU %.3f ms/req", (b - a) * 1000 / n}')
+    fi
     RPS=$(awk '/Requests\/sec/ {print $2}' "$out")
     local p50 p99 non2xx
     p50=$(awk '$1 == "50%" {print $2}' "$out")
     p99=$(awk '$1 == "99%" {print $2}' "$out")
     non2xx=$(awk '/Non-2xx/ {print $NF}' "$out")
-    printf '%-34s %10s req/s   p50 %8s   p99 %8s   non-2xx %s\n' "$label" "$RPS" "$p50" "$p99" "${non2xx:-0}"
+    printf '%-34s %10s req/s   p50 %8s   p99 %8s   non-2xx %s%s\n' "$label" "$RPS" "$p50" "$p99" "${non2xx:-0}" "$per"
 }
 
 echo "shapegate serve: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (shared machine)"
@@ -91,13 +101,16 @@ echo "case $CASE, $CONNS connections, ${SECS}s each, wrk 1 thread"
 "$BUILD/bench/bench_engine" "$BODY" "$(nproc)" "$SECS" | tee "$WORK/engine.out"
 ENGINE=$(awk '{for (i = 1; i <= NF; i++) if ($(i + 1) == "checks/s,") print $i}' "$WORK/engine.out")
 start cached --cache 1024
+CPU_PID=$SPID
 run "GET /healthz (reference)" "http://127.0.0.1:$PORT/healthz"
 REF=$RPS
 run "POST /v1/check, cache hits" "http://127.0.0.1:$PORT/v1/check" -s "$WORK/post.lua"
 HIT=$RPS
 start cold --cache 0
+CPU_PID=$SPID
 run "POST /v1/check, no cache" "http://127.0.0.1:$PORT/v1/check" -s "$WORK/post.lua"
 COLD=$RPS
+CPU_PID=""
 awk -v r="$REF" -v h="$HIT" -v c="$COLD" -v e="$ENGINE" 'BEGIN {
     printf "ratios to /healthz: cache hits %.3f, no cache %.3f; cache speed-up %.1fx\n", h / r, c / r, h / c
     printf "no cache against the in-process engine: %.2f (1.00: HTTP costs nothing next to solving)\n", c / e }'

@@ -39,7 +39,7 @@ static const sg_cli_opt serve_opts[] = {
      "--max-body BYTES     largest request body, e.g. 1048576, 64M (default 64M): 413 above"},
     {"timeout", SG_CLI_KEY_TIMEOUT, true, false,
      "--timeout MS         solving budget of one request (default 30000; 0: none): 504 past it"},
-    {"cache", OPT_CACHE, true, false, "--cache N            reports kept for identical requests (default 1024; 0: none)"},
+    {"cache", OPT_CACHE, true, false, "--cache N            answers and reports kept for repeated requests (default 1024; 0: none)"},
     {"max-queue", OPT_MAX_QUEUE, true, false,
      "--max-queue N        requests waiting for a worker (default 64): 429 beyond"},
     {"max-connections", OPT_MAX_CONN, true, false, "--max-connections N  open connections at once (default 1024)"},
@@ -397,6 +397,7 @@ int sg_cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    sg_service_tune_memory();
     if ((rc = sg_service_start(&s, &a.cfg, &err)) != 0) {
         sg_cli_errorf(CMD, "%s", err.msg);
         rc = rc == SG_EINVALID || rc == SG_EIO ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;

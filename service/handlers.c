@@ -208,6 +208,13 @@ static void report_answer(sv_request *q, const sg_report *r, double t0)
 
 /* ---- the endpoints ----------------------------------------------------------------------------- */
 
+/* Keep q's answer in the cache of answers by body bytes when it may be (sv_answers_cacheable). */
+static void keep_answer(sv_request *q)
+{
+    if (q->answer_keyed && sv_answers_cacheable(q))
+        sv_answers_put(q->svc->answers, q->answer_key, q->resp, q->resp_len, q->verdict);
+}
+
 static void do_trace(sv_request *q, sg_engine *e, bool spec)
 {
     const sg_service_config *c = &q->svc->cfg;
@@ -239,6 +246,7 @@ static void do_trace(sv_request *q, sg_engine *e, bool spec)
         if (body) {
             sv_answer(q, 200, "ok", body, len, "application/json");
             q->from_redis = true;
+            keep_answer(q);
             goto cleanup;
         }
     } else {
@@ -252,6 +260,7 @@ static void do_trace(sv_request *q, sg_engine *e, bool spec)
     report_answer(q, r, t0);
     if (key[0] && q->status == 200)
         sv_redis_put(q->svc->redis, key, q->resp, q->resp_len);
+    keep_answer(q);
 cleanup:
     sg_report_free(r);
     sg_trace_free(t);
@@ -387,43 +396,103 @@ cleanup:
     close_archive(&o);
 }
 
-/* One archive of a gate: its spool file opened and its program read (`which` names it in errors). */
-static int gate_load(sv_request *q, int fd, const char *which, sg_archive **a, sg_graph **g)
+/* One side of a gate, as its part came: a .pt2 (an archive and its program) or a trace. */
+typedef struct gate_side {
+    sg_archive *a;
+    sg_graph *g;
+    sg_trace *t;
+    char name[96];
+} gate_side;
+
+/*
+ * Read part `which` (spooled in `fd`) by its content, as `shapegate gate` reads a path: a zip is a
+ * .pt2 archive; anything else is a trace, through the trace loader's own sniffing of the
+ * file (a v1 JSON trace, or a TORCH_TRACE log, plain or gzip), read back by the spool file's
+ * /proc/self/fd name. Its name in the answer: the part's filename, else "old.pt2" / "old.json" /
+ * "old.log" by kind. 0, or -1 with an answer set (422 invalid_archive / invalid_trace naming the
+ * part, 413 for a trace over the loader's limits).
+ */
+static int gate_load(sv_request *q, int fd, const char *which, const char *filename, gate_side *side)
 {
     sg_error err = SG_ERROR_INIT;
+    unsigned char m[4] = {0};
+    char path[64], msg[sizeof err.msg];
+    bool log;
+    ssize_t n;
     int rc;
 
-    if (lseek(fd, 0, SEEK_SET) != 0) {
+    if ((n = pread(fd, m, sizeof m, 0)) < 0 || lseek(fd, 0, SEEK_SET) != 0) {
         sv_error(q, 503, "spool_failed", "cannot read the spooled part '%s': %s", which, strerror(errno));
         return -1;
     }
-    if ((rc = sg_archive_open_fd(a, fd, NULL, &err)) != 0 || (rc = sg_graph_load(g, *a, NULL, &err)) != 0) {
-        char msg[sizeof err.msg];
+    if (n == 4 && m[0] == 'P' && m[1] == 'K' && m[2] == 3 && m[3] == 4) {
+        snprintf(side->name, sizeof side->name, "%s", filename[0] ? filename : which[0] == 'o' ? "old.pt2" : "new.pt2");
+        if ((rc = sg_archive_open_fd(&side->a, fd, NULL, &err)) == 0
+            && (rc = sg_graph_load(&side->g, side->a, NULL, &err)) == 0)
+            return 0;
         snprintf(msg, sizeof msg, "%s", err.msg);
         snprintf(err.msg, sizeof err.msg, "part '%.3s': %.200s", which, msg);
         input_error(q, rc, &err, "invalid_archive");
         return -1;
     }
-    return 0;
+    /* only for the default name: the loader decides what the bytes are */
+    log = n >= 1 && !strchr("{ \t\r\n", m[0]);
+    if (filename[0])
+        snprintf(side->name, sizeof side->name, "%s", filename);
+    else
+        snprintf(side->name, sizeof side->name, "%s.%s", which, log ? "log" : "json");
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    if ((rc = sg_trace_load_frame(&side->t, path, 0, &err)) == 0) {
+        const sg_service_config *c = &q->svc->cfg;
+        if (sg_trace_guard_count(side->t) <= c->max_guards && sg_trace_symbol_count(side->t) <= c->max_symbols)
+            return 0;
+        sv_error(q, 413, "limit_exceeded",
+                 "part '%s': the trace has %zu guards and %zu symbols; the limits are %zu and %zu", which,
+                 sg_trace_guard_count(side->t), sg_trace_symbol_count(side->t), c->max_guards, c->max_symbols);
+        return -1;
+    }
+    { /* the loader names the file: the client knows it as the part */
+        size_t pl = strlen(path);
+        const char *rest = strncmp(err.msg, path, pl) == 0 ? err.msg + pl : NULL;
+        snprintf(msg, sizeof msg, "%s", rest ? rest : err.msg);
+        snprintf(err.msg, sizeof err.msg, "part '%.3s'%s%.240s", which, rest ? "" : ": ", msg);
+    }
+    input_error(q, rc, &err, "invalid_trace");
+    return -1;
 }
 
-/* POST /v1/gate: the object `shapegate gate --json OLD NEW` prints, 200 whatever the decision. */
+static void gate_side_dispose(gate_side *side)
+{
+    sg_graph_free(side->g);
+    sg_archive_free(side->a);
+    sg_trace_free(side->t);
+}
+
+/* POST /v1/gate: the object `shapegate gate --json OLD NEW` prints, 200 whatever the decision. Each
+ * part a .pt2 or a trace, in any mix, as the CLI's OLD and NEW. */
 static void do_gate(sv_request *q, sg_engine *e)
 {
     sg_error err = SG_ERROR_INIT;
-    sg_archive *ao = NULL, *an = NULL;
-    sg_graph *go = NULL, *gn = NULL;
+    sg_gate_input in = SG_GATE_INPUT_INIT;
+    gate_side so, sn;
     sg_gate *gt = NULL;
     char *json = NULL, *body;
-    const char *old_name = q->part_file[0][0] ? q->part_file[0] : "old.pt2";
-    const char *new_name = q->part_file[1][0] ? q->part_file[1] : "new.pt2";
     size_t n;
     int rc;
 
-    if (gate_load(q, q->fd, "old", &ao, &go) != 0 || gate_load(q, q->fd2, "new", &an, &gn) != 0)
+    memset(&so, 0, sizeof so);
+    memset(&sn, 0, sizeof sn);
+    if (gate_load(q, q->fd, "old", q->part_file[0], &so) != 0 || gate_load(q, q->fd2, "new", q->part_file[1], &sn) != 0)
         goto cleanup;
-    if ((rc = sg_engine_gate(e, go, gn, old_name, new_name, q->policy, &q->opts, &gt, &err)) != 0) {
-        /* SG_EINVALID: the policy (the archives were read above); text that does not parse as a
+    in.old_graph = so.g;
+    in.old_trace = so.t;
+    in.old_name = so.name;
+    in.new_graph = sn.g;
+    in.new_trace = sn.t;
+    in.new_name = sn.name;
+    in.policy = q->policy;
+    if ((rc = sg_engine_gate_run(e, &in, &q->opts, &gt, &err)) != 0) {
+        /* SG_EINVALID: the policy (the parts were read above); text that does not parse as a
            policy at all ("policy: LINE:COL: ...") is a malformed request, one that parses but names
            what OLD lacks is unprocessable */
         int line, col;
@@ -451,10 +520,8 @@ static void do_gate(sv_request *q, sg_engine *e)
 cleanup:
     sg_free(json);
     sg_gate_free(gt);
-    sg_graph_free(go);
-    sg_graph_free(gn);
-    sg_archive_free(ao);
-    sg_archive_free(an);
+    gate_side_dispose(&so);
+    gate_side_dispose(&sn);
 }
 
 void sv_handle(sv_request *q, void *ctx)
@@ -517,7 +584,8 @@ void sv_handle_get(sv_request *q)
     case SV_ROUTE_METRICS: {
         char *text = NULL;
         size_t len = 0;
-        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads, s->redis) != 0) {
+        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads, s->redis, s->answers)
+            != 0) {
             sv_error(q, 503, "out_of_memory", "out of memory writing the metrics");
             return;
         }

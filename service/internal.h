@@ -102,6 +102,9 @@ typedef struct sv_request {
     char code[40];           /* "ok" or the error code, for the log */
     const char *verdict;     /* the report's verdict name, or NULL */
     bool from_redis;         /* the answer came from the shared cache */
+    bool from_answers;       /* the answer came from the cache of answers by body bytes (answers.c) */
+    bool answer_keyed;       /* answer_key is set: a check or spec body the answer cache may keep */
+    unsigned char answer_key[32];
     char *resp;              /* response body (malloc'd), or NULL with resp_fd >= 0 */
     size_t resp_len;
     int resp_fd;             /* a file to send (pack), or -1 */
@@ -160,8 +163,9 @@ typedef struct sv_metrics {
 void sv_metrics_observe(sv_metrics *m, sv_route_id r, unsigned status, double seconds);
 /* The Prometheus text exposition (version 0.0.4) of `m`, the engine's counters and the pool. */
 typedef struct sv_redis sv_redis;
+typedef struct sv_answers sv_answers;
 int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
-                      unsigned workers, sv_redis *redis);
+                      unsigned workers, sv_redis *redis, sv_answers *answers);
 
 /* ---- the shared cache (redis.c) ---------------------------------------------------------------- */
 
@@ -176,6 +180,26 @@ char *sv_redis_get(sv_redis *r, const char *key, size_t *len);
 void sv_redis_put(sv_redis *r, const char *key, const char *val, size_t len);
 void sv_redis_stats(sv_redis *r, uint64_t *hits, uint64_t *misses, uint64_t *errors, uint64_t *stores, bool *up);
 
+/* ---- the cache of answers by body bytes (answers.c) --------------------------------------------- */
+
+#define SV_ANSWERS_MAX_ONE ((size_t)1 << 20)    /* an answer larger than this is never kept */
+#define SV_ANSWERS_MAX_BYTES ((size_t)64 << 20) /* the bytes of all kept answers together */
+/* A cache of `entries` answers (0: none, `*out` NULL). 0, or SG_ENOMEM. */
+int sv_answers_new(sv_answers **out, unsigned entries);
+void sv_answers_free(sv_answers *a);
+/* The key of a `route` request with options `o` and body `body[0..len-1]`: SHA-256 over them. */
+void sv_answers_key(unsigned char key[32], sv_route_id route, const sg_check_options *o, const char *body,
+                    size_t len);
+/* The answer kept for `key`: true and a malloc'd copy in `*body` (`*len` bytes) and its verdict name. */
+bool sv_answers_get(sv_answers *a, const unsigned char key[32], char **body, size_t *len, const char **verdict);
+/* Whether q's answer may be kept: 200 in memory, not canceled, nothing "unknown" in it (the
+ * engine keeps only decided reports; an unknown verdict, dim or re-check is written "unknown"). */
+bool sv_answers_cacheable(const sv_request *q);
+/* Keep a copy of `len` bytes of `body` for `key` (best effort; the oldest make room). */
+void sv_answers_put(sv_answers *a, const unsigned char key[32], const char *body, size_t len, const char *verdict);
+void sv_answers_stats(sv_answers *a, uint64_t *hits, uint64_t *misses, uint64_t *stores, uint64_t *entries,
+                      uint64_t *bytes);
+
 /* ---- the service ------------------------------------------------------------------------------- */
 
 struct sg_service {
@@ -184,6 +208,7 @@ struct sg_service {
     sg_engine *engine;
     sv_pool *pool;
     sv_redis *redis;         /* or NULL */
+    sv_answers *answers;     /* the cache of answers by body bytes, or NULL (--cache 0) */
     sv_metrics metrics;
     unsigned port;
     int quiesced_fd;         /* the listening socket after sg_service_drain() (closed last), or -1 */

@@ -99,7 +99,6 @@ static const series engine_series[] = {
     {"shapegate_solver_decided_cheaply_total", "Guards decided without Z3.", SV_STAT(decided_cheaply), false},
     {"shapegate_solver_budget_stops_total", "Z3 queries stopped by a budget.", SV_STAT(budget_stops), false},
     {"shapegate_engine_canceled_total", "Calls that saw a cancel request.", SV_STAT(canceled), false},
-    {"shapegate_cache_hits_total", "Calls answered from the engine's cache.", SV_STAT(cache_hits), false},
     {"shapegate_cache_misses_total", "Calls the cache did not hold.", SV_STAT(cache_misses), false},
     {"shapegate_solver_contexts_created_total", "Z3 contexts made.", SV_STAT(contexts_created), false},
     {"shapegate_solver_contexts_reused_total", "Z3 contexts taken warm.", SV_STAT(contexts_reused), false},
@@ -108,8 +107,9 @@ static const series engine_series[] = {
 #undef SV_STAT
 
 int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
-                      unsigned workers, sv_redis *redis)
+                      unsigned workers, sv_redis *redis, sv_answers *answers)
 {
+    uint64_t ahits, amisses, astores, aentries, abytes;
     out_buf b = {malloc(8192), 0, 8192, false};
     sg_engine_stats st;
     unsigned r, k, queued = 0, busy = 0;
@@ -168,6 +168,17 @@ int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_eng
         uint64_t v = *(const uint64_t *)((const char *)&st + x->offset);
         put(&b, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", x->name, x->help, x->name, x->gauge ? "gauge" : "counter",
             x->name, (unsigned long long)v);
+    }
+    /* both in-process caches: the answers by body bytes (no engine call) and the engine's reports */
+    sv_answers_stats(answers, &ahits, &amisses, &astores, &aentries, &abytes);
+    counter(&b, "shapegate_cache_hits_total", "Requests answered from a cache of this process: the answers "
+            "by body bytes, or the engine's reports.", ahits + st.cache_hits);
+    if (answers) {
+        counter(&b, "shapegate_answer_cache_hits_total", "Requests answered from the cache of answers by body "
+                "bytes, without parsing the body.", ahits);
+        counter(&b, "shapegate_answer_cache_stores_total", "Answers kept in the cache of answers.", astores);
+        gauge(&b, "shapegate_answer_cache_entries", "Answers held in the cache of answers now.", aentries);
+        gauge(&b, "shapegate_answer_cache_bytes", "Bytes of the answers held now.", abytes);
     }
     if (redis) {
         uint64_t hits, misses, errors, stores;

@@ -11,7 +11,9 @@
  * body is complete: the request then goes to the worker pool and its
  * connection is suspended; the worker leaves its answer and resumes it, and
  * libmicrohttpd calls on_request() a last time to send the answer. GET routes
- * are answered at once on the I/O thread. on_completed() logs, counts and
+ * are answered on the I/O thread at the second call (a response queued at the
+ * first, with the header only, made libmicrohttpd 0.9.75 close the connection
+ * after every GET: no keep-alive for probes and scrapes). on_completed() logs, counts and
  * frees the request, whichever way it ended.
  */
 #define _GNU_SOURCE /* O_TMPFILE, mkdtemp */
@@ -27,6 +29,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "internal.h"
 
@@ -186,7 +192,7 @@ static int multipart_done(sv_request *q)
         return -1;
     }
     if (!q->part_bytes[SV_PART_OLD] || !q->part_bytes[SV_PART_NEW]) {
-        sv_error(q, 400, "empty_body", "POST /v1/gate needs the parts old and new, each a .pt2 archive%s",
+        sv_error(q, 400, "empty_body", "POST /v1/gate needs the parts old and new, each a .pt2 archive or a trace%s",
                  q->part_seen[SV_PART_OLD] && q->part_seen[SV_PART_NEW] ? " (one is empty)" : "");
         return -1;
     }
@@ -368,6 +374,30 @@ static int admit(sv_request *q)
     return 0;
 }
 
+/*
+ * A check or spec whose body bytes were answered before (answers.c): the answer set from the
+ * cache of answers on the I/O thread, no worker, no parse. Otherwise the key is kept for the
+ * worker to store its answer under. True when answered.
+ */
+static bool answered_before(sv_request *q)
+{
+    char *body = NULL;
+    size_t len = 0;
+    const char *verdict = NULL;
+
+    if (!q->svc->answers || q->len == 0 || (q->route->id != SV_ROUTE_CHECK && q->route->id != SV_ROUTE_SPEC))
+        return false;
+    sv_answers_key(q->answer_key, q->route->id, &q->opts, q->body, q->len);
+    q->answer_keyed = true;
+    if (!sv_answers_get(q->svc->answers, q->answer_key, &body, &len, &verdict))
+        return false;
+    sv_answer(q, 200, "ok", body, len, "application/json");
+    q->verdict = verdict;
+    q->from_answers = true;
+    sv_body_release(q);
+    return true;
+}
+
 static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                 const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
 {
@@ -383,11 +413,16 @@ static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const ch
         atomic_fetch_add(&s->metrics.in_flight, 1);
         if (admit(q) != 0)
             return send_answer(q);
-        if (q->route->body == SV_BODY_NONE) {
-            sv_handle_get(q);
-            return send_answer(q);
+        return MHD_YES; /* a GET is answered on the next call, once libmicrohttpd has the whole request */
+    }
+    if (q->route && q->route->body == SV_BODY_NONE && atomic_load(&q->state) == SV_RECEIVING) {
+        if (*upload_size) { /* a body on a GET: read and dropped, at most --max-body of it */
+            q->dropped += *upload_size;
+            *upload_size = 0;
+            return q->dropped > q->svc->cfg.max_body ? MHD_NO : MHD_YES;
         }
-        return MHD_YES;
+        sv_handle_get(q);
+        return send_answer(q);
     }
     state = atomic_load(&q->state);
     if (state == SV_SENT) {
@@ -413,6 +448,8 @@ static sv_mhd_result on_request(void *cls, struct MHD_Connection *conn, const ch
     if (!q->failed_body && state == SV_RECEIVING && q->pp && multipart_done(q) != 0)
         q->failed_body = true;
     if (q->failed_body && state == SV_RECEIVING)
+        return send_answer(q);
+    if (state == SV_RECEIVING && answered_before(q))
         return send_answer(q);
     if (state == SV_RECEIVING) {
         atomic_store(&q->state, SV_QUEUED);
@@ -526,7 +563,9 @@ static void access_log(sg_service *s, sv_request *q, unsigned status, double sec
                  ", \"status\": %u, \"code\": \"%s\", \"ms\": %.3f, \"in\": %llu, \"out\": %llu%s%s%s%s%s%s%s}\n",
                  status, status ? q->code : "client_closed", secs * 1000.0, (unsigned long long)q->received,
                  (unsigned long long)q->sent, q->verdict ? ", \"verdict\": \"" : "", q->verdict ? q->verdict : "",
-                 q->verdict ? "\"" : "", q->from_redis ? ", \"cache\": \"redis\"" : "",
+                 q->verdict ? "\"" : "", q->from_redis     ? ", \"cache\": \"redis\""
+                 : q->from_answers ? ", \"cache\": \"answers\""
+                                   : "",
                  ended ? ", \"ended\": \"" : "", ended ? ended : "", ended ? "\"" : "");
     if (k < 0 || (size_t)k >= sizeof line - n)
         return;
@@ -647,6 +686,11 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
     eo.cache_entries = c->cache_entries;
     if ((rc = sg_engine_new(&s->engine, &eo, err)) != 0)
         goto fail;
+    if (sv_answers_new(&s->answers, c->cache_entries) != 0) {
+        snprintf(err->msg, sizeof err->msg, "out of memory creating the answer cache");
+        rc = err->code = SG_ENOMEM;
+        goto fail;
+    }
     if (c->redis_url && (rc = sv_redis_new(&s->redis, c->redis_url, c->redis_ttl_s, err)) != 0)
         goto fail;
     if ((rc = sv_pool_new(&s->pool, c->threads, c->max_queue, sv_handle, finish_job, s)) != 0) {
@@ -699,6 +743,14 @@ fail:
 
 unsigned sg_service_port(const sg_service *s) { return s->port; }
 
+void sg_service_tune_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_TRIM_THRESHOLD, (int)SG_SERVICE_TRIM_BYTES);
+    mallopt(M_TOP_PAD, (int)SG_SERVICE_TOP_PAD);
+#endif
+}
+
 unsigned sg_service_drain(sg_service *s, unsigned wait_ms)
 {
     double end = sv_now() + wait_ms / 1000.0;
@@ -738,6 +790,7 @@ void sg_service_free(sg_service *s)
     sv_pool_free(s->pool);
     sg_engine_free(s->engine);
     sv_redis_free(s->redis);
+    sv_answers_free(s->answers);
     if (s->spool[0])
         rmdir(s->spool);
     pthread_mutex_destroy(&s->log_lock);

@@ -93,6 +93,18 @@ unsigned sg_service_drain(sg_service *s, unsigned wait_ms);
  */
 FILE *sg_service_set_log(sg_service *s, FILE *f);
 
+/*
+ * The process's allocator set for a server (glibc; elsewhere nothing): freed memory is kept up
+ * to SV_TRIM_BYTES per arena instead of being handed back to the kernel at every free that
+ * empties a heap's top, and heaps grow SV_TOP_PAD at a time. A small check allocates and frees
+ * a few hundred kB; with glibc's defaults each request paid page faults and madvise calls for
+ * it (about 10-25% of a small check's CPU, bench/serve.sh). Costs at most that much resident
+ * memory per arena once touched. Called by `shapegate serve` before sg_service_start().
+ */
+#define SG_SERVICE_TRIM_BYTES ((size_t)64 << 20)
+#define SG_SERVICE_TOP_PAD ((size_t)16 << 20)
+void sg_service_tune_memory(void);
+
 /* Stop everything and free the service (after sg_service_drain(), or at once). NULL-safe. */
 void sg_service_free(sg_service *s);
 

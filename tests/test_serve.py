@@ -13,6 +13,7 @@ and metrics checks, and SIGTERM draining. Python 3 standard library only.
 Ends with "N passed, N failed"; exit 1 when any failed.
 """
 import argparse
+import gzip
 import http.client
 import io
 import json
@@ -221,6 +222,20 @@ def conform(method, path, status, headers, body):
 
 def test_get_routes(s):
     global API
+    # GETs keep their connection (HTTP/1.1 keep-alive): a balancer's probes and /metrics scrapes
+    # reuse it; a GET with a body is answered too, the body dropped
+    c = s.conn()
+    try:
+        for path in ("/healthz", "/readyz", "/v1/version", "/healthz"):
+            st, h, _ = s.request("GET", path, conn=c)
+            ok(st == 200 and h.get("connection", "").lower() != "close", "GET %s keeps the connection: %d %r"
+               % (path, st, h.get("connection")))
+        st, h, _ = s.request("GET", "/healthz", b"ignored", "text/plain", conn=c)
+        ok(st == 200, "GET /healthz with a body: %d" % st)
+        st, h, _ = s.request("GET", "/healthz", conn=c)
+        ok(st == 200, "GET /healthz after a GET with a body: %d" % st)
+    finally:
+        c.close()
     st, h, body = s.request("GET", "/v1/openapi.json")
     ok(st == 200, "openapi.json status %d" % st)
     doc = json.loads(body)
@@ -625,6 +640,82 @@ def witness_ranks(obj):
     return obj
 
 
+def served_as_cli(s, args, d, parts, cli_args, label, names=None):
+    """POST /v1/gate with `parts` [(name, file in d, filename sent)] against `shapegate gate --json
+    CLI_ARGS` run in d: the same object (witnesses by rank; with `names`, old/new compared as those)."""
+    body, ct = multipart([(n, fn, open(os.path.join(d, f), "rb").read()) for n, f, fn in parts])
+    st, h, got = s.request("POST", "/v1/gate", body, ct)
+    conform("POST", "/v1/gate", st, h, got)
+    p = subprocess.run([args.shapegate, "gate", "--json"] + cli_args, cwd=d, capture_output=True, timeout=300)
+    if not ok(st == 200 and p.stdout, "gate %s: status %d %r (CLI %r)" % (label, st, got[:200], p.stderr[:200])):
+        return None
+    served, cli = json.loads(got), json.loads(p.stdout)
+    if names:
+        ok((served["old"], served["new"]) == names, "gate %s: names %r" % (label, (served["old"], served["new"])))
+        served["old"], served["new"] = cli["old"], cli["new"]
+    ok(witness_class(without_times(served)) == witness_class(without_times(cli)),
+       "gate %s: the service's object is the CLI's" % label)
+    ok(h.get("x-shapegate-verdict") == served["verdict"], "gate %s: X-Shapegate-Verdict" % label)
+    return served
+
+
+def witness_class(obj):
+    """witness_ranks(obj), and the condition of NEW that rejects the witness only as present or not:
+    which condition a witness breaks depends on which shape of the class Z3 picked (a trace's
+    guards name more conditions than an archive's shape checks)."""
+    def rejected(o):
+        if isinstance(o, dict):
+            return {k: (isinstance(v, dict) if k == "rejected_by" else rejected(v)) for k, v in o.items()}
+        if isinstance(o, list):
+            return [rejected(v) for v in o]
+        return o
+    return rejected(witness_ranks(obj))
+
+
+def test_gate_traces(s, args, root):
+    """The gate's parts may be traces, as the CLI's OLD and NEW: a v1 JSON trace, a TORCH_TRACE log
+    (plain or gzip), a .pt2, in any mix; told apart by their bytes, not their names."""
+    pairs = sorted(d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "old.trace.json")))
+    if QUICK:
+        pairs = [p for p in pairs if p in ("new_min-2.14", "widen_max-2.14")]
+    kinds = set()
+    for pair in pairs:
+        d = os.path.join(root, pair)
+        got = served_as_cli(s, args, d, [("old", "old.trace.json", "old.trace.json"), ("new", "new.trace.json", "new.trace.json")],
+                            ["old.trace.json", "new.trace.json"], pair + " (traces)")
+        if got:
+            kinds.add((got["old_kind"], got["new_kind"]))
+        if os.path.exists(os.path.join(d, "old.pt2")):
+            # a mix, and a name that says nothing of the kind: the bytes decide
+            got = served_as_cli(s, args, d, [("old", "old.pt2", "a.bin"), ("new", "new.trace.json", "b.bin")],
+                                ["old.pt2", "new.trace.json"], pair + " (archive, trace)", names=("a.bin", "b.bin"))
+            if got:
+                kinds.add((got["old_kind"], got["new_kind"]))
+    ok(("trace", "trace") in kinds and ("archive", "trace") in kinds, "gate: trace parts served: %r" % kinds)
+    d = os.path.join(root, "new_min-2.14")
+    logs = [os.path.join(side + ".torch_trace", "torch_trace.log") for side in ("old", "new")]
+    if all(os.path.exists(os.path.join(d, f)) for f in logs):
+        served_as_cli(s, args, d, [("old", logs[0], "old.log"), ("new", logs[1], "new.log")], logs,
+                      "new_min-2.14 (TORCH_TRACE logs)", names=("old.log", "new.log"))
+        gz = os.path.join(args.work, "old.log.gz")
+        with open(os.path.join(d, logs[0]), "rb") as f, gzip.open(gz, "wb") as g:
+            g.write(f.read())
+        body, ct = multipart([("old", None, open(gz, "rb").read()), ("new", None, open(os.path.join(d, "new.pt2"), "rb").read())])
+        st, _, got = s.request("POST", "/v1/gate", body, ct)
+        ok(st == 200 and (json.loads(got)["old"], json.loads(got)["new"], json.loads(got)["old_kind"]) == ("old.log", "new.pt2", "trace"),
+           "gate: a gzip TORCH_TRACE part without a filename: %d %r" % (st, got[:200]))
+    new = open(os.path.join(d, "new.pt2"), "rb").read()
+    for data, status, code in ((b"hello, not a trace\n", 422, "invalid_trace"),
+                               (b'{"format": "no such format"}', 422, "invalid_trace"),
+                               (b"{not json", 400, "malformed_json")):
+        body, ct = multipart([("old", "old.json", data), ("new", "new.pt2", new)])
+        expect_error(s, "POST", "/v1/gate", status, code, body, ct, doc_path="/v1/gate")
+        st, _, got = s.request("POST", "/v1/gate", body, ct)
+        msg = json.loads(got)["error"]["message"]
+        ok(msg.startswith("part 'old'") and "/proc/" not in msg, "gate: a bad trace part is named: %r" % msg)
+    ok(healthy(s), "healthy after the gate's trace parts")
+
+
 def test_gate(s, args):
     """POST /v1/gate: two archives as multipart/form-data answer the object `shapegate gate --json`
     prints, for pairs of each kind; bad bodies get their statuses."""
@@ -649,6 +740,7 @@ def test_gate(s, args):
         ok(h.get("x-shapegate-verdict") == served["verdict"], "gate %s: X-Shapegate-Verdict" % pair)
         verdicts.add(served["verdict"])
     ok({"pass", "regression"} <= verdicts, "gate: pairs that pass and regress were served: %r" % verdicts)
+    test_gate_traces(s, args, root)
     d = os.path.join(root, "new_min-2.14")
     old, new = (open(os.path.join(d, f), "rb").read() for f in ("old.pt2", "new.pt2"))
     # a policy part, as --policy FILE
@@ -722,6 +814,45 @@ def test_concurrent(s, traces):
     for t in ts:
         t.join()
     ok(not errors, "8 concurrent keep-alive clients agree with sequential answers: %r" % errors[:3])
+
+
+def metric(s, name):
+    st, _, m = s.request("GET", "/metrics")
+    found = re.search(r"^%s (\d+)$" % re.escape(name), m.decode(), re.M)
+    return int(found.group(1)) if found else None
+
+
+def test_answer_cache(s, traces):
+    """The cache of answers by body bytes: the same bytes and options are answered again, byte for
+    byte, without the engine; other options or other bytes of the same trace are not its hits (the
+    engine's cache answers those, with the same report); only decided answers are kept."""
+    decided = None
+    for name in sorted(traces, key=lambda k: os.path.getsize(traces[k])):
+        body = open(traces[name], "rb").read() + b"\n\n\n"  # bytes no other test sends
+        st, _, first = s.request("POST", "/v1/check", body, "application/json")
+        if st == 200 and b'"unknown"' not in first:
+            decided = (name, body, first)
+            break
+        if st == 200 and b'"unknown"' in first:
+            h0 = metric(s, "shapegate_answer_cache_hits_total")
+            s.request("POST", "/v1/check", body, "application/json")
+            ok(metric(s, "shapegate_answer_cache_hits_total") == h0, "answer cache: %s (unknown) not kept" % name)
+    if not ok(decided, "answer cache: a trace with a decided answer"):
+        return
+    name, body, first = decided
+    h0, c0 = metric(s, "shapegate_answer_cache_hits_total"), metric(s, "shapegate_engine_calls_total")
+    st, _, again = s.request("POST", "/v1/check", body, "application/json")
+    ok(st == 200 and again == first, "answer cache %s: the same bytes, the same answer" % name)
+    ok(metric(s, "shapegate_answer_cache_hits_total") == h0 + 1 and metric(s, "shapegate_engine_calls_total") == c0,
+       "answer cache %s: a hit, no engine call" % name)
+    st, _, other = s.request("POST", "/v1/check?fixes=0", body, "application/json")
+    ok(st == 200 and metric(s, "shapegate_answer_cache_hits_total") == h0 + 1,
+       "answer cache %s: other options are another key" % name)
+    st, _, spaced = s.request("POST", "/v1/check", b" " + body, "application/json")
+    ok(st == 200 and spaced == first and metric(s, "shapegate_answer_cache_hits_total") == h0 + 1,
+       "answer cache %s: other bytes of the same trace: the engine's cache, the same answer" % name)
+    st, _, spec = s.request("POST", "/v1/spec", body, "application/json")
+    ok(st == 200 and spec != first, "answer cache %s: /v1/spec is another key" % name)
 
 
 def test_soak(s, traces):
@@ -976,6 +1107,7 @@ def main():
         test_malformed_http(s, traces)
         test_concurrent(s, traces)
         test_curl(s, traces)
+        test_answer_cache(s, traces)
         test_soak(s, traces)
         test_command_line(args, s.port)
         ok(healthy(s), "main server healthy at the end")
