@@ -23,6 +23,13 @@ int sg_check__options(sg_check_options *out, const sg_check_options *in, sg_erro
 int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
                 sg_error *err);
 
+/* sg_check_rt() for a caller that reads only the verdict, the dims' statuses, the violations'
+ * kinds and counterexamples, and inferred facts (fixes' re-checks of a derived spec): the same
+ * refuted dims and counterexamples, but explanation cores as Z3 gives them (not minimised:
+ * minimisation is most of a large refuted component's queries, issue 14). */
+int sg_check__lean_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
+                      sg_error *err);
+
 /* sg_fixes_suggest(), sg_spec_generate(), sg_fixes_check_lines() with the engine's runtime. */
 int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
                         const sg_runtime *rt, sg_error *err);

@@ -54,6 +54,7 @@ typedef struct checker {
     size_t *rel_root;
     sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
     long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
+    bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
     sg_error *err;
 } checker;
 
@@ -320,16 +321,17 @@ static int ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_te
  * Shrink an unsat core: try to drop each member, in the order given by
  * `order` (lower first), keeping the drop when the rest is still unsat.
  * `keep[j]` marks assumption j as in the core on entry and on exit.
+ * minimize_passes tries only the members whose order is in [first, last].
  */
-static int minimize_core(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
-                         size_t n, const int *order, bool *keep)
+static int minimize_passes(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                           size_t n, const int *order, bool *keep, int first, int last)
 {
     const sg_term **sub = sg__malloc((n + 1) * sizeof *sub);
     int pass, rc = 0;
     size_t j, m;
     if (!sub)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory minimising a core");
-    for (pass = 0; pass < 4 && !rc; pass++) {
+    for (pass = first; pass <= last && !rc; pass++) {
         for (j = 0; j < n && !rc; j++) {
             sg_q_result r;
             size_t k;
@@ -346,6 +348,12 @@ static int minimize_core(checker *c, const sg_term *const *hard, size_t nhard, c
     }
     sg_free(sub);
     return rc;
+}
+
+static int minimize_core(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                         size_t n, const int *order, bool *keep)
+{
+    return minimize_passes(c, hard, nhard, assume, n, order, keep, 0, 3);
 }
 
 /* ---- Components ----------------------------------------------------------------------- */
@@ -573,7 +581,7 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
         keep[r.core[k]] = true;
     for (k = 0; k < lits.n; k++) /* keep guards rather than the shapes and ranges they caused */
         order[k] = p->cons[map[k]].kind == SG_CORE_GUARD ? 2 : p->cons[map[k]].kind == SG_CORE_RANGE ? 1 : 0;
-    if (c->opts->minimize_cores && (rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep)))
+    if (c->opts->minimize_cores && !c->lean && (rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep)))
         goto cleanup;
     for (k = 0; k < lits.n; k++)
         if (keep[k] && !add_constraint_core(c, v, &p->cons[map[k]])) {
@@ -1318,7 +1326,17 @@ static int values_in(checker *c, long comp)
                 keep[r2.core[k]] = true;
             for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
                 order[k] = kind_of[k];
-            if (c->opts->minimize_cores)
+            if (c->opts->minimize_cores && c->lean) {
+                /* only what decides which dims are refuted: the dim values (pass 0), and the spec
+                 * items (pass 1) when no value is left (below); the same keep[] of those as the
+                 * full minimisation, whose later passes never touch them */
+                bool val = false;
+                rc = minimize_passes(c, hard2.a, hard2.n, lits.a, lits.n, order, keep, 0, 0);
+                for (k = 0; k < lits.n; k++)
+                    val |= keep[k] && kind_of[k] == 0;
+                if (!rc && !val)
+                    rc = minimize_passes(c, hard2.a, hard2.n, lits.a, lits.n, order, keep, 1, 1);
+            } else if (c->opts->minimize_cores)
                 rc = minimize_core(c, hard2.a, hard2.n, lits.a, lits.n, order, keep);
             sg_free(order);
             if (rc)
@@ -1494,8 +1512,23 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     return sg_check_rt(out, t, opts, NULL, err);
 }
 
+static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                    bool lean, sg_error *err);
+
 int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
                 sg_error *err)
+{
+    return check_rt(out, t, opts_in, rt, false, err);
+}
+
+int sg_check__lean_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                      sg_error *err)
+{
+    return check_rt(out, t, opts_in, rt, true, err);
+}
+
+static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                    bool lean, sg_error *err)
 {
     sg_check_options opts;
     checker c;
@@ -1513,6 +1546,7 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
     if ((rc = sg_check__options(&opts, opts_in, err)) != 0)
         return rc;
     memset(&c, 0, sizeof c);
+    c.lean = lean;
     c.opts = &opts;
     c.err = err;
     c.budget.query_timeout_ms = c.opts->query_timeout_ms;

@@ -1289,7 +1289,7 @@ again:
             r = NULL;
             break;
         }
-        if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0) {
+        if ((rc = sg_check__lean_rt(&rep, next, &o, rt, err)) != 0) {
             sg_report_free(prev);
             goto cleanup;
         }
@@ -1305,7 +1305,7 @@ again:
             if (cr != 0 && budget_left(&o, total_ms, start)) {
                 sg_report_free(rep);
                 rep = NULL;
-                if ((rc = sg_check_rt(&rep, next, &o, rt, err)) != 0) {
+                if ((rc = sg_check__lean_rt(&rep, next, &o, rt, err)) != 0) {
                     sg_report_free(prev);
                     goto cleanup;
                 }

@@ -17,6 +17,7 @@
 
 #define LIN_MAX 8     /* terms of a linear form; a longer one is left to Z3 */
 #define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
+#define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
 
 typedef struct node {
     unsigned epoch;  /* valid when == ps->epoch */
@@ -24,15 +25,23 @@ typedef struct node {
     size_t size;     /* class size (at a root) */
     sg_int a, b;     /* node = a * par + b, a = +-1 */
     sg_interval dom; /* at a root: the class domain over the root */
+    bool elim;       /* at a root: substituted by `def` (an affine equality with several variables) */
+    size_t def;      /* root = ps->defs[def], a form over other nodes (resolved through find when read) */
 } node;
 
 /* Σ coef[j] * root v[j] + k over class roots. */
-typedef struct lin {
+struct lin {
     int n;
     size_t v[LIN_MAX];
     sg_int c[LIN_MAX];
     sg_int k;
-} lin;
+};
+typedef struct lin lin;
+
+static void fact_eq(struct sg_presolve *ps, const lin *f);
+static bool lin_node(struct sg_presolve *ps, size_t x, lin *f);
+static bool lin_axpy(lin *f, sg_int s, const lin *g);
+static void propagate(struct sg_presolve *ps, size_t r);
 
 typedef struct strslot {
     const char *name;
@@ -53,6 +62,8 @@ struct sg_presolve {
     size_t *boxset;       /* box entries set, to reset */
     size_t nboxset, boxset_cap;
     bool box_stale;
+    lin *defs;            /* storage of the substitutions of this epoch */
+    size_t ndefs, defs_cap;
     unsigned work;        /* nodes visited by the current question or fact */
     strslot *xmap;        /* spec root name -> X index, open addressing */
     size_t xcap;
@@ -133,6 +144,7 @@ void sg_presolve_free(sg_presolve *ps)
         return;
     sg_free(ps->nodes);
     sg_free(ps->touched);
+    sg_free(ps->defs);
     sg_free(ps->box);
     sg_free(ps->boxset);
     sg_free(ps->xmap);
@@ -153,6 +165,7 @@ void sg_presolve_begin(sg_presolve *ps)
     ps->empty = false;
     ps->dropped = false;
     ps->ntouched = 0;
+    ps->ndefs = 0;
     ps->box_stale = true;
 }
 
@@ -169,6 +182,8 @@ static node *get(sg_presolve *ps, size_t x)
         n->b = 0;
         n->dom.lo_inf = n->dom.hi_inf = true;
         n->dom.lo = n->dom.hi = 0;
+        n->elim = false;
+        n->def = 0;
         if (sg__grow((void **)&ps->touched, &ps->touched_cap, ps->ntouched + 1, sizeof *ps->touched) == 0)
             ps->touched[ps->ntouched++] = x;
         else
@@ -253,6 +268,8 @@ static void bound(sg_presolve *ps, size_t x, sg_interval iv)
     }
     /* x = a r + b: r = a (x - b) */
     meet(ps, get(ps, r), map_iv(iv, a, b, &ps->dropped));
+    if (get(ps, r)->elim) /* r = def: the bound narrows def's variables */
+        propagate(ps, r);
 }
 
 static void bound_point(sg_presolve *ps, size_t x, sg_int v)
@@ -269,6 +286,14 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
     node *nx, *ny;
     if ((a != 1 && a != -1) || !find(ps, x, &rx, &ax, &bx) || !find(ps, y, &ry, &ay, &by)) {
         ps->dropped = true;
+        return;
+    }
+    if (get(ps, rx)->elim || get(ps, ry)->elim) { /* a substituted class: x - a y - b = 0 over the roots left */
+        lin f, g;
+        if (!lin_node(ps, x, &f) || !lin_node(ps, y, &g) || !lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
+            ps->dropped = true;
+        else
+            fact_eq(ps, &f);
         return;
     }
     /* ax rx + bx = a (ay ry + by) + b  =>  rx = c ry + d */
@@ -355,17 +380,46 @@ static bool lin_axpy(lin *f, sg_int s, const lin *g)
     return sg__mul(s, g->k, &t) && sg__add(f->k, t, &f->k);
 }
 
-/* node x as a form over its root */
-static bool lin_node(sg_presolve *ps, size_t x, lin *f)
+static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth);
+
+/* g with every node replaced by its form over the class roots left (not substituted). */
+static bool lin_resolve(sg_presolve *ps, const lin *g, lin *out, int depth)
+{
+    int j;
+    lin h;
+    memset(out, 0, sizeof *out);
+    out->k = g->k;
+    for (j = 0; j < g->n; j++)
+        if (!lin_node_d(ps, g->v[j], &h, depth + 1) || !lin_axpy(out, g->c[j], &h))
+            return false;
+    return true;
+}
+
+/* node x as a form over its root, or, when the root is substituted, over the roots of its
+ * definition (recursively: a definition is made over roots that may be substituted later). */
+static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth)
 {
     size_t r;
     sg_int a, b;
+    node *n;
     memset(f, 0, sizeof *f);
-    if (!find(ps, x, &r, &a, &b))
+    if (depth > ELIM_DEPTH || !find(ps, x, &r, &a, &b))
         return false;
-    f->k = b;
-    return lin_add_term(f, r, a);
+    n = get(ps, r);
+    if (!n->elim) {
+        f->k = b;
+        return lin_add_term(f, r, a);
+    }
+    {
+        lin d = ps->defs[n->def], e;
+        if (++ps->work > WORK_MAX || !lin_resolve(ps, &d, &e, depth))
+            return false;
+        f->k = b;
+        return lin_axpy(f, a, &e);
+    }
 }
+
+static bool lin_node(sg_presolve *ps, size_t x, lin *f) { return lin_node_d(ps, x, f, 0); }
 
 /* `e` as a form over class roots; `over` (when non-NULL) is read as node `over_node`. */
 static bool lin_of(sg_presolve *ps, const sg_expr *e, const sg_expr *over, size_t over_node, lin *f, int depth)
@@ -529,12 +583,128 @@ static void refresh_box(sg_presolve *ps)
                 bx->lo_inf = true;
             if (!bx->hi_inf && !sg__add(bx->hi, b, &bx->hi))
                 bx->hi_inf = true;
+            if (get(ps, r)->elim) { /* substituted: its definition's range narrows it too */
+                lin f;
+                sg_interval rng;
+                ps->work = 0;
+                if (lin_node(ps, x, &f) && lin_range(ps, &f, &rng)) {
+                    if (!rng.lo_inf && (bx->lo_inf || rng.lo > bx->lo)) {
+                        bx->lo = rng.lo;
+                        bx->lo_inf = false;
+                    }
+                    if (!rng.hi_inf && (bx->hi_inf || rng.hi < bx->hi)) {
+                        bx->hi = rng.hi;
+                        bx->hi_inf = false;
+                    }
+                }
+                if (!bx->lo_inf && !bx->hi_inf && bx->lo > bx->hi)
+                    ps->empty = true; /* no model: decide nothing */
+            }
         }
     }
     ps->box_stale = false;
 }
 
 /* ---- Facts ----------------------------------------------------------------------------------- */
+
+/* ---- Substitution of affine equalities with several variables -------------------------------- */
+
+/* ceil(a / c), floor(a / c) for c > 0; false on overflow. */
+static bool div_ceil(sg_int a, sg_int c, sg_int *q)
+{
+    if (a == SG_INT_MIN || !sg__floordiv(-a, c, q))
+        return false;
+    *q = -*q;
+    return true;
+}
+
+/*
+ * r is substituted by r = def; r's domain holds on every model, so each variable v of def
+ * (coefficient c) satisfies c v in dom(r) - range(def - c v): v's domain is narrowed by it
+ * (one pass; every narrowing is implied by the facts, so sound). An overflow skips a side.
+ */
+static void propagate(sg_presolve *ps, size_t r)
+{
+    node *n = get(ps, r);
+    sg_interval dom = n->dom;
+    lin d, e;
+    int j;
+    if (dom.lo_inf && dom.hi_inf)
+        return;
+    d = ps->defs[n->def];
+    if (!lin_resolve(ps, &d, &e, 0))
+        return;
+    for (j = 0; j < e.n; j++) {
+        lin rest = e;
+        sg_interval rr, t, iv = {0, 0, true, true};
+        sg_int c = e.c[j], lo, hi;
+        rest.v[j] = rest.v[rest.n - 1];
+        rest.c[j] = rest.c[rest.n - 1];
+        rest.n--;
+        if (!lin_range(ps, &rest, &rr))
+            continue;
+        /* c v = r - rest in [dom.lo - rr.hi, dom.hi - rr.lo] */
+        t.lo_inf = dom.lo_inf || rr.hi_inf || !sg__sub(dom.lo, rr.hi, &t.lo);
+        t.hi_inf = dom.hi_inf || rr.lo_inf || !sg__sub(dom.hi, rr.lo, &t.hi);
+        if (c < 0) { /* (-c) v in [-t.hi, -t.lo] */
+            sg_interval u = t;
+            if (c == SG_INT_MIN)
+                continue;
+            c = -c;
+            t.lo_inf = u.hi_inf || u.hi == SG_INT_MIN;
+            t.lo = t.lo_inf ? 0 : -u.hi;
+            t.hi_inf = u.lo_inf || u.lo == SG_INT_MIN;
+            t.hi = t.hi_inf ? 0 : -u.lo;
+        }
+        if (!t.lo_inf && div_ceil(t.lo, c, &lo)) {
+            iv.lo = lo;
+            iv.lo_inf = false;
+        }
+        if (!t.hi_inf && sg__floordiv(t.hi, c, &hi)) {
+            iv.hi = hi;
+            iv.hi_inf = false;
+        }
+        if (!iv.lo_inf || !iv.hi_inf)
+            meet(ps, get(ps, e.v[j]), iv);
+    }
+}
+
+/*
+ * f = 0 with several variables (all class roots not substituted, as forms are read): the
+ * variable of coefficient +-1 with the highest node number (spec roots, then symbols, then
+ * dims) is substituted by the rest, exactly over the integers. The models are then no longer
+ * a product of class domains (dom(v) only narrows the others, propagate), so the fact counts
+ * as read wider (sg_presolve_take_dropped) for inference; questions are decided over the
+ * roots left, every model being a point of their box. No unit coefficient: left out.
+ */
+static void eliminate(sg_presolve *ps, const lin *f)
+{
+    int j, piv = -1;
+    sg_int c, t;
+    lin d;
+    node *n;
+    for (j = 0; j < f->n; j++)
+        if ((f->c[j] == 1 || f->c[j] == -1) && (piv < 0 || f->v[j] > f->v[piv]))
+            piv = j;
+    ps->dropped = true;
+    if (piv < 0 || get(ps, f->v[piv])->elim || get(ps, f->v[piv])->par != f->v[piv])
+        return;
+    c = f->c[piv]; /* v = -c * (f - c v) */
+    memset(&d, 0, sizeof d);
+    for (j = 0; j < f->n; j++)
+        if (j != piv && (!sg__mul(-c, f->c[j], &t) || !lin_add_term(&d, f->v[j], t)))
+            return;
+    if (!sg__mul(-c, f->k, &d.k))
+        return;
+    if (sg__grow((void **)&ps->defs, &ps->defs_cap, ps->ndefs + 1, sizeof *ps->defs))
+        return;
+    ps->defs[ps->ndefs] = d;
+    n = get(ps, f->v[piv]);
+    n->elim = true;
+    n->def = ps->ndefs++;
+    ps->box_stale = true;
+    propagate(ps, f->v[piv]);
+}
 
 /* f = 0 as a fact. */
 static void fact_eq(sg_presolve *ps, const lin *f)
@@ -564,7 +734,7 @@ static void fact_eq(sg_presolve *ps, const lin *f)
             ps->dropped = true;
         return;
     }
-    ps->dropped = true; /* not a unit equality: left out */
+    eliminate(ps, f); /* several variables, or a non-unit coefficient */
 }
 
 /* f >= 0 as a fact (univariate only). */
@@ -796,7 +966,7 @@ bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
 
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
-    if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b))
+    if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b) || get(ps, *root)->elim)
         return false;
     *dom = get(ps, *root)->dom;
     return !ps->empty;

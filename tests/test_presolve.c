@@ -295,6 +295,57 @@ static void test_equalities_without_z3(void)
 }
 
 /*
+ * An affine equality with three variables, substituted (presolve.c eliminate): s2 = s0 + s1 (a
+ * replacement) over Dims A, B in [2, 100]; the guards s2 <= 200 and Eq(s2 - s1, s0) hold on
+ * every shape only through the substitution. Phase 2 proves A and B with no Z3 query; the
+ * verdict is the same with the presolve off (which asks Z3).
+ */
+static void test_three_variables_without_z3(void)
+{
+    static const char json[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, 100], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['a'].size()[0]\"]}, "
+        "{\"name\": \"s1\", \"range\": [2, 100], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['b'].size()[0]\"]}, "
+        "{\"name\": \"s2\", \"range\": [2, 1000], \"hint\": 13, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": \"s0 + s1\", \"sources\": []}], "
+        "\"guards\": [{\"origin\": \"shape\", \"expr\": \"s2 <= 200\", \"user_loc\": \"m.py:1 in forward\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Eq(s2 - s1, s0)\", \"user_loc\": \"m.py:2 in forward\"}], "
+        "\"inputs\": ["
+        "{\"path\": \"['a']\", \"dim\": 0, \"size\": 6, \"source\": \"L['a'].size()[0]\", "
+        "\"traced_source\": \"L['a'].size()[0]\", \"value\": \"s0\", \"spec\": {\"kind\": \"dim\", \"name\": \"A\", \"min\": 2, \"max\": 100}}, "
+        "{\"path\": \"['b']\", \"dim\": 0, \"size\": 7, \"source\": \"L['b'].size()[0]\", "
+        "\"traced_source\": \"L['b'].size()[0]\", \"value\": \"s1\", \"spec\": {\"kind\": \"dim\", \"name\": \"B\", \"min\": 2, \"max\": 100}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    int on;
+    for (on = 1; on >= 0; on--) {
+        sg_trace *t = NULL;
+        sg_report *r = NULL;
+        sg_error err = SG_ERROR_INIT;
+        sg_check_options o = options();
+        o.infer = false;
+        sg_presolve_enable(on != 0);
+        CHECK_MSG(sg_trace_load_json(&t, json, sizeof json - 1, &err) == 0, "%s", err.msg);
+        if (t)
+            CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+        if (r) {
+            CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_OK);
+            CHECK_EQ_INT((int)r->dims[0].status, (int)SG_DIM_PROVED);
+            CHECK_EQ_INT((int)r->dims[1].status, (int)SG_DIM_PROVED);
+            if (on)
+                CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+            else
+                CHECK_MSG(r->stats.queries > 0, "the presolve off asked Z3 nothing");
+        }
+        sg_report_free(r);
+        sg_trace_free(t);
+    }
+    sg_presolve_enable(true);
+}
+
+/*
  * Inference without Z3 (analysis/infer_fast.c): 20 inputs whose Dims the guards make equal (one
  * class: read exactly) and one input y of symbol t in [2, 100] with Eq(Mod(t, 8), 0) and
  * Ne(t//8, 3) (one class over 99 values: enumerated). Inference adds no query to the check's, and
@@ -377,6 +428,7 @@ static void test_inference_without_z3(void)
 int main(void)
 {
     RUN(test_equalities_without_z3);
+    RUN(test_three_variables_without_z3);
     RUN(test_inference_without_z3);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
