@@ -28,7 +28,17 @@ Z3_ALLOWED = {"solver"}
 Z3_DEBTS = set()
 # sg_problem's fields that hold Z3 types (solver/problem.h): analysis/ reads none of them, it
 # asks for the terms through solver/query.h (sg_q_dim, sg_q_holds, sg_q_defs, ...).
-PROBLEM_Z3_FIELDS = re.compile(r'(->|\.)(ctx|smt|dvar|spec|spec_lit|defs|xvar|inc|solver|keep|sym_def|holds|lit)\b')
+# A read is `NAME->field` for a NAME declared `sg_problem *NAME` in the file, or `->p->field` (the
+# check context's problem); a field of the same name in another struct is not one.
+PROBLEM_Z3_FIELDS = r'(ctx|smt|dvar|spec|spec_lit|defs|xvar|inc|solver|keep|sym_def|holds|lit)\b'
+PROBLEM_VAR = re.compile(r'\bsg_problem\s*\*\s*(?:const\s+)?(\w+)')
+
+
+def problem_z3_read(text):
+    """The first read of a Z3-typed sg_problem field in C `text` (comments removed), or None."""
+    names = sorted(set(PROBLEM_VAR.findall(text)))
+    bases = [r'(?:->|\.)p->'] + [r'\b' + re.escape(n) + r'->' for n in names]
+    return re.search(r'(?:' + '|'.join(bases) + r')' + PROBLEM_Z3_FIELDS, text)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
 Z3 = re.compile(r'\bZ3_[a-z]|#\s*include\s*<z3\.h>')
 COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
@@ -66,7 +76,7 @@ def main():
             if Z3.search(COMMENT.sub(' ', text)):
                 z3_in.setdefault(m, []).append(os.path.relpath(path, ROOT))
             if m == "analysis":
-                hit = PROBLEM_Z3_FIELDS.search(COMMENT.sub(' ', text))
+                hit = problem_z3_read(COMMENT.sub(' ', text))
                 check(not hit, f"{os.path.relpath(path, ROOT)} reads a Z3-typed field of sg_problem "
                                f"({hit.group(0) if hit else ''}): ask solver/query.h")
 
