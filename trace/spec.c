@@ -711,34 +711,6 @@ static bool field_child(const sg_input_dim *in, size_t n, sg_buf *path, size_t l
     return false;
 }
 
-/* The `idx`-th distinct key "['k']" below `prefix` (len bytes) among the inputs' paths, in input
- * order: torch 2.6 names a registered dataclass's fields as keys (['p']['a']) while its spec is the
- * list of the flattened fields; appended to `path`. False when no path has a key there. */
-static bool key_child(const sg_input_dim *in, size_t n, sg_buf *path, size_t len, long idx)
-{
-    size_t i, j;
-    long seen = 0;
-    for (i = 0; i < n; i++) {
-        const char *p = in[i].path, *key, *next, *kj, *nj;
-        size_t kl, klj;
-        long ix, ixj;
-        bool dup = false;
-        if (strncmp(p, path->data, len) != 0 || sg_trace__path_component(p + len, &key, &kl, &ix, &next) != 1)
-            continue;
-        for (j = 0; j < i && !dup; j++)
-            dup = strncmp(in[j].path, path->data, len) == 0
-                  && sg_trace__path_component(in[j].path + len, &kj, &klj, &ixj, &nj) == 1 && klj == kl
-                  && memcmp(kj, key, kl) == 0;
-        if (dup)
-            continue;
-        if (seen++ == idx) {
-            sg_buf_printf(path, "%.*s", (int)(next - (p + len)), p + len);
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The spec at pytree path `path` (a tensor's, or a container's) into `in`. */
 static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSON *node, sg_buf *path, int depth)
 {
@@ -763,16 +735,8 @@ static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSO
     cJSON_ArrayForEach(it, kids) {
         path->len = len;
         path->data[len] = '\0';
-        if (seq && !field_child(in, n, path, len, i)) {
+        if (seq && !field_child(in, n, path, len, i))
             sg_buf_printf(path, "[%ld]", i);
-            /* no input at [i], but keys there: the fields of a dataclass as torch 2.6 names them */
-            if (!sg_trace__path_known(in, n, path->data, path->len)) {
-                path->len = len;
-                path->data[len] = '\0';
-                if (!key_child(in, n, path, len, i))
-                    sg_buf_printf(path, "[%ld]", i);
-            }
-        }
         if (seq)
             i++;
         else
