@@ -22,12 +22,6 @@
 
 #include "cli.h"
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
 
 /* `s` as a JSON string literal on stdout. */
 static void put_json_str(const char *s)
@@ -83,12 +77,15 @@ int sg_cli_check_batch(const char *const *inputs, size_t n, const sg_check_optio
         sg_trace *t = NULL;
         sg_report *r = NULL;
         char *text = NULL;
-        double t0 = now_ms();
+        double t0 = sg_cli_now_ms();
+        sg_check_options o = opts; /* each input's --timeout counts its load */
         int rc, src;
-        if ((src = sg_trace_load(&t, inputs[i], &err)) != 0) {
+        src = sg_trace_load(&t, inputs[i], &err);
+        sg_cli_spend(&o.timeout_ms, t0);
+        if (src != 0) {
             rc = src == SG_ENOMEM ? SG_EXIT_INTERNAL : SG_EXIT_INPUT;
             error_line(inputs[i], rc, err.msg);
-        } else if ((src = sg_engine_check(engine, t, &opts, &r, &err)) != 0 ||
+        } else if ((src = sg_engine_check(engine, t, &o, &r, &err)) != 0 ||
                    (src = sg_report_to_json(&text, r, 0, &err)) != 0) {
             rc = src == SG_ENOMEM ? SG_EXIT_INTERNAL : src == SG_EINVALID ? SG_EXIT_INPUT : SG_EXIT_INTERNAL;
             error_line(inputs[i], rc, err.msg);
@@ -103,7 +100,7 @@ int sg_cli_check_batch(const char *const *inputs, size_t n, const sg_check_optio
         if (severity(rc) > severity(worst))
             worst = rc;
         if (progress)
-            fprintf(stderr, "[%zu/%zu] %s %.1f ms %s\n", i + 1, n, inputs[i], now_ms() - t0,
+            fprintf(stderr, "[%zu/%zu] %s %.1f ms %s\n", i + 1, n, inputs[i], sg_cli_now_ms() - t0,
                     r ? sg_verdict_name(sg_report_verdict(r)) : "error");
         sg_free(text);
         sg_report_free(r);

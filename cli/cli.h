@@ -155,6 +155,14 @@ int sg_cli_supervised_exit(sg_cli_supervisor *sv, int rc);
 /* The hard limit for a command whose checks have wall-clock budget `timeout_ms`
  * (0: none) and run `nchecks` budgets one after another. */
 unsigned sg_cli_hard_limit(unsigned timeout_ms, unsigned nchecks);
+
+/* The monotonic clock in milliseconds. */
+double sg_cli_now_ms(void);
+
+/* `--timeout` is the whole command's: charge what the command spent since `since_ms` (reading
+ * the trace) to the engine's budget `*timeout_ms`, which stays 0 (no limit) when 0 and is at
+ * least 1 ms otherwise. */
+void sg_cli_spend(unsigned *timeout_ms, double since_ms);
 /* What a killed command prints instead of its result (text, or JSON with --json). */
 void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms);
 /* After option parsing of a solver command taking one INPUT (argv[optind]): check
@@ -164,9 +172,8 @@ void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms);
 int sg_cli_start_solver(sg_cli_supervisor *sv, const char *cmd, int argc, char **argv, bool json,
                         unsigned hard_ms);
 
-/* cmd_inspect.c: `shapegate inspect`; its JSON object, which `serve` answers with too. */
+/* cmd_inspect.c: `shapegate inspect`. */
 int sg_cmd_inspect(int argc, char **argv);
-void sg_cli_inspect_json(FILE *out, sg_archive *a, const sg_graph *g);
 
 /* cmd_serve.c: `shapegate serve`. */
 int sg_cmd_serve(int argc, char **argv);

@@ -95,6 +95,7 @@ int sg_cmd_check(int argc, char **argv)
     char *text = NULL;
     sg_cli_supervisor sv = {0};
     unsigned flags;
+    double t0;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -124,8 +125,10 @@ int sg_cmd_check(int argc, char **argv)
     if ((rc = sg_cli_start_solver(&sv, "check", argc, argv, a.in.json,
                                   sg_cli_hard_limit(a.in.opts.timeout_ms, a.no_fix ? 1 : 3))) >= 0)
         goto done;
+    t0 = sg_cli_now_ms();
     if ((rc = sg_cli_open_trace(&t, "check", argv[optind], a.in.frame, a.in.spec_file, a.in.dims, a.in.ndims)) != SG_EXIT_OK)
         goto cleanup;
+    sg_cli_spend(&a.in.opts.timeout_ms, t0);
     /* what the output needs: fixes unless --no-fix, torch's lines re-checked for --json and
      * --explain, torch's text for --json and --torch */
     a.in.opts.fixes = !a.no_fix;

@@ -54,6 +54,7 @@ int sg_cmd_spec(int argc, char **argv)
     sg_report *r = NULL;
     char *text = NULL;
     sg_cli_supervisor sv = {0};
+    double t0;
     int rc;
 
     sg_cli_trace_args_init(&a, "spec");
@@ -62,8 +63,10 @@ int sg_cmd_spec(int argc, char **argv)
     /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */
     if ((rc = sg_cli_start_solver(&sv, "spec", argc, argv, a.json, sg_cli_hard_limit(a.opts.timeout_ms, 2))) >= 0)
         goto done;
+    t0 = sg_cli_now_ms();
     if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], a.frame, a.spec_file, a.dims, a.ndims)) != SG_EXIT_OK)
         goto cleanup;
+    sg_cli_spend(&a.opts.timeout_ms, t0);
     a.opts.torch_fixes = a.opts.torch_message = a.json; /* the JSON form carries torch's text and lines */
     if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_spec(engine, t, &a.opts, &r, &err)) != 0) {
         sg_cli_path_error("spec", argv[optind], err.msg);

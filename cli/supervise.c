@@ -24,11 +24,20 @@
 
 #define MAX_OUTPUT ((size_t)1 << 30)
 
-static double now_ms(void)
+double sg_cli_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+void sg_cli_spend(unsigned *timeout_ms, double since_ms)
+{
+    double used = sg_cli_now_ms() - since_ms;
+
+    if (*timeout_ms == 0)
+        return;
+    *timeout_ms = used >= *timeout_ms - 1.0 ? 1u : *timeout_ms - (unsigned)used;
 }
 
 /* Parent side: collect the child's output until it exits or the limit passes. */
@@ -36,7 +45,7 @@ static int parent(sg_cli_supervisor *sv, pid_t pid, int fd, unsigned hard_ms)
 {
     char *buf = NULL, chunk[65536];
     size_t len = 0, cap = 0;
-    double end = hard_ms ? now_ms() + hard_ms : 0;
+    double end = hard_ms ? sg_cli_now_ms() + hard_ms : 0;
     bool eof = false, over = false;
     int status = 0;
 
@@ -44,7 +53,7 @@ static int parent(sg_cli_supervisor *sv, pid_t pid, int fd, unsigned hard_ms)
         struct pollfd pfd = {fd, POLLIN, 0};
         int wait_ms = -1, n;
         if (end) {
-            double left = end - now_ms();
+            double left = end - sg_cli_now_ms();
             if (left <= 0) {
                 over = true;
                 break;

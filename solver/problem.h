@@ -17,7 +17,9 @@
  *                        (over auto/static/unbacked symbols only) are assumptions:
  *                        torch chose those dims from the guards, so they hold;
  *   spec items           per input dim: DIM  D_i == X_name, X_name in [max(min, 2), max];
- *                        DERIVED D_i == f(X_root), X_root in [root bounds], D_i >= 2;
+ *                        DERIVED D_i == f(X_root), X_root in [max(root min, 2), root max]
+ *                        (torch creates a root like a size: range_constraints [2, max];
+ *                        `root - k` alone keeps the root's min: torch re-roots it), D_i >= 2;
  *                        STATIC/UNSET D_i == size; AUTO/DYNAMIC with bounds D_i in [min, max].
  */
 #ifndef SG_SOLVER_PROBLEM_H
@@ -68,6 +70,8 @@ typedef struct sg_problem {
     sg_ctxpool *contexts;    /* where the context came from and goes back (NULL: private) */
     Z3_solver inc;           /* referenced incremental solver: linear queries, each in a scope of its own */
     Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */
+    Z3_solver nia;           /* referenced full solver without Z3's nlsat step: queries with many
+                              * non-linear divisions (problem.c "Many divisions") */
     unsigned *seen, stamp;   /* marks by Z3 ast id of the linearity walk (stamp: the current walk) */
     size_t nseen;
     Z3_ast *keep;            /* every term made here, referenced until sg_problem_free */

@@ -566,6 +566,47 @@ static void test_nonlinear_modular(void)
     sb_free(&j);
 }
 
+/*
+ * Many divisions by one symbolic product (prod300's shape: `Mod(s_i, s0*s1)`),
+ * more than problem.c's SG_NIA_MANY_DIVS, so the query goes to the solver
+ * without Z3's nlsat step (whose purify-arith adds an axiom per pair of
+ * divisions without polling). Invalid (s2 = 3, s0 = s1 = 2 fails): under the
+ * resource limit it must come back right or unknown, and under the wall clock
+ * alone (no rlimit, no query timeout) with a reason naming the clock when
+ * unknown; a stop that does not come back fails in run_attack.
+ */
+static void test_many_divisions(void)
+{
+    sbuf g = {0}, e = {0}, j = {0};
+    sg_check_options opts = SG_CHECK_OPTIONS_INIT;
+    int n = quick() ? 160 : 400, i;
+    outcome o;
+
+    for (i = 2; i < n; i++) {
+        e.n = 0;
+        sb_printf(&e, "Eq(Mod(s%d, s0*s1), 0)", i);
+        add_guard(&g, sb_str(&e));
+        e.n = 0;
+        sb_printf(&e, "Eq(Mod(s%d, s1*s0 + 1), Mod(s%d, s0*s1 + 1))", i, i);
+        add_guard(&g, sb_str(&e));
+    }
+    trace_json(&j, n, NULL, 4, &g);
+    attack("many divisions by a product", &j, T_INVALID, false, QUERY_BOUND(n));
+    opts.timeout_ms = 2000;
+    opts.query_timeout_ms = 0;
+    opts.query_rlimit = 0;
+    opts.infer = false;
+    run_attack("many divisions by a product, wall clock only", &j, &opts, T_INVALID, &o, hang_seconds());
+    CHECK_MSG(!o.killed, "the wall clock did not stop Z3 (a hang)");
+    CHECK(o.load_rc == 0 && o.check_rc == 0);
+    CHECK_MSG(o.unknown == 0 || strstr(o.reasons, "timeout") || strstr(o.reasons, "time budget") ||
+                  strstr(o.reasons, "canceled") || strstr(o.reasons, "incomplete"),
+              "reason '%s' does not name the wall clock", o.reasons);
+    sb_free(&g);
+    sb_free(&e);
+    sb_free(&j);
+}
+
 /* ---- the stops one by one ------------------------------------------------------------------- */
 
 /*
@@ -655,6 +696,7 @@ int main(void)
     RUN(test_deep_nesting);
     RUN(test_many_symbols);
     RUN(test_nonlinear_modular);
+    RUN(test_many_divisions);
     printf("total %.1f s\n", now_seconds() - t0);
     return test_summary();
 }
