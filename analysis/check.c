@@ -151,6 +151,26 @@ static char *print_py(checker *c, const sg_expr *e)
     return s;
 }
 
+/* A symbol by the Dim name of the input dim it is the traced size of (torch's debug name: the
+ * `2*D` of "by E = 2*D"), else by its source. */
+static const char *dim_name_of(const sg_expr *sym, void *payload)
+{
+    const sg_problem *p = payload;
+    size_t i;
+    for (i = 0; i < p->ninputs; i++)
+        if (p->inputs[i].value == sym && p->inputs[i].kind == SG_SPEC_DIM && p->inputs[i].name)
+            return p->inputs[i].name;
+    return sg_problem_source_of(sym, payload);
+}
+
+/* `e` in Python syntax over Dim names where a symbol is a named dim's size. */
+static char *print_named(checker *c, const sg_expr *e)
+{
+    char *s = NULL;
+    sg_expr_print(&s, e, SG_SYNTAX_SYMPY, dim_name_of, c->p, NULL);
+    return s;
+}
+
 /* The text of a spec item: "dx in [2, 100]", "dy = 2*dx + 1", "x.size()[1] = 3". */
 static char *spec_text(const sg_input_dim *d)
 {
@@ -406,6 +426,23 @@ static void set_unknown(sg_dim_result *d, const char *why)
     snprintf(d->reason, sizeof d->reason, "%.*s", (int)sizeof d->reason - 1, why);
 }
 
+/*
+ * Dim `d` of component `comp` unknown for `why`; a component of several dims is named by its
+ * first dim and its size ("timeout (9916 ms); component of A, 452 dims"), so the reader knows which
+ * independent part of the problem ran out and how much of it. "canceled" stays as it is.
+ */
+static void set_unknown_in(checker *c, size_t d, long comp, const char *why)
+{
+    size_t n = c->inputs.start[comp + 1] - c->inputs.start[comp];
+    sg_dim_result *r = &c->r->dims[d];
+    r->status = SG_DIM_UNKNOWN;
+    if (n < 2 || strcmp(why, "canceled") == 0) /* a cancel is the caller's, not the component's */
+        snprintf(r->reason, sizeof r->reason, "%.*s", (int)sizeof r->reason - 1, why);
+    else
+        snprintf(r->reason, sizeof r->reason, "%s; component of %s, %zu dims", why,
+                 dim_name(&c->p->inputs[c->inputs.idx[c->inputs.start[comp]]]), n);
+}
+
 /* ---- Phase 1: relations ---------------------------------------------------------------------- */
 
 /*
@@ -655,7 +692,7 @@ static int phase_relations(checker *c)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         v->relation = d->value;
         v->root = root;
-        txt = print_py(c, d->value);
+        txt = constant ? print_py(c, d->value) : print_named(c, d->value);
         if (constant && d->kind == SG_SPEC_DYNAMIC && sg_expr_int_value(d->value) <= 1) {
             /* torch 2.6 lets Dim.DYNAMIC 0/1-specialise silently; the spec's claim is false
              * all the same (docs/torch-differences.md); torch 2.14's words */
@@ -1247,9 +1284,7 @@ static int values_in(checker *c, long comp)
         if (res == SG_Q_UNKNOWN) {
             FOR_MEMBERS(c->inputs, comp, j, i)
                 if (p->named[i] && !c->decided[i]) {
-                    c->r->dims[i].status = SG_DIM_UNKNOWN;
-                    snprintf(c->r->dims[i].reason, sizeof c->r->dims[i].reason, "%s",
-                             r.reason[0] ? r.reason : "unknown");
+                    set_unknown_in(c, i, comp, r.reason[0] ? r.reason : "unknown");
                     c->decided[i] = true;
                 }
             round = (int)ndims + 1;
@@ -1383,9 +1418,24 @@ static int phase_values(checker *c)
     c->box = make_box(c, &c->nbox);
     if (!c->box)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    for (i = 0; i < p->ninputs && !rc; i++) /* each component once, at its first dim */
-        if (c->inputs.idx[c->inputs.start[p->input_comp[i]]] == i)
-            rc = values_in(c, p->input_comp[i]);
+    for (i = 0; i < p->ninputs && !rc; i++) { /* each component once, at its first dim */
+        long comp = p->input_comp[i];
+        if (c->inputs.idx[c->inputs.start[comp]] != i)
+            continue;
+        if (c->budget.deadline > 0 && sg_problem_now() >= c->budget.deadline) {
+            /* the time budget is spent: every query would answer "time budget" unasked, but
+             * building them costs (encoding, presolve, cores); the component's open dims are
+             * unknown for that reason at once */
+            size_t k;
+            for (k = c->inputs.start[comp]; k < c->inputs.start[comp + 1]; k++) {
+                size_t d = c->inputs.idx[k];
+                if (c->r->dims[d].status == SG_DIM_PROVED && !c->decided[d])
+                    set_unknown_in(c, d, comp, "time budget");
+            }
+            continue;
+        }
+        rc = values_in(c, comp);
+    }
     return rc;
 }
 
