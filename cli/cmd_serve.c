@@ -369,7 +369,6 @@ int sg_cmd_serve(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.cfg = defaults;
     a.cfg.access_log = stderr;
-    a.cfg.inspect_json = sg_cli_inspect_json;
     a.drain_ms = 30000;
     /* the config file first, so that the command line overrides it */
     config = config_arg(argc, argv);

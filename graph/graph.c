@@ -134,6 +134,7 @@ static int read_tensor(const sg_graph_tensor **out, sg_graph *g, const cJSON *va
     const cJSON *m = sg__json_get(values, name), *sizes, *s;
     sg_graph_tensor *t;
     const sg_expr **dims;
+    long long *hints;
     char field[256];
     size_t i = 0;
     sg_int dt;
@@ -152,16 +153,25 @@ static int read_tensor(const sg_graph_tensor **out, sg_graph *g, const cJSON *va
     dims = keep(g, sg__calloc((size_t)cJSON_GetArraySize(sizes) + 1, sizeof *dims));
     if (!t || !dims)
         return sg_error_set(err, SG_ENOMEM, "out of memory reading tensor metas");
+    hints = keep(g, sg__calloc((size_t)cJSON_GetArraySize(sizes) + 1, sizeof *hints));
+    if (!hints)
+        return sg_error_set(err, SG_ENOMEM, "out of memory reading tensor metas");
     cJSON_ArrayForEach(s, sizes) {
+        sg_int hv;
         snprintf(field, sizeof field, "graph_module.graph.tensor_values.%.64s.sizes[%zu]", name, i);
         if ((rc = read_symint(&dims[i], g, s, field, err)) != 0)
             return rc;
+        hints[i] = -1;
+        if (sg__json_int(sg__json_get(s, "as_int"), &hv)
+            || sg__json_int(sg__json_get(sg__json_get(sg__json_get(s, "as_expr"), "hint"), "as_int"), &hv))
+            hints[i] = hv >= 0 && hv <= (sg_int)1 << 62 ? (long long)hv : -1;
         i++;
     }
     t->name = dup(g, name);
     t->dtype = (int)dt;
     t->ndim = i;
     t->sizes = dims;
+    t->hints = hints;
     if (!t->name)
         return sg_error_set(err, SG_ENOMEM, "out of memory reading tensor metas");
     *out = t;
@@ -290,7 +300,7 @@ static int read_signature(sg_graph *g, const cJSON *root, sg_error *err)
     cJSON_ArrayForEach(s, ins) {
         sg_graph_input *in = &g->inputs[g->ninputs];
         const char *tag = NULL;
-        const cJSON *v = tagged(s, &tag);
+        const cJSON *v = tagged(s, &tag), *cv;
         const char *t;
 
         if (!v || !tag)
@@ -313,7 +323,21 @@ static int read_signature(sg_graph *g, const cJSON *root, sg_error *err)
             return sg_error_set(err, SG_ENOMEM, "out of memory reading the signature");
         if ((rc = read_tensor(&in->tensor, g, values, in->name, err)) != 0)
             return rc;
-        if (in->kind == SG_GRAPH_IN_USER)
+        if (in->kind == SG_GRAPH_IN_CONSTANT_INPUT && (cv = sg__json_get(v, "value")) && cv->child
+            && (cv->child->string && (strcmp(cv->child->string, "as_int") == 0 || strcmp(cv->child->string, "as_float") == 0
+                                      || strcmp(cv->child->string, "as_bool") == 0
+                                      || strcmp(cv->child->string, "as_string") == 0
+                                      || strcmp(cv->child->string, "as_none") == 0))) {
+            char *txt = strcmp(cv->child->string, "as_none") == 0 ? NULL : cJSON_PrintUnformatted(cv->child);
+            in->value = strcmp(cv->child->string, "as_none") == 0 ? dup(g, "null") : txt ? dup(g, txt) : NULL;
+            if (txt)
+                cJSON_free(txt);
+            if (!in->value)
+                return sg_error_set(err, SG_ENOMEM, "out of memory reading the signature");
+        }
+        /* the in_spec's leaves are the user inputs and the constant inputs (non-tensor
+         * arguments torch specialised), in signature order */
+        if (in->kind == SG_GRAPH_IN_USER || in->kind == SG_GRAPH_IN_CONSTANT_INPUT)
             nuser++;
         g->ninputs++;
     }
@@ -335,7 +359,7 @@ static int read_signature(sg_graph *g, const cJSON *root, sg_error *err)
         return sg_error_set(err, rc, "out of memory reading input paths");
     for (k = 0; k < g->ninputs; k++) {
         sg_graph_input *in = &g->inputs[k];
-        if (in->kind != SG_GRAPH_IN_USER)
+        if (in->kind != SG_GRAPH_IN_USER && in->kind != SG_GRAPH_IN_CONSTANT_INPUT)
             continue;
         in->path = paths ? paths[i++] : dupf(g, "%s['%s']", "", in->name);
         if (!in->path) {

@@ -302,29 +302,27 @@ static void close_archive(opened *o)
 
 static void do_inspect(sv_request *q)
 {
-    char *body = NULL;
-    size_t len = 0;
+    sg_error err = SG_ERROR_INIT;
+    char *json = NULL, *body;
+    size_t n;
     opened o;
-    FILE *f;
 
-    if (!q->svc->cfg.inspect_json) {
-        sv_error(q, 501, "not_implemented", "this build has no inspect writer");
-        return;
-    }
     if (open_archive(q, &o) != 0)
         goto cleanup;
-    if (!(f = open_memstream(&body, &len))) {
+    if (sg_graph_inspect_json(&json, o.a, o.g, &err) != 0) {
+        sv_error(q, 503, "out_of_memory", "%s", err.msg);
+        goto cleanup;
+    }
+    /* the library's string is its allocator's: the answer is ours */
+    n = strlen(json);
+    if (!(body = malloc(n + 1))) {
         sv_error(q, 503, "out_of_memory", "out of memory writing the answer");
         goto cleanup;
     }
-    q->svc->cfg.inspect_json(f, o.a, o.g);
-    if (fclose(f) != 0) {
-        free(body);
-        sv_error(q, 503, "out_of_memory", "out of memory writing the answer");
-        goto cleanup;
-    }
-    sv_answer(q, 200, "ok", body, len, "application/json");
+    memcpy(body, json, n + 1);
+    sv_answer(q, 200, "ok", body, n, "application/json");
 cleanup:
+    sg_free(json);
     close_archive(&o);
 }
 

@@ -33,14 +33,6 @@
 
 typedef struct sg_service sg_service;
 
-/*
- * Writes the `inspect` JSON object of archive `a` and its program `g` to
- * `out` (the object `shapegate inspect --json` prints). The CLI hands its
- * writer in, so that both print the same object; NULL: /v1/archives/inspect
- * answers 501.
- */
-typedef void (*sg_service_inspect_fn)(FILE *out, sg_archive *a, const sg_graph *g);
-
 /* What the service listens on and the limits it holds. Fill with SG_SERVICE_CONFIG_INIT. */
 typedef struct sg_service_config {
     const char *host;          /* address to bind ("127.0.0.1", "::1", "0.0.0.0"; a name: its first address) */
@@ -60,12 +52,11 @@ typedef struct sg_service_config {
     const char *redis_url;     /* redis://HOST[:PORT][/DB]: a verdict cache shared by replicas, or NULL */
     unsigned redis_ttl_s;      /* how long Redis keeps an answer (0: until evicted) */
     FILE *access_log;          /* one JSON line per request, or NULL for none */
-    sg_service_inspect_fn inspect_json;
 } sg_service_config;
 
 #define SG_SERVICE_CONFIG_INIT                                                                       \
     {"127.0.0.1", 8080, 2, 1, (size_t)64 << 20, 30000, 1024, 64, 1024, 15, 100000, 100000,          \
-     (size_t)512 << 20, NULL, NULL, 86400, NULL, NULL}
+     (size_t)512 << 20, NULL, NULL, 86400, NULL}
 
 /*
  * Bind, start the I/O threads and the workers. Returns 0 and the service in

@@ -62,6 +62,11 @@ typedef struct sg_graph_tensor {
     int dtype;                    /**< torch ScalarType code (7 = float32) */
     size_t ndim;
     const sg_expr *const *sizes;  /**< ndim sizes: SG_INT literals or symbolic expressions */
+    /**
+     * ndim example sizes: the size torch traced the dim with (a symbolic size's
+     * `as_expr.hint`, a static size itself), -1 when the archive records none.
+     */
+    const long long *hints;
 } sg_graph_tensor;
 
 /** One graph input, in signature order. */
@@ -70,8 +75,14 @@ typedef struct sg_graph_input {
     const char *spec;             /**< the input_specs tag as written ("user_input", ...) */
     const char *name;             /**< graph value name ("x", "p_weight"), "" when none */
     const char *target;           /**< fqn of a parameter/buffer/constant/object, else NULL */
-    const char *path;             /**< user inputs: pytree path ("['inputs']['b'][0]"), else NULL */
+    const char *path;             /**< user and constant inputs: pytree path ("['inputs']['b'][0]"), else NULL */
     const sg_graph_tensor *tensor; /**< the tensor meta, NULL for non-tensor inputs */
+    /**
+     * constant_input (a non-tensor argument torch specialised; its `path` is set
+     * as for user inputs): the value as compact JSON text (`3`, `0.5`, `true`,
+     * `"relu"`, `null`), NULL when the value is of another kind. Else NULL.
+     */
+    const char *value;
 } sg_graph_input;
 
 /** One graph output, in signature order. */
@@ -291,6 +302,20 @@ typedef struct sg_graph_record_info {
  */
 SG_API int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r, const sg_graph_record_info *info,
                               sg_error *err);
+
+/**
+ * What archive `a` and its loaded graph `g` declare, as `shapegate inspect`
+ * prints it: format and versions, user inputs with symbolic shapes and dtypes,
+ * parameters, symbols with ranges and input dims, range constraints, runtime
+ * asserts (with their control-flow subgraph), guards_code, metadata-check
+ * count and members. sg_graph_inspect_text() starts with `path` (the name to
+ * show); sg_graph_inspect_json() writes one JSON object and a newline
+ * (docs/graph.md, "inspect"). Pure: they only read `a` and `g`, so any thread
+ * may call them on objects no one is changing. New NUL-terminated string in
+ * `*out` (free with sg_free()). Returns 0, SG_ELIMIT (over 256 MiB), SG_ENOMEM.
+ */
+SG_API int sg_graph_inspect_text(char **out, const char *path, const sg_archive *a, const sg_graph *g, sg_error *err);
+SG_API int sg_graph_inspect_json(char **out, const sg_archive *a, const sg_graph *g, sg_error *err);
 
 #ifdef __cplusplus
 }
