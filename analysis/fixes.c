@@ -25,6 +25,7 @@
 #include "report/report.h"
 #include "analysis/fixes.h"
 #include "analysis/infer.h"
+#include "analysis/spec_repair.h"
 #include "torch/message.h"
 #include "solver/problem.h"
 #include "torch/fixlines.h"
@@ -671,6 +672,15 @@ static int derive(deriver *d, sg_error *err)
                        in->source, num);
             continue;
         }
+        if (d->m == MODE_FIX && in->kind == SG_SPEC_DYNAMIC && refuted && !in->value && specialized(d->r, i)) {
+            /* Dim.DYNAMIC on a 0/1 example: torch specialised it before tracing (2.14 raises, 2.6 keeps
+             * the constant silently); what torch can export is that size, static */
+            char num[SG_INT_STRLEN];
+            push_static(d, i, in->size);
+            strs_pushf(d->notes, "%s: Dim.DYNAMIC on an example of size %s, which torch specialises: static now "
+                       "(an example of size >= 2 keeps it dynamic)", in->source, sg_int_format(num, in->size));
+            continue;
+        }
         if (d->m == MODE_FIX && refuted && (in->kind == SG_SPEC_AUTO || in->kind == SG_SPEC_DYNAMIC)
             && in->has_bounds && in->value && sg_expr_kind(in->value) == SG_SYM) {
             fix_hint(d, i);
@@ -682,6 +692,8 @@ static int derive(deriver *d, sg_error *err)
             /* never traced: torch made a 0/1 example size a constant before tracing */
             if (specialized(d->r, i) && in->kind == SG_SPEC_DIM)
                 push_static(d, i, in->size);
+            else if (d->m == MODE_SPEC && (in->kind == SG_SPEC_AUTO || in->kind == SG_SPEC_DYNAMIC))
+                push_static(d, i, in->size); /* a hint torch specialised (a batch of 1): the spec says the size */
             continue;
         }
         if (d->m == MODE_FIX && !refuted && in->kind != SG_SPEC_DERIVED && in->kind != SG_SPEC_DIM)
@@ -1131,6 +1143,61 @@ static size_t auto_candidates(const sg_trace *t, const sg_report *r, size_t *out
     return n;
 }
 
+/* A split Dim (analysis/spec_repair.c) has no line: `d = d_1` would rename d for every use. */
+static void drop_split_lines(fixvec *v, const strs *split)
+{
+    size_t i, k, j = 0;
+    for (i = 0; i < v->n; i++) {
+        bool named = false;
+        for (k = 0; k < split->n; k++)
+            named |= (v->f[i].name && strcmp(v->f[i].name, split->s[k]) == 0)
+                     || (v->f[i].root && strcmp(v->f[i].root, split->s[k]) == 0);
+        if (named)
+            sg_fix__dispose(&v->f[i]);
+        else
+            v->f[j++] = v->f[i];
+    }
+    v->n = j;
+}
+
+/*
+ * The structural repair of an invalid spec (analysis/spec_repair.c): a copy of
+ * `t` with the repaired spec into *cur (NULL when there is nothing to repair),
+ * or, for a Dim torch refused to build before recording any input, the Python
+ * drop-in in `res` (untraced). Its notes join `notes`. Returns 0 or an error.
+ */
+static int structural_repair(sg_trace **cur, sg_fixes *res, const sg_trace *t, strs *notes, strs *split, sg_error *err)
+{
+    sg_spec_repair sr;
+    size_t i;
+    int rc = sg_spec_repair_structure(&sr, t, err);
+    *cur = NULL;
+    if (rc)
+        return rc;
+    for (i = 0; i < sr.nsplit; i++) {
+        strs_push(split, sr.split[i]);
+        sr.split[i] = NULL;
+    }
+    res->repaired = sr.trace != NULL;
+    for (i = 0; i < sr.nnotes; i++) {
+        strs_push(notes, sr.notes[i]);
+        sr.notes[i] = NULL;
+    }
+    if (sr.python && untraced(t)) {
+        res->untraced = true;
+        res->rounds = 1;
+        res->recheck = SG_VERDICT_INVALID_SPEC;
+        res->python = sr.python;
+        sr.python = NULL;
+        strs_pushf(notes, "torch stopped before recording the inputs (%s): nothing was traced to check the repair "
+                   "against; use repaired_Dim in place of Dim, export, and check the new trace", sg_trace_torch_error(t));
+    }
+    *cur = sr.trace;
+    sr.trace = NULL;
+    sg_spec_repair_dispose(&sr);
+    return 0;
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                const sg_runtime *rt, sg_error *err)
 {
@@ -1139,7 +1206,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     sg_trace *cur = NULL, *next = NULL;
     sg_report *rep = NULL, *own0 = NULL, *prev = NULL;
     const sg_report *r = r0;
-    strs notes = {0};
+    strs notes = {0}, split = {0};
     fixvec fv = {0};
     deriver d;
     char **names = NULL;
@@ -1200,9 +1267,24 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
         goto cleanup;
     }
-    if (r->verdict == SG_VERDICT_INVALID_SPEC && !r->no_spec) {
+    if (r->verdict == SG_VERDICT_INVALID_SPEC && m == MODE_FIX) {
+        /* the structure, the examples' agreement, a Dim torch refused to build (analysis/spec_repair.c) */
+        if ((rc = structural_repair(&cur, res, t, &notes, &split, err)) != 0)
+            goto cleanup;
+        if (res->untraced)
+            goto cleanup; /* a Dim rewrite: no spec to check */
+    }
+    if (r->verdict == SG_VERDICT_INVALID_SPEC && (!r->no_spec || cur)) {
         /* a spec torch refuses to build, repaired where what it refuses says what it means */
-        if ((rc = repair_spec(&cur, t, &notes, err)) != 0)
+        sg_trace *structural = cur;
+        cur = NULL;
+        rc = repair_spec(&cur, structural ? structural : t, &notes, err);
+        if (!cur) {
+            cur = structural;
+            structural = NULL;
+        }
+        sg_trace_free(structural);
+        if (rc != 0)
             goto cleanup;
         if (cur) {
             if (!budget_left(&o, total_ms, start)) {
@@ -1392,6 +1474,7 @@ again:
         }
         if ((rc = diff_lines(&fv, orig, fixed, nin, m, err)) != 0)
             goto cleanup;
+        drop_split_lines(&fv, &split);
         if (js && !(res->spec_json = sg__strndup(js, strlen(js)))) {
             rc = sg_error_set(err, SG_ENOMEM, "out of memory");
             goto cleanup;
@@ -1416,6 +1499,7 @@ cleanup:
         strs_free(&notes);
         sg_fixes_free(res);
     }
+    strs_free(&split);
     if (names)
         for (i = 0; i < nin; i++)
             sg_free(names[i]);

@@ -17,11 +17,13 @@
 #include "util/json.h"
 #include "util/util.h"
 
+/* An integer as its exact decimal: a raw JSON number (cJSON would print it through a double and
+ * read it back, 15x slower on a large report), a string past 2**53. */
 static cJSON *num(sg_int v)
 {
     char buf[SG_INT_STRLEN];
     if (v <= ((sg_int)1 << 53) && v >= -((sg_int)1 << 53))
-        return cJSON_CreateNumber((double)v);
+        return cJSON_CreateRaw(sg_int_format(buf, v));
     return cJSON_CreateString(sg_int_format(buf, v));
 }
 
@@ -81,7 +83,7 @@ static void add_expr(cJSON *o, const char *key, const sg_expr *e, const sg_trace
     sg_free(s);
 }
 
-/* The fixes object: {"verified", "untraced", "recheck", "rounds", "lines", "spec", "python", "notes",
+/* The fixes object: {"verified", "untraced", "repaired", "recheck", "rounds", "lines", "spec", "python", "notes",
  * "torch_message"} and "torch" {"lines", "verdict", "why"} when torch's lines were re-checked. */
 static cJSON *fixes_object(const sg_report *r, sg_error *err, int *rc)
 {
@@ -97,6 +99,7 @@ static cJSON *fixes_object(const sg_report *r, sg_error *err, int *rc)
     }
     cJSON_AddBoolToObject(root, "verified", f->verified);
     cJSON_AddBoolToObject(root, "untraced", f->untraced);
+    cJSON_AddBoolToObject(root, "repaired", f->repaired);
     cJSON_AddStringToObject(root, "recheck", sg_verdict_name(f->recheck));
     cJSON_AddNumberToObject(root, "rounds", f->rounds);
     arr = cJSON_AddArrayToObject(root, "lines");
@@ -112,7 +115,10 @@ static cJSON *fixes_object(const sg_report *r, sg_error *err, int *rc)
         sg_free(py);
     } else {
         cJSON_AddNullToObject(root, "spec");
-        cJSON_AddNullToObject(root, "python");
+        if (f->python)
+            cJSON_AddStringToObject(root, "python", f->python);
+        else
+            cJSON_AddNullToObject(root, "python");
     }
     arr = cJSON_AddArrayToObject(root, "notes");
     for (i = 0; arr && i < f->nnotes; i++)

@@ -47,6 +47,7 @@ void sg_fixes_free(sg_fixes *f)
     sg_free(f->fixes);
     sg__free_array(f->notes, f->nnotes);
     sg_free(f->spec_json);
+    sg_free(f->python);
     sg_free(f);
 }
 

@@ -87,11 +87,15 @@ typedef struct sg_fixes {
     sg_fix *fixes;        /*< in torch's order: Dim lines first, each group by source name */
     size_t nfixes;
     bool verified;        /*< the fixed spec was re-checked and every dynamic dim proved */
+    bool repaired;        /*< the fix repairs a spec torch refused (its structure, its examples), as the notes say;
+                           *  the Python is the fix (a split Dim has no fix line) */
     bool untraced;        /*< not verified: a spec torch refused before tracing the model, repaired so that it
                            *  passes torch's spec checks; no guard was recorded to check it against */
     sg_verdict recheck;   /*< the verdict of that re-check (SG_VERDICT_OK when verified) */
     unsigned rounds;      /*< derive-and-check rounds it took (1 when the first derivation held) */
     char *spec_json;      /*< the fixed spec, structured JSON (tests/corpus/README.md), or NULL */
+    char *python;         /*< untraced only, when there is no spec to print (a Dim torch refused to build before it
+                           *  recorded any input): paste-ready Python of the repair (`repaired_Dim`), else NULL */
     char **notes;         /*< one line each: holes avoided, choices made, why no fix was found */
     size_t nnotes;
 } sg_fixes;

@@ -278,15 +278,18 @@ static int fixes_text(sg_buf *b, const sg_report *r, unsigned flags, sg_error *e
     } else {
         sg_buf_puts(b, "\nNo suggested fix: none that could be derived checks clean.\n");
     }
-    if ((flags & SG_TEXT_EXPLAIN) || !f->verified || f->nfixes == 0) /* no line: the notes say what changed */
+    if ((flags & SG_TEXT_EXPLAIN) || !f->verified || f->nfixes == 0 || f->repaired) /* no line: the notes say what changed */
         for (i = 0; i < f->nnotes; i++)
             sg_buf_printf(b, "  note: %s\n", f->notes[i]);
-    if ((flags & SG_TEXT_PYTHON) && f->spec_json) {
+    /* an untraced repair is shown as Python: a structural repair has no fix line to say it */
+    if (((flags & SG_TEXT_PYTHON) || f->untraced || f->repaired) && f->spec_json) {
         char *py = NULL;
         if ((rc = sg_spec_to_python(&py, r->trace, f->spec_json, err)) != 0)
             return rc;
         sg_buf_printf(b, "\n%s", py);
         sg_free(py);
+    } else if (f->untraced && f->python) { /* a repair with no spec to print: always shown, it is the repair */
+        sg_buf_printf(b, "\n%s", f->python);
     }
     if ((flags & SG_TEXT_EXPLAIN) && r->torch)
         torch_text(b, r);

@@ -271,8 +271,9 @@ void name_domains(const model *m, const bool *pinned, long *lo, long *hi, bool *
         long l;
         if (d->kind == OD_STATIC || (pinned && pinned[i]))
             continue;
-        /* torch analyses named dims from 2 on: 0 and 1 specialise */
-        l = d->kind == OD_DIM && d->lo < 2 ? 2 : d->lo;
+        /* torch analyses named dims from 2 on: 0 and 1 specialise; a derived dim's root too (a
+         * phantom root is created like a size), except `root - k`, re-rooted at the derived dim */
+        l = (d->kind == OD_DIM || (d->kind == OD_DERIVED && !(d->a == 1 && d->b < 0))) && d->lo < 2 ? 2 : d->lo;
         used[d->name] = true;
         if (l > lo[d->name])
             lo[d->name] = l;

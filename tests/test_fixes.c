@@ -34,15 +34,15 @@ static const struct {
     bool torch_ok;
     const char *why;
 } DIFFERENT[] = {
-    {"cases", "err_div_view_8", false, "torch's _dx min=1 admits x = 8, which fails (x // 8) != 1"},
-    {"cases-2.6", "err_div_view_8", false, "torch's _dx min=1 admits x = 8, which fails (x // 8) != 1"},
-    {"cases", "err_div_view_8_bounded", false, "torch's _dx min=1 admits x = 8, which fails (x // 8) != 1"},
-    {"cases-2.6", "err_div_view_8_bounded", false, "torch's _dx min=1 admits x = 8, which fails (x // 8) != 1"},
-    {"cases", "large_100_div_ranges_err", false, "torch's _dI min=1 admits dI = 8, which fails (dI // 8) != 1"},
-    {"cases-2.6", "large_100_div_ranges_err", false, "torch's _dI min=1 admits dI = 8, which fails (dI // 8) != 1"},
+    {"cases", "err_div_view_8", true, "torch writes _dx min=1, ours min=2: a root is analysed from 2 (range_constraints [2, oo]), the same sizes"},
+    {"cases-2.6", "err_div_view_8", true, "torch writes _dx min=1, ours min=2: a root is analysed from 2 (range_constraints [2, oo]), the same sizes"},
+    {"cases", "err_div_view_8_bounded", true, "torch writes _dx min=1, ours min=2: a root is analysed from 2 (range_constraints [2, oo]), the same sizes"},
+    {"cases-2.6", "err_div_view_8_bounded", true, "torch writes _dx min=1, ours min=2: a root is analysed from 2 (range_constraints [2, oo]), the same sizes"},
+    {"cases", "large_100_div_ranges_err", true, "torch writes _dI min=1, ours min=2: a root is analysed from 2, the same sizes"},
+    {"cases-2.6", "large_100_div_ranges_err", true, "torch writes _dI min=1, ours min=2: a root is analysed from 2, the same sizes"},
     {"cases", "err_div_offset", false, "torch omits _dx's min: read as 0, 4*_dx - 3 has a negative min"},
     {"cases-2.6", "err_div_offset", false, "torch omits _dx's min: read as 0, 4*_dx - 3 has a negative min"},
-    {"cases-2.6", "ok_conv2d_stride2", false, "torch omits the new roots' min=2: read as 0, H = 0 and 4 are allowed"},
+    {"cases-2.6", "ok_conv2d_stride2", true, "torch omits the new roots' min=2: a root is analysed from 2 all the same"},
 };
 
 static int cases_same, cases_different, cases_refuted, cases_one_round, cases_spec, cases_text, cases_text_same;

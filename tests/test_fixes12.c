@@ -64,6 +64,23 @@ static const want WANT[] = {
      * first round made is re-ranged, never "no Dim name to derive from" */
     {"cases-2.6", "cp_conv_pool_min2", false, SG_VERDICT_VIOLATIONS, {"_H = Dim('_H', min=5, max=32)", "H = 2*_H", "W = 2*_W"}, {"{2: 2*_H, 3: 2*_W}"}, NULL, false},
     {"cases", "zo_derived_fix_root1", false, SG_VERDICT_VIOLATIONS, {"dx = 1", "dy = 2"}, {"{0: 1}"}, "Dim(", false},
+    /* Dim.DYNAMIC on a size-1 example: torch specialises it (2.14 raises, 2.6 keeps the constant):
+     * the fix is the static size, which both re-export */
+    {"cases", "zo_dynamic_example1", false, SG_VERDICT_VIOLATIONS, {0}, {"{'x': {0: 1}, 'y': {0: 1}}"}, "DYNAMIC", false},
+    {"cases-2.6", "zo_dynamic_example1", false, SG_VERDICT_VIOLATIONS, {0}, {"{'x': {0: 1}, 'y': {0: 1}}"}, "DYNAMIC",
+     false},
+    /* a phantom root (2*_n, no input is _n) is analysed from 2 as torch does (range_constraints
+     * [2, 20] for Dim('_n', max=20)): x = 2 is outside the spec, which is valid */
+    {"cases", "so_slice_half_ok", true, SG_VERDICT_OK, {0}, {"{'x': {0: 2*_n}}"}, NULL, false},
+    {"cases-2.6", "so_slice_half_ok", true, SG_VERDICT_OK, {0}, {"{'x': {0: 2*_n}}"}, NULL, false},
+    /* Dim.AUTO on a batch of 1: torch specialises it; the generated spec says the size */
+    {"cases", "so_batch1_auto_specialized", true, SG_VERDICT_OK, {0}, {"{'x': {0: 1}}"}, "AUTO", false},
+    {"cases-2.6", "so_batch1_auto_specialized", true, SG_VERDICT_OK, {0}, {"{'x': {0: 1}}"}, "AUTO", false},
+    /* a namedtuple's spec stays its type through the fix (the capture records NT and its fields) */
+    {"cases", "kind_namedtuple_err", false, SG_VERDICT_VIOLATIONS, {"_h = Dim('_h', min=2, max=15)", "h = 2*_h"},
+     {"{'p': NT(img={0: 2*_h}, mask={0: 2*_h})}"}, NULL, false},
+    {"cases-2.6", "kind_namedtuple_err", false, SG_VERDICT_VIOLATIONS, {"h = 2*_h"},
+     {"{'p': NT(img={0: 2*_h}, mask={0: 2*_h})}"}, NULL, false},
     /* torch 2.6 names a registered dataclass's leaves as keys (['p']['a']); its spec, a list, stays a list */
     {"cases-2.6", "kind_dataclass_ok", true, SG_VERDICT_OK, {0}, {"{'p': [{0: d}, {0: d}]}"}, "'a'", false},
     {"cases-2.6", "kind_dataclass_err", false, SG_VERDICT_VIOLATIONS, {"db = da"}, {"{'p': [{0: da}, {0: da}]}"}, "'a'",

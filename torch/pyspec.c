@@ -7,6 +7,7 @@
  * out as the inputs have them: `{'x': {0: dx}, 'ys': [{0: dy}, None]}`. Every
  * Dim root is defined once, before the literal, in order of first use.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -24,7 +25,43 @@ typedef struct printer {
     size_t nroots, cap;
     sg_error *err;
     int rc;
+    char path[1024];   /* the input's pytree path being printed ("['p']"), for a namedtuple placeholder */
+    size_t plen;
 } printer;
+
+/* Append a path component (printf-style) to p->path; returns the old length to restore. */
+static size_t path_push(printer *p, const char *fmt, const char *s, long i)
+{
+    size_t old = p->plen;
+    int n = s ? snprintf(p->path + old, sizeof p->path - old, fmt, s) : snprintf(p->path + old, sizeof p->path - old, fmt, i);
+    if (n > 0 && old + (size_t)n < sizeof p->path)
+        p->plen = old + (size_t)n;
+    else
+        p->path[old] = '\0';
+    return old;
+}
+
+static void path_pop(printer *p, size_t old)
+{
+    p->plen = old;
+    p->path[old] = '\0';
+}
+
+/* The placeholder for the class of the namedtuple at `path`: its identifier characters, "_type". */
+static void placeholder(char *buf, size_t cap, const char *path)
+{
+    size_t k = 0;
+    for (; *path && k + 8 < cap; path++)
+        if ((*path >= 'a' && *path <= 'z') || (*path >= 'A' && *path <= 'Z') || (*path >= '0' && *path <= '9') || *path == '_')
+            buf[k++] = *path;
+        else if (k && buf[k - 1] != '_')
+            buf[k++] = '_';
+    while (k && buf[k - 1] == '_')
+        k--;
+    if (!k || (buf[0] >= '0' && buf[0] <= '9'))
+        buf[k++] = 'T';
+    snprintf(buf + k, cap - k, "_type");
+}
 
 static void py_str(sg_buf *b, const char *s)
 {
@@ -105,16 +142,6 @@ static void leaf(printer *p, const cJSON *j)
     }
 }
 
-static bool digits(const char *s)
-{
-    if (!s || !*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* A Python identifier (a namedtuple's type or field name printed as code)? */
 static bool is_identifier(const char *s)
 {
@@ -156,7 +183,7 @@ static void tensor(printer *p, const cJSON *spec)
     }
     sg_buf_putc(&p->body, '{');
     cJSON_ArrayForEach(it, spec) {
-        if (!digits(it->string)) {
+        if (!sg__json_index_key(it->string)) {
             p->rc = sg_error_set(p->err, SG_EINVALID, "spec: tensor dim key '%s' is not an index", it->string);
             return;
         }
@@ -166,6 +193,19 @@ static void tensor(printer *p, const cJSON *spec)
     sg_buf_putc(&p->body, '}');
 }
 
+/* Is `j` a list or tuple of dim leaves only (a tensor's spec in list form)? */
+static bool leaf_items(const cJSON *j)
+{
+    const cJSON *items = seq_items(j), *it;
+    if (!items)
+        return false;
+    cJSON_ArrayForEach(it, items)
+        if (!(cJSON_IsNull(it) || cJSON_IsNumber(it) || cJSON_IsString(it)
+              || (cJSON_IsObject(it) && (sg__json_get(it, "name") || sg__json_get(it, "derived") || sg__json_get(it, "hint")))))
+            return false;
+    return true;
+}
+
 /* Is `j` a tensor's spec (dim keys and leaves) when the inputs do not say? */
 static bool looks_like_tensor(const cJSON *j)
 {
@@ -173,10 +213,33 @@ static bool looks_like_tensor(const cJSON *j)
     if (!cJSON_IsObject(j) || !j->child)
         return false;
     cJSON_ArrayForEach(it, j)
-        if (!digits(it->string) || cJSON_IsArray(it) || (cJSON_IsObject(it) && !sg__json_get(it, "name")
+        if (!sg__json_index_key(it->string) || cJSON_IsArray(it) || (cJSON_IsObject(it) && !sg__json_get(it, "name")
                                                           && !sg__json_get(it, "derived") && !sg__json_get(it, "hint")))
             return false;
     return true;
+}
+
+/* `cls(f0=..., f1=...)`: a namedtuple's spec, its fields in order (the inputs' `in_items` or NULL). */
+static void namedtuple(printer *p, const char *cls, const cJSON *items, const cJSON *fields, const cJSON *in_items,
+                       int depth)
+{
+    const cJSON *it;
+    int i = 0;
+
+    sg_buf_printf(&p->body, "%s(", cls);
+    cJSON_ArrayForEach(it, items) {
+        const char *f = sg__json_str(cJSON_GetArrayItem(fields, i));
+        size_t old;
+        if (i)
+            sg_buf_puts(&p->body, ", ");
+        if (f && is_identifier(f))
+            sg_buf_printf(&p->body, "%s=", f);
+        old = f ? path_push(p, ".%s", f, 0) : path_push(p, "[%ld]", NULL, (long)i);
+        node(p, it, in_items ? cJSON_GetArrayItem(in_items, i) : NULL, depth + 1);
+        path_pop(p, old);
+        i++;
+    }
+    sg_buf_putc(&p->body, ')');
 }
 
 static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
@@ -195,7 +258,7 @@ static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
         sg_buf_puts(&p->body, "None");
         return;
     }
-    if (input && sg__json_get(input, "tensor") && seq_items(spec) && !looks_like_tensor(spec))
+    if (input && sg__json_get(input, "tensor") && seq_items(spec) && !looks_like_tensor(spec) && !leaf_items(spec))
         input = NULL; /* the inputs and the spec disagree: follow the spec */
     if ((input && sg__json_get(input, "tensor")) || (!input && looks_like_tensor(spec))) {
         tensor(p, spec);
@@ -214,26 +277,28 @@ static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
         const cJSON *fields = input ? sg__json_get(input, "fields") : NULL;
         if (nt && is_identifier(nt) && cJSON_IsArray(fields) && cJSON_GetArraySize(fields) == cJSON_GetArraySize(items)) {
             /* a namedtuple input: torch matches the spec's type, so the spec is the user's type too */
-            sg_buf_printf(&p->body, "%s(", nt);
-            i = 0;
-            cJSON_ArrayForEach(it, items) {
-                const char *f = sg__json_str(cJSON_GetArrayItem(fields, (int)i));
-                if (k++)
-                    sg_buf_puts(&p->body, ", ");
-                if (f && is_identifier(f))
-                    sg_buf_printf(&p->body, "%s=", f);
-                node(p, it, in_items ? cJSON_GetArrayItem(in_items, (int)i) : NULL, depth + 1);
-                i++;
-            }
-            sg_buf_putc(&p->body, ')');
+            namedtuple(p, nt, items, fields, in_items, depth);
+            return;
+        }
+        if (cJSON_IsArray(fields = sg__json_get(spec, "__fields__")) && cJSON_GetArraySize(fields) == cJSON_GetArraySize(items)
+            && p->plen) {
+            /* a namedtuple whose class the trace does not name (a repaired spec: "__fields__"): torch
+             * matches the class, so the spec is written with a placeholder for it, defined by a comment */
+            char cls[160];
+            placeholder(cls, sizeof cls, p->path);
+            sg_buf_printf(&p->defs, "# %s: the namedtuple class of input %s (the trace does not record its name): "
+                                    "use yours\n", cls, p->path);
+            namedtuple(p, cls, items, fields, in_items, depth);
             return;
         }
         sg_buf_putc(&p->body, tuple ? '(' : '[');
         i = 0;
         cJSON_ArrayForEach(it, items) {
+            size_t old = path_push(p, "[%ld]", NULL, (long)i);
             if (k++)
                 sg_buf_puts(&p->body, ", ");
             node(p, it, in_items ? cJSON_GetArrayItem(in_items, (int)i) : NULL, depth + 1);
+            path_pop(p, old);
             i++;
         }
         sg_buf_puts(&p->body, tuple ? (k == 1 ? ",)" : ")") : "]");
@@ -245,9 +310,11 @@ static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
         cJSON_ArrayForEach(it, spec) {
             if (k++)
                 sg_buf_puts(&p->body, ", ");
+            size_t old = path_push(p, "['%s']", it->string ? it->string : "", 0);
             py_str(&p->body, it->string ? it->string : "");
             sg_buf_puts(&p->body, ": ");
             node(p, it, sub ? sg__json_get(sub, it->string) : NULL, depth + 1);
+            path_pop(p, old);
         }
         sg_buf_putc(&p->body, '}');
         return;
@@ -327,10 +394,12 @@ int sg_spec_to_python(char **out, const sg_trace *t, const char *spec_json, sg_e
                 sg_buf_puts(&p.body, ", ");
             py_str(&p.body, it->string ? it->string : "");
             sg_buf_puts(&p.body, ": ");
+            size_t old = path_push(&p, "['%s']", it->string ? it->string : "", 0);
             if (varargs(inputs, it->string) && seq_items(it))
                 varargs_node(&p, it, inputs, it->string);
             else
                 node(&p, it, arg_input(inputs, it->string), 1);
+            path_pop(&p, old);
         }
         sg_buf_putc(&p.body, '}');
     } else if (seq_items(spec) && inputs) {
@@ -339,9 +408,12 @@ int sg_spec_to_python(char **out, const sg_trace *t, const char *spec_json, sg_e
         bool tuple = !cJSON_IsArray(spec);
         sg_buf_putc(&p.body, tuple ? '(' : '[');
         cJSON_ArrayForEach(it, seq_items(spec)) {
+            const char *an = sg__json_str(cJSON_GetArrayItem(sg__json_get(inputs, "arg_names"), i));
+            size_t old = an ? path_push(&p, "['%s']", an, 0) : p.plen;
             if (k++)
                 sg_buf_puts(&p.body, ", ");
             node(&p, it, cJSON_GetArrayItem(args, i++), 1);
+            path_pop(&p, old);
         }
         sg_buf_puts(&p.body, tuple ? (k == 1 ? ",)" : ")") : "]");
     } else {

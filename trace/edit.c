@@ -73,6 +73,16 @@ int sg_trace__clone(sg_trace **out, const sg_trace *t, sg_error *err)
     return 0;
 }
 
+void sg_trace__drop_guards(sg_trace *t, const bool *drop)
+{
+    size_t i, k = 0;
+    for (i = 0; t && drop && i < t->nguards; i++)
+        if (!drop[i])
+            t->guards[k++] = t->guards[i];
+    if (t && drop)
+        t->nguards = k;
+}
+
 int sg_trace_clone(sg_trace **out, const sg_trace *t, sg_error *err)
 {
     if (!out)

@@ -45,4 +45,10 @@ int sg_spec_edits__derived(sg_spec_edits *e, size_t input, sg_int a, const char 
 int sg_spec_edits__static(sg_spec_edits *e, size_t input, bool has_size, sg_int size, sg_error *err);
 int sg_spec_edits__hint(sg_spec_edits *e, size_t input, sg_spec_kind kind, bool has_range, sg_bound min,
                         sg_bound max, sg_error *err);
+/*
+ * Drop the guards `drop[k]` says (one flag per sg_trace_guards entry) from `t`, a copy the caller
+ * owns (sg_trace_clone / sg_trace_edit): for a guard torch recorded while checking the spec itself
+ * against the examples, not the model (analysis/spec_repair.c). The others keep their order.
+ */
+void sg_trace__drop_guards(sg_trace *t, const bool *drop);
 #endif

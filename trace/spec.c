@@ -399,9 +399,12 @@ static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const 
 {
     size_t i, j, *sub = sg__malloc((m + 1) * sizeof *sub);
     int rc = 0, k = 0;
+    /* a namedtuple's spec was written as a tuple (its class): so is the copy, else torch's
+     * structure check sees a list where the input is a namedtuple */
+    bool tuple = orig_items(orig) && orig_items(orig) != orig;
     if (!sub)
         return sg_error_set(err, SG_ENOMEM, "out of memory");
-    sg_buf_putc(b, '[');
+    sg_buf_puts(b, tuple ? "{\"__tuple__\":[" : "[");
     for (i = 0; i < m && rc == 0; i++) {
         const char *ni, *nx, *nj, *nxj;
         size_t li, lj, ns = 0;
@@ -421,7 +424,7 @@ static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const 
                              orig_items(orig) ? cJSON_GetArrayItem(orig_items(orig), k - 1) : NULL, err);
     }
     if (rc == 0)
-        sg_buf_putc(b, ']');
+        sg_buf_puts(b, tuple ? "]}" : "]");
     sg_free(sub);
     return rc;
 }
@@ -622,20 +625,10 @@ cleanup:
 
 /* ---- --spec files ---- */
 
-/* The array of a list or of a {"__tuple__": [...]}; NULL for anything else. */
-static const cJSON *seq_of(const cJSON *j)
-{
-    const cJSON *tu;
-    if (cJSON_IsArray(j))
-        return j;
-    tu = sg__json_get(j, "__tuple__");
-    return cJSON_IsArray(tu) ? tu : NULL;
-}
-
 /* The spec of one tensor (`rank` dims at `dims`): null, {"0": leaf}, or a list of leaves. */
 static int spec_tensor(sg_trace__reader *R, sg_input_dim *dims, size_t rank, const cJSON *node, const char *path)
 {
-    const cJSON *seq = seq_of(node), *it;
+    const cJSON *seq = sg__json_seq(node), *it;
     size_t i = 0;
     sg_int k;
     int rc;
@@ -728,7 +721,7 @@ static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSO
     if (sg__json_is_none(node))
         return 0;
     sg_trace__set_field(R, "%.160s", path->data);
-    seq = seq_of(node);
+    seq = sg__json_seq(node);
     if (!seq && !cJSON_IsObject(node))
         return sg_trace__fail(R, SG_EINVALID, "not a tensor input (a dict, a list or null expected here)");
     kids = seq ? seq : node;
@@ -808,7 +801,7 @@ static int set_spec_json(sg_trace *t, const char *json, size_t len, const char *
     for (i = 0; i < t->ninputs; i++)
         sg_trace__clear_spec(&in[i]);
 
-    seq = seq_of(spec);
+    seq = sg__json_seq(spec);
     sg_trace__set_field(&L, "(top level)");
     if (sg__json_is_none(spec)) {
         /* dynamic_shapes=None: every dim static (or, wrapped, unknown) */

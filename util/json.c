@@ -373,6 +373,25 @@ bool sg__json_int(const cJSON *j, sg_int *out)
 
 /* ---- writing ---------------------------------------------------------------- */
 
+const cJSON *sg__json_seq(const cJSON *j)
+{
+    const cJSON *tu;
+    if (cJSON_IsArray(j))
+        return j;
+    tu = sg__json_get(j, "__tuple__");
+    return cJSON_IsArray(tu) ? tu : NULL;
+}
+
+bool sg__json_index_key(const char *s)
+{
+    if (!s || !*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
 int sg__json_put_str(sg_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";

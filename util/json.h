@@ -75,6 +75,13 @@ const char *sg__json_str(const cJSON *j);
  */
 bool sg__json_int(const cJSON *j, sg_int *out);
 
+/* The array of a JSON list, or of {"__tuple__": [...]} (how a spec writes a tuple); NULL for
+ * anything else. */
+const cJSON *sg__json_seq(const cJSON *j);
+
+/* Is `s` a non-empty string of decimal digits only (a dict spec's dim index key)? NULL: false. */
+bool sg__json_index_key(const char *s);
+
 /* ---- writing ---------------------------------------------------------------- */
 
 /* Append `s` as a JSON string literal (quotes and escapes added). */

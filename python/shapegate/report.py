@@ -115,7 +115,9 @@ class Fixes:
     structured form (``Report.fixed_dynamic_shapes()`` turns it into torch objects).
     ``untraced`` means torch stopped before tracing the model (an invalid spec): the fix is a spec
     repair that passes torch's spec checks, never ``verified`` (no guard was recorded to check it
-    against); export with it and check the new trace. A trace with guards is never untraced."""
+    against); export with it and check the new trace. A trace with guards is never untraced.
+    ``repaired`` means the fix rebuilds a spec torch refused (its structure, Dims whose examples
+    disagree), as the notes say: the Python is the fix (a split Dim has no line)."""
     verified: bool
     recheck: Optional[str]
     rounds: int
@@ -126,6 +128,7 @@ class Fixes:
     torch_message: Optional[str] = None
     torch: Optional[TorchFixes] = None
     untraced: bool = False
+    repaired: bool = False
 
     @classmethod
     def from_json(cls, j):
@@ -134,7 +137,7 @@ class Fixes:
                    list(j.get("lines") or []), j.get("spec"), j.get("python"), list(j.get("notes") or []),
                    j.get("torch_message"),
                    TorchFixes(list(t.get("lines") or []), t.get("verdict"), t.get("why")) if isinstance(t, dict) else None,
-                   bool(j.get("untraced", False)))
+                   bool(j.get("untraced", False)), bool(j.get("repaired", False)))
 
 
 @dataclass

@@ -49,7 +49,7 @@ def test_check_corpus_violation_as_objects():
     assert inf.range == (16, None) and inf.congruence == (8, 0) and inf.range_exact
     assert r.verified_fix == ["_dx = Dim('_dx', min=2)", "dx = 8*_dx"]
     assert r.fixes.torch.lines == ["_dx = Dim('_dx', min=1, max=oo)", "dx = 8*_dx"]
-    assert r.fixes.torch.verdict == "violations"
+    assert r.fixes.torch.verdict == "ok"  # torch creates the root from 2, as its re-export does (docs/reexport.md)
     assert "dynamic_shapes = {'x': {0: 8*_dx}}" in r.fixes.python
     assert r.stats.queries > 0
     text = r.text()
@@ -70,6 +70,21 @@ def test_check_untraced_spec_repair():
     assert r.fixes.verified and not r.fixes.untraced and r.spec_repair is None
     s = shapegate.spec(os.path.join(CASES, "err_dim_same_name_diff_range"))
     assert not s.verified and not s.untraced and s.exit_code == 1
+
+
+def test_check_structural_spec_repair():
+    """Specs torch refused for their structure or their Dims' examples: CheckReport.spec_repair is the
+    rebuilt spec; a Dim torch refused to build is rewritten by repaired_Dim."""
+    need_binary()
+    r = shapegate.check(os.path.join(CASES, "spec_structure_dict_for_list"))
+    assert r.verdict == "invalid_spec" and r.fixes.untraced and r.fixes.repaired
+    assert "dynamic_shapes = {'xs': [{0: d}, {0: d}]}" in r.spec_repair
+    r = shapegate.check(os.path.join(CASES, "pin_dim_min_eq_max"))
+    assert r.fixes.untraced and "def repaired_Dim(" in r.spec_repair and "return 4" in r.spec_repair
+    # examples that disagree for a shared Dim: split, and verified against the recorded guards
+    r = shapegate.check(os.path.join(CASES, "err_shared_dim_example_mismatch"))
+    assert r.fixes.verified and r.fixes.repaired and r.spec_repair is None
+    assert "{'x': {0: d}, 'y': {0: d_1}}" in r.fixes.python
 
 
 def test_check_ok_and_unknown_exit_codes():
