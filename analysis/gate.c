@@ -56,6 +56,9 @@
 /* One user input: a tensor (sizes over the version's pool) or not (ndim 0, sizes NULL). */
 typedef struct prog_input {
     const char *path;
+    const char *name;            /* the name the served model gives it (the placeholder's), or NULL */
+    const char *value;           /* a non-tensor input torch specialised: its value as JSON text ("3",
+                                  * "\"relu\"", "null"); NULL for a tensor or a dynamic (SymInt) one */
     bool tensor;
     size_t ndim;
     const sg_expr *const *sizes; /* borrowed from the version, or prog-owned (`own_sizes`) */
@@ -81,6 +84,11 @@ typedef struct prog {
     size_t ninputs, capinputs;
     const sg_expr **own_sizes;   /* sizes the adapter gathered (traces), freed with the prog */
     sg_int *own_examples;
+    char **own_text;             /* names and values the adapter made (traces), freed with the prog */
+    size_t ntext, captext;
+    bool nontensor_known;        /* its non-tensor inputs are listed (an archive, a capture record) */
+    bool inputs_unknown;         /* not read at all (`unread`): its inputs are not known either */
+    const char *example_from;    /* where the examples come from (static string), or NULL */
     prog_cond *conds;
     size_t nconds, capconds;
     const sg_expr **rep_sym;     /* traces: symbols torch replaced, and by what (over its symbols) */
@@ -98,6 +106,9 @@ static void prog_dispose(prog *p)
     size_t i;
     for (i = 0; i < p->nconds; i++)
         sg_free(p->conds[i].loc);
+    for (i = 0; i < p->ntext; i++)
+        sg_free(p->own_text[i]);
+    sg_free(p->own_text);
     sg_free(p->conds);
     sg_free(p->inputs);
     sg_free((void *)p->own_sizes);
@@ -105,6 +116,16 @@ static void prog_dispose(prog *p)
     sg_free((void *)p->rep_sym);
     sg_free((void *)p->rep_by);
     memset(p, 0, sizeof *p);
+}
+
+/* `s` kept by the prog until it is disposed (NULL on out of memory). */
+static const char *prog_keep(prog *p, char *s)
+{
+    if (!s || sg__grow((void **)&p->own_text, &p->captext, p->ntext + 1, sizeof *p->own_text) != 0) {
+        sg_free(s);
+        return NULL;
+    }
+    return p->own_text[p->ntext++] = s;
 }
 
 static prog_input *prog_add_input(prog *p)
@@ -162,7 +183,8 @@ static void user_frame_of_stack(char *out, size_t cap, const char *st)
         const char *q = p + 6, *e = strchr(q, '"');
         if (!e)
             break;
-        if (!(strstr(q, "/torch/") && strstr(q, "/torch/") < e) && !(strstr(q, "<") == q))
+        /* torch's own files: ".../torch/..." or, as torch 2.6 writes its passes' frames, "torch/..." */
+        if (!(strstr(q, "/torch/") && strstr(q, "/torch/") < e) && strncmp(q, "torch/", 6) != 0 && !(strstr(q, "<") == q))
             best = p;
         p = e;
     }
@@ -193,24 +215,46 @@ static void user_frame_of_stack(char *out, size_t cap, const char *st)
 /* An exported program as a prog. Returns 0 or SG_ENOMEM. */
 static int prog_from_graph(prog *p, const sg_graph *g, sg_error *err)
 {
-    size_t i;
+    size_t i, n;
     char buf[64], loc[400];
 
     p->pool = sg_graph_pool(g);
     p->torch_version = sg_graph_torch_version(g);
-    for (i = 0; i < sg_graph_input_count(g); i++) {
+    p->nontensor_known = true; /* the signature lists every input: constant_input for what torch specialised */
+    for (i = 0, n = 0; i < sg_graph_input_count(g); i++) {
+        const sg_graph_input *in = sg_graph_input_at(g, i);
+        if (in->kind == SG_GRAPH_IN_USER && in->tensor)
+            n += in->tensor->ndim;
+    }
+    if (!(p->own_examples = sg__calloc(n + 1, sizeof *p->own_examples)))
+        goto oom;
+    for (i = 0, n = 0; i < sg_graph_input_count(g); i++) {
         const sg_graph_input *in = sg_graph_input_at(g, i);
         prog_input *pi;
-        if (in->kind != SG_GRAPH_IN_USER || !in->path)
+        if ((in->kind != SG_GRAPH_IN_USER && in->kind != SG_GRAPH_IN_CONSTANT_INPUT) || !in->path)
             continue;
         if (!(pi = prog_add_input(p)))
             goto oom;
         pi->path = in->path;
-        pi->tensor = in->tensor != NULL;
-        if (in->tensor) {
+        pi->name = in->name && in->name[0] ? in->name : NULL;
+        pi->tensor = in->kind == SG_GRAPH_IN_USER && in->tensor != NULL;
+        if (in->kind == SG_GRAPH_IN_CONSTANT_INPUT)
+            pi->value = in->value ? in->value : "?";
+        if (pi->tensor) {
+            size_t d;
+            bool all = in->tensor->hints != NULL;
             pi->ndim = in->tensor->ndim;
             pi->sizes = in->tensor->sizes;
             snprintf(pi->dtype, sizeof pi->dtype, "%s", sg_graph_dtype_name(in->tensor->dtype));
+            for (d = 0; all && d < pi->ndim; d++)
+                all = in->tensor->hints[d] >= 0;
+            if (all) { /* the sizes torch traced it with (tensor meta hints): the archive's example */
+                for (d = 0; d < pi->ndim; d++)
+                    p->own_examples[n + d] = (sg_int)in->tensor->hints[d];
+                pi->examples = &p->own_examples[n];
+                p->example_from = "the example sizes the archive records (tensor meta hints)";
+            }
+            n += pi->ndim;
         }
     }
     /* the range of an input dim's size, as torch checks it on every call: the max when finite, the
@@ -257,6 +301,37 @@ oom:
     return sg_error_set(err, SG_ENOMEM, "out of memory reading a program for the gate");
 }
 
+/* Is some symbol of the trace recorded as the value of the input at `path` (source `L` + path)? */
+static bool symbol_of_source(const sg_symbol_info *syms, size_t ns, const char *path)
+{
+    size_t i, k;
+    for (i = 0; i < ns; i++)
+        for (k = 0; k < syms[i].nsources; k++) {
+            const char *src = syms[i].sources[k];
+            if (src && src[0] == 'L' && strcmp(src + 1, path) == 0)
+                return true;
+        }
+    return false;
+}
+
+/* cJSON's compact text of `j` as a string of ours, or NULL. */
+static char *json_text(const cJSON *j)
+{
+    char *txt = cJSON_PrintUnformatted(j), *out = txt ? dupstr(txt) : NULL;
+    cJSON_free(txt);
+    return out;
+}
+
+/* The input of `p` at `path`, or NULL. */
+static const prog_input *input_named_in(const prog *p, const char *path)
+{
+    size_t i;
+    for (i = 0; i < p->ninputs; i++)
+        if (strcmp(p->inputs[i].path, path) == 0)
+            return &p->inputs[i];
+    return NULL;
+}
+
 /* Does `e` (of the trace's pool) name an unbacked (data-dependent) symbol? */
 static bool names_unbacked(const sg_trace *t, const sg_expr *e, int depth)
 {
@@ -295,6 +370,58 @@ static void spec_leaf_text(char *out, size_t cap, const sg_input_dim *d)
         snprintf(out, cap, "Dim('%s', min=%s, max=%s)", d->name ? d->name : "?", lo, hi);
 }
 
+/*
+ * The placeholder name torch.export gives the user input at pytree path `path` (as
+ * placeholder_naming_pass: the path's keys, a key's characters other than letters and digits
+ * as '_', lower-cased, joined by '_': "['inputs']['b'][0]" -> "inputs_b_0"); a name taken by
+ * an earlier input gets "_1", "_2", ... as torch's collision rule. Kept by the prog, or NULL.
+ */
+static const char *torch_input_name(prog *p, const char *path)
+{
+    size_t n = strlen(path), k = 0, i, j;
+    char *out = sg__malloc(n + 24), *tmp;
+    const char *s = path;
+    bool first = true;
+
+    if (!out)
+        return NULL;
+    while (*s == '[') {
+        const char *e = s + 1;
+        char q = (*e == '\'' || *e == '"') ? *e : 0;
+        if (q) {
+            e++;
+            while (*e && *e != q)
+                e++;
+        } else
+            while (*e && *e != ']')
+                e++;
+        if (!first)
+            out[k++] = '_';
+        first = false;
+        for (const char *c = s + 1 + (q != 0); c < e; c++) {
+            unsigned char ch = (unsigned char)*c;
+            out[k++] = (char)((ch >= 'A' && ch <= 'Z') ? ch - 'A' + 'a'
+                              : ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) ? ch : '_');
+        }
+        s = e + (q != 0);
+        if (*s != ']')
+            break;
+        s++;
+    }
+    out[k] = '\0';
+    for (j = 1;; j++) {
+        bool taken = false;
+        for (i = 0; i < p->ninputs && !taken; i++)
+            taken = p->inputs[i].name && strcmp(p->inputs[i].name, out) == 0;
+        if (!taken || j > 999)
+            break;
+        out[k] = '\0';
+        snprintf(out + k, 24, "_%zu", j);
+    }
+    tmp = out;
+    return prog_keep(p, tmp);
+}
+
 /* A trace as the program its export makes of it. Returns 0 or SG_ENOMEM. */
 static int prog_from_trace(prog *p, const sg_trace *t, sg_error *err)
 {
@@ -313,11 +440,13 @@ static int prog_from_trace(prog *p, const sg_trace *t, sg_error *err)
     p->torch_version = sg_trace_torch_version(t)[0] ? sg_trace_torch_version(t) : NULL;
     if (!sg_trace_has_shape_env(t)) {
         snprintf(p->unread, sizeof p->unread, "torch never traced it (the spec was rejected first): no guards");
+        p->inputs_unknown = true;
         return 0;
     }
     if (sg_trace_torch_failed_data_dependent(t)) {
         snprintf(p->unread, sizeof p->unread, "the export did not complete (torch stopped on a data-dependent "
                  "guard): its guards are only those recorded before");
+        p->inputs_unknown = true;
         return 0;
     }
     if (sg_trace_torch_error(t))
@@ -347,10 +476,68 @@ static int prog_from_trace(prog *p, const sg_trace *t, sg_error *err)
         pi->ndim = k - i;
         pi->sizes = &p->own_sizes[i];
         pi->examples = &p->own_examples[i];
+        p->example_from = "the trace's example inputs";
+        if (!(pi->name = torch_input_name(p, pi->path)))
+            goto oom;
         cJSON_ArrayForEach(it, sg__json_get(ij, "flat")) {
             const char *path = sg__json_str(sg__json_get(it, "path")), *dt = sg__json_str(sg__json_get(it, "dtype"));
             if (path && dt && strcmp(path, pi->path) == 0)
                 snprintf(pi->dtype, sizeof pi->dtype, "%s", dt);
+        }
+    }
+    /* the non-tensor inputs, when the trace records its inputs (a capture does; a TORCH_TRACE log
+     * does not): torch specialises them (an archive lists them as constant inputs, and its
+     * module checks each call's value) */
+    {
+        const cJSON *flat = sg__json_get(ij, "flat"), *it;
+        p->nontensor_known = cJSON_IsArray(flat) && cJSON_GetArraySize(flat) > 0;
+        cJSON_ArrayForEach(it, flat) {
+            const char *path = sg__json_str(sg__json_get(it, "path"));
+            const cJSON *v = NULL;
+            prog_input *pi;
+            if (!path || sg__json_get(it, "tensor") || input_named_in(p, path))
+                continue;
+            if (!(pi = prog_add_input(p)) || !(pi->path = prog_keep(p, dupstr(path))))
+                goto oom;
+            if (!(pi->name = torch_input_name(p, path)))
+                goto oom;
+            if (symbol_of_source(syms, ns, path))
+                pi->value = NULL; /* an int torch kept dynamic (a SymInt input: a symbol is `L[path]`) */
+            else if (cJSON_IsTrue(sg__json_get(it, "none")))
+                pi->value = "null";
+            else if ((v = sg__json_get(it, "int")) || (v = sg__json_get(it, "float")) || (v = sg__json_get(it, "bool"))
+                     || (v = sg__json_get(it, "str"))) {
+                /* a float the capture wrote as text (nan, inf) is not compared */
+                if (!(pi->value = prog_keep(p, cJSON_IsString(v) && sg__json_get(it, "float") ? dupstr("?") : json_text(v))))
+                    goto oom;
+            } else
+                pi->value = "?";
+        }
+        /* in the record's (signature) order: the spec text nests them by path */
+        if (p->nontensor_known) {
+            prog_input *sorted = sg__calloc(p->ninputs + 1, sizeof *sorted);
+            size_t m = 0, j;
+            bool *used = sg__calloc(p->ninputs + 1, sizeof *used);
+            if (!sorted || !used) {
+                sg_free(sorted);
+                sg_free(used);
+                goto oom;
+            }
+            cJSON_ArrayForEach(it, flat) {
+                const char *path = sg__json_str(sg__json_get(it, "path"));
+                for (j = 0; path && j < p->ninputs; j++)
+                    if (!used[j] && strcmp(p->inputs[j].path, path) == 0) {
+                        used[j] = true;
+                        sorted[m++] = p->inputs[j];
+                        break;
+                    }
+            }
+            for (j = 0; j < p->ninputs; j++)
+                if (!used[j])
+                    sorted[m++] = p->inputs[j];
+            memcpy(p->inputs, sorted, p->ninputs * sizeof *sorted);
+            sg_free(sorted);
+            sg_free(used);
         }
     }
     /* symbols torch replaced (guards may still name them): through what replaced them */
@@ -803,11 +990,6 @@ cleanup:
     return rc;
 }
 
-/* The same input in both versions: path, tensor or not, rank. */
-static bool same_input(const prog_input *a, const prog_input *b)
-{
-    return strcmp(a->path, b->path) == 0 && a->tensor == b->tensor && a->ndim == b->ndim;
-}
 
 static const prog_input *input_named(const prog *p, const char *path)
 {
@@ -818,37 +1000,78 @@ static const prog_input *input_named(const prog *p, const char *path)
     return NULL;
 }
 
-static bool note_change(sg_gate *gt, const char *fmt, const char *a, size_t x, size_t y)
-{
-    char line[400];
 
+/* A line of what changed in the signature (at most 400 bytes). */
+static bool note_line(sg_gate *gt, const char *line)
+{
     if (sg__grow((void **)&gt->changes, &gt->capchanges, gt->nchanges + 1, sizeof *gt->changes) != 0)
         return false;
-    snprintf(line, sizeof line, fmt, a, x, y);
     if (!(gt->changes[gt->nchanges] = dupstr(line)))
         return false;
     gt->nchanges++;
     return true;
 }
 
-/* Compare the signatures: every user input of OLD in NEW by path, same kind and rank, and no new one. */
+/*
+ * Compare the signatures: every user input of OLD in NEW by path, the same kind (tensor, a
+ * constant torch specialised, a dynamic int) and rank, a constant with the same value (torch
+ * checks it on every call: "Expected input at *args[1] to be equal to 3", 2.14's guard
+ * `n == 3`), and no new one. A version that does not list its non-tensor inputs (a trace
+ * without a capture record) is compared on its tensors only, with a note.
+ */
 static int signature(sg_gate *gt, const prog *o, const prog *n, sg_error *err)
 {
-    size_t i;
+    size_t i, skipped = 0;
+    char line[600], first[200] = "";
 
     for (i = 0; i < o->ninputs; i++) {
         const prog_input *a = &o->inputs[i], *hit = input_named(n, a->path);
+        line[0] = '\0';
         if (!hit) {
-            if (!note_change(gt, "input %s removed (or renamed)", a->path, 0, 0))
-                goto oom;
-        } else if (!same_input(a, hit)) {
-            if (!note_change(gt, "input %s: rank %zu -> %zu", a->path, a->ndim, hit->ndim))
-                goto oom;
-        }
-    }
-    for (i = 0; i < n->ninputs; i++)
-        if (!input_named(o, n->inputs[i].path) && !note_change(gt, "input %s added", n->inputs[i].path, 0, 0))
+            if (!a->tensor && !n->nontensor_known) {
+                if (!skipped++)
+                    snprintf(first, sizeof first, "%.150s", a->path);
+                continue;
+            }
+            snprintf(line, sizeof line, "input %.300s removed (or renamed)", a->path);
+        } else if (a->tensor != hit->tensor)
+            snprintf(line, sizeof line, "input %.300s: %s -> %s", a->path, a->tensor ? "a tensor" : "not a tensor",
+                     hit->tensor ? "a tensor" : "not a tensor");
+        else if (a->tensor && a->ndim != hit->ndim)
+            snprintf(line, sizeof line, "input %.300s: rank %zu -> %zu", a->path, a->ndim, hit->ndim);
+        else if (!a->tensor && a->value && hit->value && strcmp(a->value, "?") != 0 && strcmp(hit->value, "?") != 0
+                 && strcmp(a->value, hit->value) != 0)
+            snprintf(line, sizeof line, "input %.200s: constant %.80s -> %.80s (torch checks the value on every call)",
+                     a->path, a->value, hit->value);
+        else if (!a->tensor && !a->value && hit->value && o->nontensor_known && n->nontensor_known
+                 && strcmp(hit->value, "?") != 0)
+            snprintf(line, sizeof line, "input %.200s: a dynamic int -> the constant %.80s", a->path, hit->value);
+        if (line[0] && !note_line(gt, line))
             goto oom;
+    }
+    for (i = 0; i < n->ninputs; i++) {
+        const prog_input *b = &n->inputs[i];
+        if (input_named(o, b->path))
+            continue;
+        if (!b->tensor && !o->nontensor_known) {
+            if (!skipped++)
+                snprintf(first, sizeof first, "%.150s", b->path);
+            continue;
+        }
+        snprintf(line, sizeof line, "input %.300s added", b->path);
+        if (!note_line(gt, line))
+            goto oom;
+    }
+    if (skipped) {
+        bool old_blind = !o->nontensor_known;
+        char *note = old_blind ? gt->old_note : gt->new_note;
+        char add[400];
+        snprintf(add, sizeof add, "its non-tensor inputs are not recorded (a trace without a capture record): "
+                 "%s's %zu non-tensor input%s (%.100s%s) not compared", old_blind ? "NEW" : "OLD", skipped,
+                 skipped == 1 ? "" : "s", first, skipped > 1 ? ", ..." : "");
+        if (!note[0])
+            snprintf(note, 240, "%.239s", add);
+    }
     gt->signature_changed = gt->nchanges > 0;
     return 0;
 oom:
@@ -1138,6 +1361,7 @@ static void ident_of(char *out, size_t cap, const char *path, size_t dim, bool w
 /* One tensor input's dims in the spec: per dim the leaf text, or NULL for a static dim. */
 typedef struct spec_in {
     const char *path;
+    const char *whole;   /* the leaf of a non-tensor input ("None"), else NULL */
     size_t ndim;
     char **leaf;
 } spec_in;
@@ -1172,6 +1396,10 @@ static void spec_level(sg_buf *b, const spec_in *ins, size_t from, size_t to, si
 
     if (from + 1 == to && !path_token(ins[from].path, depth, tok, sizeof tok, &is_int)) {
         bool any = false;
+        if (ins[from].whole) {
+            sg_buf_puts(b, ins[from].whole);
+            return;
+        }
         for (d = 0; d < ins[from].ndim; d++)
             any |= ins[from].leaf[d] != NULL;
         if (!any) {
@@ -1365,9 +1593,9 @@ static int serving_spec(gate_ctx *c, sg_gate *gt, const side *sn, const bool *dy
     for (i = 0; i < p->ninputs; i++) {
         const prog_input *pi = &p->inputs[i];
         spec_in *si;
-        if (!pi->tensor)
-            continue;
         si = &ins[nins++];
+        /* a non-tensor input: None (torch specialises it), a dynamic int stays Dim.DYNAMIC */
+        si->whole = pi->tensor ? NULL : pi->value ? "None" : "Dim.DYNAMIC";
         si->path = pi->path;
         si->ndim = pi->ndim;
         if (!(si->leaf = sg__calloc(pi->ndim + 1, sizeof *si->leaf)))
@@ -1503,7 +1731,7 @@ static int serving(gate_ctx *c, sg_gate *gt, const side *sn, const sg_gate_input
             continue;
         si = &sv->inputs[sv->ninputs++];
         si->path = dupstr(pi->path);
-        si->name = sg__malloc(strlen(pi->path) + 8);
+        si->name = pi->name ? dupstr(pi->name) : sg__malloc(strlen(pi->path) + 8);
         si->ndim = pi->ndim;
         snprintf(si->dtype, sizeof si->dtype, "%s", pi->dtype);
         si->dims = sg__calloc(pi->ndim + 1, sizeof *si->dims);
@@ -1511,7 +1739,8 @@ static int serving(gate_ctx *c, sg_gate *gt, const side *sn, const sg_gate_input
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto cleanup;
         }
-        ident_of(si->name, strlen(pi->path) + 8, pi->path, 0, false);
+        if (!pi->name) /* the name the served model expects: the placeholder's; else the path as one */
+            ident_of(si->name, strlen(pi->path) + 8, pi->path, 0, false);
         for (d = 0; d < pi->ndim; d++) {
             sg_gate_serving_dim *sd = &si->dims[d];
             const sg_expr *v = var_of(c, pi->path, d);
@@ -1529,11 +1758,13 @@ static int serving(gate_ctx *c, sg_gate *gt, const side *sn, const sg_gate_input
                 sd->example = pi->examples[d];
         }
     }
-    /* the three shape sets, each checked against NEW's domain; opt: the example when accepted */
+    /* the three shape sets, each checked against NEW's domain; opt: the example (a trace's example
+     * inputs, an archive's recorded example sizes) clamped into [min, max], when NEW accepts it,
+     * else the max */
     {
         const char *what[3] = {"min", "opt", "max"};
         size_t w;
-        bool use_example = true;
+        bool use_example = true, clamped = false;
         for (k = 0; k < c->nvars; k++) {
             bool found = false;
             for (i = 0; i < sv->ninputs && !found; i++)
@@ -1543,6 +1774,8 @@ static int serving(gate_ctx *c, sg_gate *gt, const side *sn, const sg_gate_input
                 }
             use_example &= found;
         }
+        snprintf(sv->opt_source, sizeof sv->opt_source, "the max (%s)",
+                 use_example ? "NEW rejects the example sizes" : "no example sizes are recorded");
         for (w = 0; w < 3; w++) {
             const cond *why = NULL;
             memset(vals, 0, ns * sizeof *vals);
@@ -1550,12 +1783,15 @@ static int serving(gate_ctx *c, sg_gate *gt, const side *sn, const sg_gate_input
                 for (d = 0; d < sv->inputs[i].ndim; d++) {
                     const sg_expr *v = var_of(c, sv->inputs[i].path, d);
                     sg_gate_serving_dim *sd = &sv->inputs[i].dims[d];
+                    sg_int ex = sd->example < sd->min ? sd->min : sd->example > sd->max ? sd->max : sd->example;
+                    if (w == 1 && use_example && ex != sd->example)
+                        clamped = true;
                     if (v)
-                        vals[sg_expr_symbol_index(v)] = w == 0 ? sd->min : w == 2 ? sd->max
-                                                      : use_example ? sd->example : sd->max;
+                        vals[sg_expr_symbol_index(v)] = w == 0 ? sd->min : w == 2 ? sd->max : use_example ? ex : sd->max;
                 }
             if (w == 1 && use_example && !accepts(c, sn, vals, &why)) {
                 use_example = false; /* the example is not one NEW accepts: opt is the max */
+                clamped = false;
                 w--;
                 continue;
             }
@@ -1564,11 +1800,16 @@ static int serving(gate_ctx *c, sg_gate *gt, const side *sn, const sg_gate_input
                 snprintf(sv->rejected[w], sizeof sv->rejected[w], "%s shapes: %.200s", what[w], why->source);
             if (w == 1)
                 for (i = 0; i < sv->ninputs; i++)
-                    for (d = 0; d < sv->inputs[i].ndim; d++)
+                    for (d = 0; d < sv->inputs[i].ndim; d++) {
+                        sg_gate_serving_dim *sd = &sv->inputs[i].dims[d];
                         if (use_example)
-                            sv->inputs[i].dims[d].opt = sv->inputs[i].dims[d].example;
+                            sd->opt = sd->example < sd->min ? sd->min : sd->example > sd->max ? sd->max : sd->example;
+                    }
         }
         sv->opt_is_example = use_example;
+        if (use_example)
+            snprintf(sv->opt_source, sizeof sv->opt_source, "%s%s", sn->p->example_from ? sn->p->example_from : "the example",
+                     clamped ? ", clamped into [min, max]" : "");
     }
     if ((rc = serving_spec(c, gt, sn, dyn, lo, hi, unb, o, rt)) != 0)
         goto cleanup;
@@ -1625,7 +1866,9 @@ int sg_gate_run(sg_gate **out, const sg_gate_input *in, const sg_check_options *
     snprintf(gt->new_note, sizeof gt->new_note, "%s", pn.note);
     gt->old_kind = in->old_graph ? "archive" : "trace";
     gt->new_kind = in->new_graph ? "archive" : "trace";
-    if ((rc = sg_pool_new(&c.pool, err)) != 0 || (rc = signature(gt, &po, &pn, err)) != 0
+    /* a version not read at all (a trace whose export stopped early) has no known inputs either: no
+     * signature comparison */
+    if ((rc = sg_pool_new(&c.pool, err)) != 0 || (!po.inputs_unknown && !pn.inputs_unknown && (rc = signature(gt, &po, &pn, err)) != 0)
         || (rc = make_vars(&c, gt, &po, &pn)) != 0 || (rc = build_side(&c, &so)) != 0)
         goto cleanup;
     if (!gt->signature_changed && (rc = build_side(&c, &sn)) != 0)

@@ -70,7 +70,8 @@ static void shape_x(sg_buf *b, const sg_gate_serving_input *in, int which)
     }
 }
 
-/* trtexec's flags: --minShapes=x:2x4,y:2x4 --optShapes=... --maxShapes=... (0-dim inputs are left out) */
+/* trtexec's flags: --minShapes=x:2x4,y:2x4 --optShapes=... --maxShapes=... (0-dim inputs are left out),
+ * then a comment line saying which sizes the opt ones are */
 static int serving_tensorrt(char **out, const sg_gate_serving *sv, sg_error *err)
 {
     static const char *const flag[3] = {"--minShapes=", "--optShapes=", "--maxShapes="};
@@ -89,6 +90,8 @@ static int serving_tensorrt(char **out, const sg_gate_serving *sv, sg_error *err
         }
     }
     sg_buf_putc(&b, '\n');
+    if (sv->opt_source[0]) /* a shell comment after the flags: which sizes --optShapes are */
+        sg_buf_printf(&b, "# --optShapes: %s\n", sv->opt_source);
     return sg_buf_finish(&b, out, "the TensorRT profile", err);
 }
 
@@ -247,8 +250,9 @@ static void put_serving_json(sg_buf *b, const sg_gate_serving *sv)
             sg_buf_printf(b, "%s%s", d ? ", " : "", in->dims[d].unbounded ? "true" : "false");
         sg_buf_puts(b, "]}");
     }
-    sg_buf_printf(b, "], \"opt_is_example\": %s, \"accepted\": {\"min\": %s, \"opt\": %s, \"max\": %s}",
-                  sv->opt_is_example ? "true" : "false", sv->accepted[0] ? "true" : "false",
+    sg_buf_printf(b, "], \"opt_is_example\": %s, \"opt_source\": ", sv->opt_is_example ? "true" : "false");
+    sg__json_put_str(b, sv->opt_source);
+    sg_buf_printf(b, ", \"accepted\": {\"min\": %s, \"opt\": %s, \"max\": %s}", sv->accepted[0] ? "true" : "false",
                   sv->accepted[1] ? "true" : "false", sv->accepted[2] ? "true" : "false");
     sg_buf_puts(b, ", \"rejected\": [");
     for (i = 0, d = 0; i < 3; i++)

@@ -37,13 +37,13 @@ typedef struct sg_gate_serving_dim {
     bool dynamic;
     sg_int min, opt, max;  /* max: `serving_cap` (or min when larger) when NEW leaves it unbounded */
     bool unbounded;
-    bool has_example;      /* NEW is a trace: its example size */
+    bool has_example;      /* the example size NEW records (a trace's example input, an archive's tensor meta hint) */
     sg_int example;
 } sg_gate_serving_dim;
 
 typedef struct sg_gate_serving_input {
     char *path;            /* pytree path */
-    char *name;            /* the path as an identifier ("x", "inputs_b_0"): the descriptor's input name */
+    char *name;            /* the name the served model expects: the placeholder's ("x", "inputs_b_0") */
     char dtype[24];        /* torch's dtype name, "" when unknown */
     size_t ndim;
     sg_gate_serving_dim *dims;
@@ -57,7 +57,8 @@ typedef struct sg_gate_serving {
     size_t ninputs;
     bool accepted[3];      /* the min / opt / max shape sets are accepted by NEW */
     char rejected[3][240]; /* else the condition that rejects each */
-    bool opt_is_example;   /* opt: NEW's example inputs (a trace), else the max */
+    bool opt_is_example;   /* opt: NEW's example sizes (clamped into [min, max]), else the max */
+    char opt_source[160];  /* which opt is: "the trace's example inputs", "the max (...)", ... */
     char *dynamic_shapes;  /* Python text, or NULL */
     bool spec_verified;    /* Z3: every shape the spec admits is one NEW accepts */
     char spec_note[240];

@@ -118,6 +118,7 @@ C=$SRC/tests/corpus/cases
 expect "capture folder vs TORCH_TRACE log" 0 "$SG" gate "$C/err_div_view_8" "$C/err_div_view_8/torch_trace.log.gz"
 contains "a failed export is said" "note: OLD: torch raised"
 expect "export stopped on a data-dependent guard" 4 "$SG" gate "$C/dd_float_item_branch" "$C/dd_float_item_branch/torch_trace.log.gz"
+ok "its inputs are not known: no signature change listed" sh -c '! printf "%s" "$1" | grep -q "^signature:"' _ "$out"
 contains "data-dependent: said" "the export did not complete"
 
 # a TORCH_TRACE log of two exports: --frame picks one for both logs, --old-frame/--new-frame each
@@ -139,6 +140,25 @@ expect "--new-frame 2 on an archive" 2 "$SG" gate --new-frame 2 "$G/new_min-2.14
 printf '{"hello": "world"}' >"$W/case.json"
 expect "not a trace" 3 "$SG" gate "$W/case.json" "$G/new_min-2.14/new.pt2"
 
+# non-tensor arguments (int, float, bool, str, None): constant inputs of an archive, in a capture's
+# record, absent from a TORCH_TRACE log; an archive against a trace of the same model passes
+for v in 2.14 2.6; do
+    S=$G/scalars-$v
+    expect "scalars $v archive -> trace" 0 "$SG" gate "$S/old.pt2" "$S/new.trace.json"
+    expect "scalars $v trace -> archive" 0 "$SG" gate "$S/old.trace.json" "$S/new.pt2"
+    expect "scalars $v: a changed constant" 1 "$SG" gate "$G/scalars_const-$v/old.pt2" "$G/scalars_const-$v/new.trace.json"
+    contains "scalars $v: the constant named" "input ['n']: constant 3 -> 4"
+    expect "scalars $v: narrowed, archive -> trace" 1 "$SG" gate --json "$G/scalars_narrow-$v/old.pt2" "$G/scalars_narrow-$v/new.trace.json"
+    contains "scalars $v: tensor witness only" '"witness": [{"path": "['"'"'x'"'"']", "shape": [17, 4]}]'
+done
+expect "symint: a dynamic int in the archive and in the capture" 1 "$SG" gate "$G/symint-2.14/old.pt2" "$G/symint-2.14/new.trace.json"
+contains "symint: no signature change" "regression: NEW rejects ['x']=[33, 4], which OLD accepts"
+expect "symint: a dynamic int becomes a constant" 1 "$SG" gate "$G/symint-2.14/old.pt2" "$G/scalars-2.14/new.pt2"
+contains "symint: said" "input ['n']: a dynamic int -> the constant 3"
+expect "scalars: archive -> TORCH_TRACE log (no capture record)" 0 "$SG" gate "$G/scalars-2.14/old.pt2" "$G/scalars-2.14/new.torch_trace/torch_trace.log"
+contains "scalars: said what was not compared" "OLD's 5 non-tensor inputs (['n'], ...) not compared"
+expect "scalars: TORCH_TRACE log -> archive" 0 "$SG" gate "$G/scalars-2.14/old.torch_trace/torch_trace.log" "$G/scalars-2.14/new.pt2"
+
 # serving descriptors of NEW's domain
 expect "emit tensorrt" 1 "$SG" gate --emit tensorrt "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"
 contains "trtexec min" "--minShapes=x:4x4"
@@ -151,6 +171,13 @@ expect "emit dynamic-shapes" 0 "$SG" gate --emit dynamic-shapes "$G/pytree-2.14/
 contains "dynamic_shapes derived" "'mask': {0: inputs_a_0, 1: 2*_inputs_a_1}"
 expect "emit dynamic-shapes: a hole is AUTO" 0 "$SG" gate --emit dynamic-shapes "$G/new_hole-2.14/new.pt2" "$G/new_hole-2.14/new.pt2"
 contains "hole AUTO" "{'x': {0: Dim.AUTO}}"
+expect "emit from an archive: opt is its recorded example" 0 "$SG" gate --json --emit tensorrt "$G/new_min-2.6/new.pt2" "$G/new_min-2.6/new.pt2"
+contains "archive opt" '"opt": [2, 2, 16]'
+contains "archive opt source" '"opt_source": "the example sizes the archive records (tensor meta hints)"'
+expect "trtexec says which opt" 0 "$SG" gate --emit tensorrt "$G/new_min-2.6/new.pt2" "$G/new_min-2.6/new.pt2"
+contains "trtexec opt comment" "# --optShapes: the example sizes the archive records"
+expect "triton names: the placeholders" 0 "$SG" gate --emit triton "$G/pytree-2.6/new.trace.json" "$G/pytree-2.6/new.trace.json"
+contains "triton name from a trace" 'name: "inputs_b_1"'
 expect "emit from a trace: opt is its example" 0 "$SG" gate --emit tensorrt "$G/deep48-2.14/new.trace.json" "$G/deep48-2.14/new.trace.json"
 contains "trace opt" "--optShapes=x:2x8x4"
 expect "serving in JSON" 1 "$SG" gate --json --emit tensorrt "$G/view_div-2.14/old.pt2" "$G/view_div-2.14/new.pt2"

@@ -83,11 +83,19 @@ def first_line(text, limit=300):
 
 
 def classify(exc):
-    """What rejected the call: guard (2.14 guards_code / input guards), runtime_assert (graph
+    """What rejected the call: constant (a specialised non-tensor input called with another value),
+    guard (2.14 guards_code / input guards), runtime_assert (graph
     _assert_scalar), input_check (range/equality/rank checks of the pre-hook), signature (the
     inputs do not match the exported structure), data (an unbacked, data-dependent value), kernel
     (an operator failed on the shapes)."""
     msg = str(exc)
+    first = first_line(msg)
+    # a non-tensor input torch specialised, called with another value: 2.14's guard `n == 3`,
+    # 2.6's "Expected input at *args[1] to be equal to 3, but got 4" (no .shape / .size())
+    sized = ".size()" in first or ".shape" in first or "size(" in first
+    if not sized and (("Guard failed" in first and "==" in first)
+                      or ("Expected input at" in first and "to be equal to" in first)):
+        return "constant"
     if "Guard failed" in msg:
         return "guard"
     if "Runtime assertion failed" in msg:

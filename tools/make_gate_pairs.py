@@ -202,6 +202,40 @@ def models():
         def forward(self, x, y):
             return x + y
 
+    class Scalars(nn.Module):
+        """forward(x, n: int, scale: float, flag: bool, mode: str, bias=None): x [B, 4]; the
+        non-tensor arguments steer the computation (torch specialises them: constant inputs)."""
+        def __init__(self):
+            super().__init__()
+            self.l = nn.Linear(4, 6)
+
+        def forward(self, x, n, scale, flag, mode, bias=None):
+            y = self.l(x) * scale
+            if flag:
+                y = y + n
+            if mode == "relu":
+                y = torch.relu(y)
+            if bias is not None:
+                y = y + bias
+            return y
+
+    class ScalarsRefactor(Scalars):
+        """The same function through other ops (addmm, clamp_min, conditional expressions)."""
+        def forward(self, x, n, scale, flag, mode, bias=None):
+            y = torch.addmm(self.l.bias, x, self.l.weight.t())
+            y = y * scale + (n if flag else 0)
+            y = y.clamp_min(0) if mode == "relu" else y
+            return y if bias is None else y + bias
+
+    class ScaleBy(nn.Module):
+        """forward(x, n: int): lin(x) * n, n a dynamic int in torch 2.14 (Dim.DYNAMIC: a SymInt input)."""
+        def __init__(self):
+            super().__init__()
+            self.l = nn.Linear(4, 6)
+
+        def forward(self, x, n):
+            return self.l(x) * n
+
     class Block(nn.Module):
         def __init__(self, w, pairs=False):
             super().__init__()
@@ -347,6 +381,31 @@ def pairs():
          Version(M["Same"], lambda: ((r(4, 4), r(4, 4)), {}),
                  lambda: (lambda b: {"x": {0: b}, "y": {0: b}})(Dim("b", min=1, max=32))),
          also=["widening"])
+    scal_in = lambda: ((r(8, 4), 3, 0.5, True, "relu"), {"bias": None})
+
+    def scal_spec(hi):
+        return lambda: {"x": {0: Dim("batch", min=1, max=hi)}, "n": None, "scale": None, "flag": None,
+                        "mode": None, "bias": None}
+    pair("scalars", "forward(x, n: int, scale: float, flag: bool, mode: str, bias=None): NEW computes the "
+         "same function through other ops; the non-tensor arguments are constant inputs of the archive and "
+         "absent from (or only in the capture record of) a trace", "equal", [],
+         {"old": "B in [1, 64]", "new": "B in [1, 64]"}, None,
+         Version(M["Scalars"], scal_in, scal_spec(64)), Version(M["ScalarsRefactor"], scal_in, scal_spec(64)))
+    pair("scalars_narrow", "the model with non-tensor arguments; NEW's spec narrows the max of batch from 64 "
+         "to 16", "regression", ["['x'].size()[0]"], {"old": "B in [1, 64]", "new": "B in [1, 16]"},
+         [{"path": "['x']", "shape": [17, 4]}],
+         Version(M["Scalars"], scal_in, scal_spec(64)), Version(M["Scalars"], scal_in, scal_spec(16)))
+    pair("scalars_const", "the model with non-tensor arguments, NEW exported with n=4 instead of 3: torch "
+         "specialises n, so NEW raises on every call OLD accepts (a changed constant input)", "signature",
+         ["['n']"], {"old": "n == 3", "new": "n == 4"}, [{"path": "['x']", "shape": [8, 4]}],
+         Version(M["Scalars"], scal_in, scal_spec(64)),
+         Version(M["Scalars"], lambda: ((r(8, 4), 4, 0.5, True, "relu"), {"bias": None}), scal_spec(64)))
+    pair("symint", "forward(x, n: int) with n a dynamic int (Dim.DYNAMIC: a SymInt user input, torch 2.14); "
+         "NEW narrows the max of batch from 64 to 32", "regression", ["['x'].size()[0]"],
+         {"old": "B in [1, 64], n any int", "new": "B in [1, 32], n any int"}, [{"path": "['x']", "shape": [33, 4]}],
+         Version(M["ScaleBy"], lambda: ((r(8, 4), 3), {}), lambda: {"x": {0: Dim("batch", min=1, max=64)}, "n": Dim.DYNAMIC}),
+         Version(M["ScaleBy"], lambda: ((r(8, 4), 3), {}), lambda: {"x": {0: Dim("batch", min=1, max=32)}, "n": Dim.DYNAMIC}),
+         only="2.14")
     deep_in = lambda: ((r(2, 8, 4),), {})
     deep_spec = lambda: {"x": {0: Dim("batch", min=1, max=64), 1: Dim("seq", min=2, max=512)}}
     pair("deep48", "48 blocks (reshape, two Linear of width 4, ReLU, view, residual add per block); NEW's block 40 "
