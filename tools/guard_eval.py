@@ -364,6 +364,24 @@ class Trace:
                 try:
                     w = evaluate(rep["tree"], env)
                 except (NotEvaluable, Undefined):
+                    # s77 -> 2*s96 with s77 known and s96 a phantom root no input sizes: s96 is
+                    # (s77 - b) / a when the replacement is affine in it
+                    unknown = [t for t in symbols_of(rep["tree"]) if t not in env]
+                    if sym not in env or len(unknown) != 1:
+                        continue
+                    t = unknown[0]
+                    try:
+                        b = evaluate(rep["tree"], dict(env, **{t: 0}))
+                        a = evaluate(rep["tree"], dict(env, **{t: 1})) - b
+                        linear = evaluate(rep["tree"], dict(env, **{t: 2})) == 2 * a + b
+                    except (NotEvaluable, Undefined):
+                        continue
+                    if not linear or a == 0:
+                        continue
+                    if (env[sym] - b) % a != 0:
+                        return False, f"{sym} = {env[sym]} is not of the form {rep['expr']}"
+                    env[t] = (env[sym] - b) // a
+                    progress = True
                     continue
                 if sym in env:
                     if env[sym] != w:

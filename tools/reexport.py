@@ -15,7 +15,10 @@ Two steps (tools/README.md, docs/reexport.md):
           error type, message before "Suggested fixes:", guards, range constraints);
       (b) exports it with the spec `shapegate spec` printed: it must succeed and torch's range
           constraints must equal the spec's ranges;
-      (c) refuted cases: exports it with `shapegate check --json` "fixes.python": must succeed;
+      (c) refuted cases: exports it with `shapegate check --json` "fixes.python": must succeed (a
+          namedtuple placeholder the Python defines by a comment is bound to the input's class; a
+          `repaired_Dim` repair, for a Dim torch refused to build, is put in place of the scenario's
+          `Dim` and the scenario's own spec exported);
       (d) applies torch's own suggested fixes (the corpus message) with
           refine_dynamic_shapes_from_suggested_fixes, re-exports (3 rounds at most, as the corpus
           harness does) and compares with the corpus `refined` answer and with shapegate's
@@ -370,17 +373,43 @@ def main_run(argv):
                 tally[f"probe_fail_{kind}"] += 1
         return fails
 
-    def py_spec(text):
-        ns = {}
+    def py_spec(text, built):
+        # the user's names (a namedtuple class the spec is built with) are the scenario module's
+        ns = {k: v for k, v in vars(scenarios_12).items() if isinstance(v, type)}
+        # a namedtuple whose class the trace does not name is printed with a placeholder that a comment
+        # defines ("# p_type: the namedtuple class of input ['p'] ..."): the user's class, i.e. the type of
+        # that input
+        import inspect
+        for name, path in re.findall(r"^# (\w+): the namedtuple class of input (\S+) ", text, re.M):
+            bound = inspect.signature(built["model"].forward).bind(*built["args"], **(built.get("kwargs") or {}))
+            ns[name] = type(eval("A" + path, {"A": bound.arguments}))  # noqa: S307 - a path shapegate printed
         exec(compile(text, "<shapegate>", "exec"), ns)  # noqa: S102 - shapegate's own output
         return ns["dynamic_shapes"]
+
+    def dim_rewrite(info, text):
+        """A repair of a Dim torch refused to build before recording any input: shapegate prints
+        `repaired_Dim`, a drop-in for Dim; the scenario is rebuilt with it in place of Dim. Returns the
+        built scenario, or raises."""
+        ns = {}
+        exec(compile(text, "<shapegate>", "exec"), ns)  # noqa: S102 - shapegate's own output
+        g = info["fn"].__globals__
+        old = g["Dim"]
+        g["Dim"] = ns["repaired_Dim"]
+        try:
+            torch.manual_seed(0)
+            return info["fn"]()
+        finally:
+            g["Dim"] = old
 
     def try_spec(built, text, strict):
         """Export with shapegate's Python; returns (status, detail)."""
         try:
-            ds = py_spec(text)
+            ds = py_spec(text, built)
         except Exception as e:  # noqa: BLE001
             return "FAIL", f"python does not run: {type(e).__name__}: {e}"
+        return try_ds(built, ds, strict)
+
+    def try_ds(built, ds, strict):
         ep, ex, _ = export(built, ds, strict)
         if ex is not None:
             first = norm_msg(msg_of(ex)).strip().split("\n")
@@ -492,7 +521,24 @@ def main_run(argv):
             fx = cj.get("fixes") or {}
             # untraced: a spec torch refused before tracing, repaired to pass its spec checks and printed
             # as "not verified" (nothing was traced to verify it against); torch decides here
-            if built is not None and (fx.get("verified") or fx.get("untraced")) and fx.get("python"):
+            if (built is None and info is not None and fx.get("untraced") and fx.get("python")
+                    and "def repaired_Dim(" in fx["python"]):
+                # the spec raised while its Dims were built: rebuild the scenario with shapegate's repaired_Dim
+                tally["fix_tried"] += 1
+                try:
+                    built_fix = dim_rewrite(info, fx["python"])
+                    built_fix["model"].eval()
+                    st, det = try_ds(built_fix, built_fix.get("dynamic_shapes"), strict)
+                except Exception as e:  # noqa: BLE001
+                    st, det = "FAIL", f"scenario with repaired_Dim raised {type(e).__name__}: {e}"
+                cols.append(f"fix={st}(untraced, repaired_Dim)")
+                if st == "ok":
+                    tally["fix_ok"] += 1
+                    fix_st = st
+                else:
+                    fix_st = st
+                    fix_bad.append((name, st, det, fx["python"]))
+            elif built is not None and (fx.get("verified") or fx.get("untraced")) and fx.get("python"):
                 fix_st = try_tallied("fix", fx["python"], fix_bad)
                 if fx.get("untraced"):
                     cols[-1] += "(untraced)"

@@ -21,6 +21,9 @@ Tags name the issue-12 class (CATALOG.md groups by them):
   unbacked       unbacked symbols and runtime asserts
   guards_code    exports whose 2.14 model.pt2 carries guards_code (equality, divisibility)
   naming         messages that name dims as `d0 + 1` (list inputs, derived dims)
+  shape_ops      shape arithmetic real models do: attention with separate q/kv lengths and masks,
+                 padding to a multiple, unflatten/flatten, expand/repeat, split/chunk, narrow,
+                 cat of three inputs, max/min of sizes, modulo, min-only / max-only Dims
 
 Models are tiny (a few parameters at most) so that the archives stay small.  FIXES holds, for
 cases whose spec is wrong, a corrected spec that real torch exports (the expectations' "how",
@@ -906,3 +909,339 @@ def nm_dict_list_plus2():
 def _():
     s1 = Dim("s1", max=38)
     return {"inp": {"segs": [{0: s1 + 2}, {0: s1}]}}
+
+
+# ============================================================== shape ops real models use (sound15)
+def _attn(self, q, k, v, mask):
+    s = q @ k.transpose(-1, -2) / 4.0
+    s = s.masked_fill(~mask, float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+@case("so_attn_q_kv_mask_ok", "Attention q(B, Tq, 8), k/v(B, Tk, 8) and a bool mask (B, Tq, Tk) with Dims "
+      "B, Tq, Tk shared across the four inputs: valid.", tags=["shape_ops"])
+def so_attn_q_kv_mask_ok():
+    B, Tq, Tk = Dim("B", max=8), Dim("Tq", max=64), Dim("Tk", max=64)
+    return sc(module(_attn), [r(2, 5, 8), r(2, 7, 8), r(2, 7, 8), torch.ones(2, 5, 7, dtype=torch.bool)],
+              {"q": {0: B, 1: Tq}, "k": {0: B, 1: Tk}, "v": {0: B, 1: Tk}, "mask": {0: B, 1: Tq, 2: Tk}})
+
+
+@case("so_attn_mask_own_dim_err", "The attention of so_attn_q_kv_mask_ok with the mask's key length on its own "
+      "Dim Tm: torch says Tm = Tk.", tags=["shape_ops"])
+def so_attn_mask_own_dim_err():
+    B, Tq, Tk, Tm = Dim("B", max=8), Dim("Tq", max=64), Dim("Tk", max=64), Dim("Tm", max=64)
+    return sc(module(_attn), [r(2, 5, 8), r(2, 7, 8), r(2, 7, 8), torch.ones(2, 5, 7, dtype=torch.bool)],
+              {"q": {0: B, 1: Tq}, "k": {0: B, 1: Tk}, "v": {0: B, 1: Tk}, "mask": {0: B, 1: Tq, 2: Tm}})
+
+
+@fix("so_attn_mask_own_dim_err")
+def _():
+    B, Tq, Tk = Dim("B", max=8), Dim("Tq", max=64), Dim("Tk", max=64)
+    return {"q": {0: B, 1: Tq}, "k": {0: B, 1: Tk}, "v": {0: B, 1: Tk}, "mask": {0: B, 1: Tq, 2: Tk}}
+
+
+@case("so_attn_v_len_err", "Attention with v's length on its own Dim Tv (k on Tk), no mask: Tv = Tk.",
+      tags=["shape_ops"])
+def so_attn_v_len_err():
+    def fwd(self, q, k, v):
+        return torch.softmax(q @ k.transpose(-1, -2), -1) @ v
+    return sc(module(fwd), [r(1, 3, 4), r(1, 6, 4), r(1, 6, 4)],
+              {"q": {1: Dim("Tq", max=32)}, "k": {1: Dim("Tk", max=32)}, "v": {1: Dim("Tv", max=32)}})
+
+
+@fix("so_attn_v_len_err")
+def _():
+    Tk = Dim("Tk", max=32)
+    return {"q": {1: Dim("Tq", max=32)}, "k": {1: Tk}, "v": {1: Tk}}
+
+
+@case("so_pad_to_multiple8_ok", "F.pad(x, (0, (n + 7) // 8 * 8 - n)).view(-1, 8) with Dim('n', max=100): "
+      "the padded length is a multiple of 8 for every n, valid.", tags=["shape_ops"])
+def so_pad_to_multiple8_ok():
+    def fwd(self, x):
+        n = x.shape[0]
+        return F.pad(x, (0, (n + 7) // 8 * 8 - n)).view(-1, 8).sum(1)
+    return sc(module(fwd), [r(13)], {"x": {0: Dim("n", max=100)}})
+
+
+@case("so_pad_to_multiple8_add_err", "x padded to a multiple of 8 plus y with its own Dim m: m = "
+      "(n + 7) // 8 * 8 is no Dim expression.", tags=["shape_ops", "inexpressible"])
+def so_pad_to_multiple8_add_err():
+    def fwd(self, x, y):
+        n = x.shape[0]
+        return F.pad(x, (0, (n + 7) // 8 * 8 - n)) + y
+    return sc(module(fwd), [r(13), r(16)], {"x": {0: Dim("n", min=2, max=40)}, "y": {0: Dim("m", min=2, max=40)}})
+
+
+@fix("so_pad_to_multiple8_add_err")
+def _():
+    return {"x": {0: Dim("n", min=2, max=40)}, "y": {0: Dim.AUTO}}
+
+
+@case("so_unflatten_heads_err", "x(B, T, C).unflatten(-1, (4, -1)) with a dynamic C = Dim('C', max=128): "
+      "C must be a multiple of 4.", tags=["shape_ops"])
+def so_unflatten_heads_err():
+    return sc(module(lambda self, x: x.unflatten(-1, (4, -1)).transpose(1, 2).sum(-1)), [r(2, 3, 16)],
+              {"x": {0: Dim("B", max=8), 2: Dim("C", max=128)}})
+
+
+@fix("so_unflatten_heads_err")
+def _():
+    return {"x": {0: Dim("B", max=8), 2: 4 * Dim("_C", max=32)}}
+
+
+@case("so_flatten_unflatten_ok", "x(B, T, H, D).flatten(2).unflatten(2, (H, D)) round trip plus a residual "
+      "with the same Dims: valid.", tags=["shape_ops"])
+def so_flatten_unflatten_ok():
+    def fwd(self, x, res):
+        h, d = x.shape[2], x.shape[3]
+        return x.flatten(2).unflatten(2, (h, d)) + res
+    B, T, H = Dim("B", max=4), Dim("T", max=32), Dim("H", max=8)
+    return sc(module(fwd), [r(2, 5, 3, 4), r(2, 5, 3, 4)], {"x": {0: B, 1: T, 2: H}, "res": {0: B, 1: T, 2: H}})
+
+
+@case("so_flatten_view_err", "x(B, T, 4).flatten(0, 1).view(-1, 8): B*T*4 must be divisible by 8, i.e. "
+      "B*T even, with Dims B, T.", tags=["shape_ops", "inexpressible"])
+def so_flatten_view_err():
+    return sc(module(lambda self, x: x.flatten(0, 1).view(-1, 8).sum(1)), [r(2, 3, 4)],
+              {"x": {0: Dim("B", max=6), 1: Dim("T", max=6)}})
+
+
+@fix("so_flatten_view_err")
+def _():
+    return {"x": {0: 2 * Dim("_B", max=3), 1: Dim("T", max=6)}}
+
+
+@case("so_expand_symbolic_ok", "x(B, 1, D).expand(-1, y.shape[1], -1) + y(B, T, D) with Dims B, T: valid.",
+      tags=["shape_ops"])
+def so_expand_symbolic_ok():
+    def fwd(self, x, y):
+        return x.expand(-1, y.shape[1], -1) + y
+    B = Dim("B", max=8)
+    return sc(module(fwd), [r(3, 1, 4), r(3, 6, 4)], {"x": {0: B}, "y": {0: B, 1: Dim("T", max=64)}})
+
+
+@case("so_repeat_symbolic_err", "x(B, D).repeat(1, 2) + y(B, E) with separate Dims D, E: E = 2*D.",
+      tags=["shape_ops"])
+def so_repeat_symbolic_err():
+    B = Dim("B", max=8)
+    return sc(module(lambda self, x, y: x.repeat(1, 2) + y), [r(2, 3), r(2, 6)],
+              {"x": {0: B, 1: Dim("D", max=16)}, "y": {0: B, 1: Dim("E", max=32)}})
+
+
+@fix("so_repeat_symbolic_err")
+def _():
+    B, D = Dim("B", max=8), Dim("D", max=16)
+    return {"x": {0: B, 1: D}, "y": {0: B, 1: 2 * D}}
+
+
+@case("so_chunk2_err", "a, b = x.chunk(2); a * b with Dim('n', max=64): equal halves need n even.",
+      tags=["shape_ops"])
+def so_chunk2_err():
+    def fwd(self, x):
+        a, b = x.chunk(2)
+        return a * b
+    return sc(module(fwd), [r(10, 3)], {"x": {0: Dim("n", max=64)}})
+
+
+@fix("so_chunk2_err")
+def _():
+    return {"x": {0: 2 * Dim("_n", max=32)}}
+
+
+@case("so_qkv_split3_err", "q, k, v = x.split(x.shape[-1] // 3, -1) of a fused qkv projection with a "
+      "dynamic width: three equal parts need the width divisible by 3.", tags=["shape_ops"])
+def so_qkv_split3_err():
+    def fwd(self, x):
+        q, k, v = x.split(x.shape[-1] // 3, -1)
+        return q * k + v
+    return sc(module(fwd), [r(2, 12)], {"x": {1: Dim("C", min=3, max=48)}})
+
+
+@fix("so_qkv_split3_err")
+def _():
+    return {"x": {1: 3 * Dim("_C", min=1, max=16)}}
+
+
+@case("so_cat3_derived_ok", "torch.cat([a, b, c]) + d with a: dx, b: dx + 1, c: 2*dx and d: 4*dx + 1 "
+      "(derived Dims): valid.", tags=["shape_ops"])
+def so_cat3_derived_ok():
+    dx = Dim("dx", min=2, max=20)
+    return sc(module(lambda self, a, b, c, d: torch.cat([a, b, c]) + d), [r(3, 2), r(4, 2), r(6, 2), r(13, 2)],
+              {"a": {0: dx}, "b": {0: dx + 1}, "c": {0: 2 * dx}, "d": {0: 4 * dx + 1}})
+
+
+@case("so_cat3_own_dim_err", "torch.cat([a, b, c]) + d with a: dx, b: dx + 1, c: 2*dx and d on its own Dim: "
+      "torch says dd = 4*dx + 1.", tags=["shape_ops"])
+def so_cat3_own_dim_err():
+    dx = Dim("dx", min=2, max=20)
+    return sc(module(lambda self, a, b, c, d: torch.cat([a, b, c]) + d), [r(3, 2), r(4, 2), r(6, 2), r(13, 2)],
+              {"a": {0: dx}, "b": {0: dx + 1}, "c": {0: 2 * dx}, "d": {0: Dim("dd", max=100)}})
+
+
+@fix("so_cat3_own_dim_err")
+def _():
+    dx = Dim("dx", min=2, max=20)
+    return {"a": {0: dx}, "b": {0: dx + 1}, "c": {0: 2 * dx}, "d": {0: 4 * dx + 1}}
+
+
+@case("so_narrow_by_other_err", "x.narrow(0, 0, y.shape[0]) + y with Dims dx, dy (max 16): needs dy <= dx, "
+      "a relation between two Dims.", tags=["shape_ops", "inexpressible"])
+def so_narrow_by_other_err():
+    return sc(module(lambda self, x, y: x.narrow(0, 0, y.shape[0]) + y), [r(9, 2), r(4, 2)],
+              {"x": {0: Dim("dx", max=16)}, "y": {0: Dim("dy", max=16)}})
+
+
+@fix("so_narrow_by_other_err")
+def _():
+    return {"x": {0: Dim("dx", max=16)}, "y": {0: Dim.AUTO}}
+
+
+@case("so_slice_half_ok", "x[: x.shape[0] // 2] * x[x.shape[0] // 2 :] with n = 2*_n derived: valid.",
+      tags=["shape_ops"])
+def so_slice_half_ok():
+    def fwd(self, x):
+        h = x.shape[0] // 2
+        return x[:h] * x[h:]
+    return sc(module(fwd), [r(8, 2)], {"x": {0: 2 * Dim("_n", max=20)}})
+
+
+@case("so_min_only_conv_err", "Conv1d(k7)(x) with Dim('L', min=4) (no max): the output needs L >= 7.",
+      tags=["shape_ops", "conv_pool"])
+def so_min_only_conv_err():
+    return sc(module(lambda self, x: self.c(x), c=nn.Conv1d(1, 1, 7)), [r(1, 1, 20)], {"x": {2: Dim("L", min=4)}})
+
+
+@fix("so_min_only_conv_err")
+def _():
+    return {"x": {2: Dim("L", min=7)}}
+
+
+@case("so_max_only_check_err", "Dim('n', max=100) (no min) on a dim the model checks <= 50: the max is too big.",
+      tags=["shape_ops"])
+def so_max_only_check_err():
+    return sc(CheckLe(50), [r(10)], {"x": {0: Dim("n", max=100)}})
+
+
+@fix("so_max_only_check_err")
+def _():
+    return {"x": {0: Dim("n", max=50)}}
+
+
+@case("so_auto_mixed_named_err", "x.view(-1, 4) + y.view(-1, 4) with x on Dim.AUTO and y on Dim('dy', max=64): "
+      "dy must be a multiple of 4 (the AUTO dim follows).", tags=["shape_ops", "bounded_hint"])
+def so_auto_mixed_named_err():
+    return sc(module(lambda self, x, y: x.view(-1, 4) + y.view(-1, 4)), [r(8), r(8)],
+              {"x": {0: Dim.AUTO}, "y": {0: Dim("dy", max=64)}})
+
+
+@fix("so_auto_mixed_named_err")
+def _():
+    return {"x": {0: Dim.AUTO}, "y": {0: 4 * Dim("_dy", max=16)}}
+
+
+@case("so_auto_mixed_named_ok", "x + y with x on Dim.AUTO and y on Dim('dy', max=64): the AUTO dim is tied "
+      "to dy, valid.", tags=["shape_ops", "bounded_hint"])
+def so_auto_mixed_named_ok():
+    return sc(module(lambda self, x, y: x + y), [r(5, 2), r(5, 2)], {"x": {0: Dim.AUTO}, "y": {0: Dim("dy", max=64)}})
+
+
+@case("so_kwonly_nested_shared_ok", "forward(x, *, extra) with extra = {'mem': [m1, m2]} (kwargs-only nested "
+      "dict/list) sharing Dims B and S: valid.", tags=["shape_ops", "input_kinds"])
+def so_kwonly_nested_shared_ok():
+    def fwd(self, x, *, extra):
+        m1, m2 = extra["mem"]
+        return x + (m1 * m2).sum(1, keepdim=True)
+    B, S = Dim("B", max=8), Dim("S", max=32)
+    return sc(module(fwd), [r(3, 1)], {"x": {0: B}, "extra": {"mem": [{0: B, 1: S}, {0: B, 1: S}]}},
+              kwargs={"extra": {"mem": [r(3, 5), r(3, 5)]}})
+
+
+@case("so_nested_shared_err", "{'enc': [a, b]} and c with a shared Dim S on a and c and its own Dim T on b: "
+      "a[1:] + b needs T = S - 1.", tags=["shape_ops", "input_kinds", "naming"])
+def so_nested_shared_err():
+    def fwd(self, inp, c):
+        a, b = inp["enc"]
+        return (a[1:] + b).sum() + (a * c).sum()
+    S = Dim("S", min=3, max=30)
+    return sc(module(fwd), [{"enc": [r(6), r(5)]}, r(6)], {"inp": {"enc": [{0: S}, {0: Dim("T", max=30)}]}, "c": {0: S}})
+
+
+@fix("so_nested_shared_err")
+def _():
+    S = Dim("S", min=3, max=30)
+    return {"inp": {"enc": [{0: S}, {0: S - 1}]}, "c": {0: S}}
+
+
+@case("so_conv2d_stride_dil_min_err", "Conv2d(k3, stride=2, dilation=2, padding=1) with Dim('H', min=2, max=64): "
+      "the effective kernel 5 with padding 1 needs H >= 3.", tags=["shape_ops", "conv_pool"])
+def so_conv2d_stride_dil_min_err():
+    conv = nn.Conv2d(1, 1, 3, stride=2, dilation=2, padding=1)
+    return sc(module(lambda self, x: self.c(x), c=conv), [r(1, 1, 9, 9)], {"x": {2: Dim("H", min=2, max=64)}})
+
+
+@fix("so_conv2d_stride_dil_min_err")
+def _():
+    return {"x": {2: Dim("H", min=3, max=64)}}
+
+
+@case("so_conv1d_dil_out_err", "Conv1d(k3, dilation=3)(x) + y with Dims L (x) and Ly (y): Ly = L - 6.",
+      tags=["shape_ops", "conv_pool"])
+def so_conv1d_dil_out_err():
+    conv = nn.Conv1d(1, 1, 3, dilation=3)
+    return sc(module(lambda self, x, y: self.c(x) + y, c=conv), [r(1, 1, 20), r(1, 1, 14)],
+              {"x": {2: Dim("L", min=8, max=64)}, "y": {2: Dim("Ly", max=64)}})
+
+
+@fix("so_conv1d_dil_out_err")
+def _():
+    L = Dim("L", min=8, max=64)
+    return {"x": {2: L}, "y": {2: L - 6}}
+
+
+@case("so_check_mod_err", "torch._check(x.shape[0] % 3 == 0) with Dim('n', max=60): a runtime-checked "
+      "divisibility the spec does not state.", tags=["shape_ops", "unbacked"])
+def so_check_mod_err():
+    def fwd(self, x):
+        torch._check(x.shape[0] % 3 == 0)
+        return x * 2
+    return sc(module(fwd), [r(9)], {"x": {0: Dim("n", max=60)}})
+
+
+@fix("so_check_mod_err")
+def _():
+    return {"x": {0: 3 * Dim("_n", max=20)}}
+
+
+@case("so_max_of_sizes_ok", "torch.zeros(max(n, m)) padded from x(n) and y(m) via F.pad to max(n, m): "
+      "valid for any n, m.", tags=["shape_ops"])
+def so_max_of_sizes_ok():
+    def fwd(self, x, y):
+        t = max(x.shape[0], y.shape[0])
+        return F.pad(x, (0, t - x.shape[0])) + F.pad(y, (0, t - y.shape[0]))
+    return sc(module(fwd), [r(5), r(7)], {"x": {0: Dim("n", max=20)}, "y": {0: Dim("m", max=20)}})
+
+
+@case("so_min_of_sizes_slice_ok", "x[:min(n, m)] + y[:min(n, m)] with Dims n, m: valid.", tags=["shape_ops"])
+def so_min_of_sizes_slice_ok():
+    def fwd(self, x, y):
+        t = min(x.shape[0], y.shape[0])
+        return x[:t] + y[:t]
+    return sc(module(fwd), [r(5, 2), r(7, 2)], {"x": {0: Dim("n", max=20)}, "y": {0: Dim("m", max=20)}})
+
+
+@case("so_batch1_auto_specialized", "Linear on x(1, 4) with Dim.AUTO on the batch (example 1): torch "
+      "specialises it to 1 (no error, a static dim).", tags=["shape_ops", "zero_one"])
+def so_batch1_auto_specialized():
+    return sc(module(lambda self, x: self.l(x), l=nn.Linear(4, 2)), [r(1, 4)], {"x": {0: Dim.AUTO}})
+
+
+@case("so_batch1_named_err", "x(1, 4) @ W with a named Dim('B', max=16) on the batch (example 1): torch "
+      "specialises B to 1 and raises.", tags=["shape_ops", "zero_one"])
+def so_batch1_named_err():
+    return sc(module(lambda self, x: self.l(x), l=nn.Linear(4, 2)), [r(1, 4)], {"x": {0: Dim("B", max=16)}})
+
+
+@fix("so_batch1_named_err")
+def _():
+    return {"x": {0: Dim.AUTO}}
