@@ -276,7 +276,11 @@ static void avoid_holes(sg_bound *lo, sg_bound *hi, const sg_int *holes, size_t 
     }
 }
 
-/* The widest piece of [lo, hi] between the holes (the first of equal ones; an unbounded one wins). */
+/* torch's largest size, sys.maxsize: a tensor dim is an int64. */
+#define TORCH_MAX_SIZE ((sg_int)INT64_MAX)
+
+/* The widest piece of [lo, hi] between the holes (the first of equal ones), widths counted in
+ * torch's sizes [0, sys.maxsize]: a piece above sys.maxsize holds none. */
 static void widest_piece(sg_bound lo, sg_bound hi, const sg_int *holes, size_t nholes, sg_bound *blo, sg_bound *bhi)
 {
     sg_bound plo = lo, phi;
@@ -291,10 +295,12 @@ static void widest_piece(sg_bound lo, sg_bound hi, const sg_int *holes, size_t n
         } else {
             phi = hi;
         }
-        if (plo.inf || phi.inf)
-            w = SG_INT_MAX;
-        else
-            w = phi.v - plo.v + 1;
+        {
+            sg_int l = plo.inf ? 0 : plo.v, h = phi.inf ? TORCH_MAX_SIZE : phi.v;
+            if (h > TORCH_MAX_SIZE)
+                h = TORCH_MAX_SIZE;
+            w = h >= l ? h - l + 1 : 0;
+        }
         if (w > best) {
             best = w;
             *blo = plo;
@@ -312,14 +318,16 @@ static void widest_piece(sg_bound lo, sg_bound hi, const sg_int *holes, size_t n
     }
 }
 
-/* Number of sizes = r (mod m) in [lo, hi]; SG_INT_MAX when unbounded. */
+/*
+ * Number of sizes = r (mod m) in [lo, hi], an unbounded side read as torch's
+ * size range [0, sys.maxsize]: a class over [2, int_oo] holds half as many
+ * sizes as [2, sys.maxsize - 1], never "infinitely many" more.
+ */
 static sg_int class_count(sg_int m, sg_int r, sg_bound lo, sg_bound hi)
 {
-    sg_int first, last;
-    if (lo.inf || hi.inf)
-        return SG_INT_MAX;
-    first = div_ceil(lo.v - r, m);
-    last = div_floor(hi.v - r, m);
+    sg_int first, last, l = lo.inf ? 0 : lo.v, h = hi.inf ? TORCH_MAX_SIZE : hi.v;
+    first = div_ceil(l - r, m);
+    last = div_floor(h - r, m);
     return last >= first ? last - first + 1 : 0;
 }
 
@@ -343,7 +351,7 @@ static bool class_beats_piece(const sg_inferred *inf, sg_int m, sg_int hint, sg_
                 clear = false;
         if (!clear)
             continue;
-        if (piece != SG_INT_MAX && class_count(mm, rr, inf->lo, inf->hi) > piece) {
+        if (class_count(mm, rr, inf->lo, inf->hi) > piece) {
             *m2 = mm;
             *r2 = rr;
             return true;
@@ -1198,6 +1206,160 @@ static int structural_repair(sg_trace **cur, sg_fixes *res, const sg_trace *t, s
     return 0;
 }
 
+/* Does some input dim of `in[0..n-1]` other than `skip` name Dim `root` (as itself or as a root)? */
+static bool root_shared(const sg_input_dim *in, size_t n, size_t skip, const char *root)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (i != skip && ((in[i].kind == SG_SPEC_DIM && in[i].name && strcmp(in[i].name, root) == 0) ||
+                          (in[i].kind == SG_SPEC_DERIVED && in[i].root_name && strcmp(in[i].root_name, root) == 0)))
+            return true;
+    return false;
+}
+
+/*
+ * torch stopped inside its own code before tracing the model (torch 2.6:
+ * "'One' object has no attribute 'name'" from EqualityConstraint): a derived
+ * dim `A*root + B` whose root's example, (size - B)/A, is 0 or 1 is the one
+ * cause a spec can avoid (torch specialises that root to a constant, then
+ * builds the derived dim over it). Each such dim over a root no other input
+ * names becomes a Dim of its own over the derived dim's range (from 2). A copy
+ * of `t` with that spec into *out; NULL when no dim has that cause. Notes say
+ * what changed. Returns 0 or an error (SG_ENOMEM, ...).
+ */
+static int zero_one_roots(sg_trace **out, const sg_trace *t, strs *notes, sg_error *err)
+{
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    sg_spec_edits ae;
+    int rc = 0;
+
+    *out = NULL;
+    memset(&ae, 0, sizeof ae);
+    for (i = 0; i < n && !rc; i++) {
+        const sg_input_dim *d = &in[i];
+        sg_int a = 0, b = 0, q = 0, root = 0;
+        sg_bound lo = d->min, hi = d->max;
+        char *name;
+        char num[SG_INT_STRLEN];
+        if (d->kind != SG_SPEC_DERIVED || !d->root_name || !sg_trace__derived_affine(d, &a, &b) || a <= 0 ||
+            !sg__sub(d->size, b, &q) || q % a != 0 || (root = q / a) < 0 || root > 1 ||
+            root_shared(in, n, i, d->root_name))
+            continue;
+        if (!(name = made_name(d)))
+            return sg_error_set(err, SG_ENOMEM, "out of memory");
+        if (lo.inf || lo.v < 2) {
+            lo.inf = 0;
+            lo.v = 2;
+        }
+        strs_pushf(notes, "%s = %s: the root %s has the example size %s, which torch specialises to a constant "
+                   "before tracing (and torch 2.6 then fails inside its own code): a Dim of its own, %s, over the "
+                   "same sizes", d->source, d->name ? d->name : "the derived dim", d->root_name,
+                   sg_int_format(num, root), name);
+        rc = sg_spec_edits__dim(&ae, i, name, true, lo, hi, err);
+        sg_free(name);
+    }
+    if (!rc && ae.n)
+        rc = sg_trace_edit(out, t, &ae, err);
+    sg_spec_edits__dispose(&ae);
+    return rc;
+}
+
+/* How often torch's own check may send a verified spec back (each time more dims become Dim.AUTO). */
+#define MAX_TORCH_ROUNDS 3
+
+/*
+ * Is input dim `d` a plain Dim that torch names `name` in a "Constraints
+ * violated (...)" header? Only those are read: a Dim the fix keeps over the
+ * traced symbol meets the recorded guards as torch would record them again. A
+ * derived dim's guards torch re-traces over the new root and simplifies (`(6*B)
+ * % 4 == 0` is true for B = 2*_B), which the recorded ones do not show.
+ */
+static bool torch_names(const sg_input_dim *d, const char *name)
+{
+    return d->kind == SG_SPEC_DIM && d->name && d->value && sg_expr_kind(d->value) == SG_SYM &&
+           strcmp(d->name, name) == 0;
+}
+
+/*
+ * torch's own check of a spec shapegate verified: torch/message.c replays
+ * produce_guards on it. A guard that every size passes (proved) but that
+ * torch's value ranges cannot decide over a named Dim's range makes torch
+ * raise "Constraints violated" all the same (torch 2.6 on
+ * `-n + 8*((n + 7)//8) >= 0`, 2.6 on `s != sys.maxsize` without a max): the
+ * dims torch would name become Dim.AUTO (torch then infers their range and
+ * checks the guards at run time), and the spec is checked again, exactly and
+ * by torch's rules, up to MAX_TORCH_ROUNDS times. `*cur` is replaced by the
+ * accepted spec; when torch would still refuse, res->verified becomes false
+ * and a note says why. Returns 0 or an error (SG_ENOMEM, ...).
+ */
+static int torch_accepts(sg_trace **cur, sg_fixes *res, strs *notes, sg_check_options *o, unsigned total_ms,
+                         double start, const sg_runtime *rt, sg_error *err)
+{
+    unsigned round;
+    int rc = 0;
+
+    for (round = 0;; round++) {
+        sg_torch_text *tm = NULL;
+        sg_spec_edits ae;
+        sg_trace *next = NULL;
+        sg_report *rep = NULL;
+        size_t nin = 0, i, k, nauto = 0;
+        const sg_input_dim *in = sg_trace_inputs(*cur, &nin);
+        const char *ver = sg_trace_torch_version(*cur), *why;
+        bool refused = false;
+
+        if ((rc = sg_torch_text_build(&tm, *cur, err)) != 0)
+            return rc;
+        why = tm->nlines ? tm->lines[0] : tm->text;
+        memset(&ae, 0, sizeof ae);
+        for (i = 0; tm->text && i < nin && !rc; i++)
+            for (k = 0; k < tm->nnames; k++)
+                if (torch_names(&in[i], tm->names[k])) {
+                    sg_bound none = {0};
+                    if (round < MAX_TORCH_ROUNDS)
+                        strs_pushf(notes, "%s: torch %s would raise on this Dim although every size of it passes "
+                                   "the guards (%s): Dim.AUTO for it, torch infers its range and checks the guards "
+                                   "at run time", in[i].source, ver ? ver : "", why);
+                    rc = sg_spec_edits__hint(&ae, i, SG_SPEC_AUTO, false, none, none, err);
+                    nauto++;
+                    break;
+                }
+        if (rc || nauto == 0) { /* accepted, or only dims whose re-traced guards this cannot replay */
+            sg_spec_edits__dispose(&ae);
+            sg_torch_text_free(tm);
+            return rc;
+        }
+        if (round == MAX_TORCH_ROUNDS) {
+            refused = true;
+        } else if ((rc = sg_trace_edit(&next, *cur, &ae, err)) != 0) {
+            if (rc != SG_ENOMEM) {
+                strs_pushf(notes, "the spec torch accepts could not be built: %s", err ? err->msg : "invalid");
+                refused = true;
+                rc = 0;
+            }
+        } else if (!budget_left(o, total_ms, start)) {
+            strs_pushf(notes, "time budget spent before the spec torch accepts was checked");
+            refused = true;
+        } else if ((rc = sg_check__lean_rt(&rep, next, o, rt, err)) == 0 && !clean(rep)) {
+            refused = true;
+        }
+        sg_spec_edits__dispose(&ae);
+        if (refused) {
+            res->verified = false;
+            strs_pushf(notes, "torch %s would still refuse the fixed spec: %s", ver ? ver : "", why);
+        }
+        sg_torch_text_free(tm);
+        sg_report_free(rep);
+        if (rc || refused) {
+            sg_trace_free(next);
+            return rc;
+        }
+        sg_trace_free(*cur);
+        *cur = next;
+    }
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                const sg_runtime *rt, sg_error *err)
 {
@@ -1266,6 +1428,23 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
         goto cleanup;
+    }
+    if (r->verdict == SG_VERDICT_TORCH_FAILED && untraced(t) && m == MODE_FIX) {
+        /* torch crashed before tracing: a spec can avoid it only when a 0/1 root is the cause */
+        if ((rc = zero_one_roots(&cur, t, &notes, err)) != 0)
+            goto cleanup;
+        if (cur) {
+            res->untraced = true;
+            res->rounds = 1;
+            res->recheck = SG_VERDICT_TORCH_FAILED;
+            strs_pushf(&notes, "torch stopped before tracing the model (%s): nothing was traced to check the "
+                       "repaired spec against; export with it and check the new trace", sg_trace_torch_error(t));
+        } else {
+            res->recheck = SG_VERDICT_TORCH_FAILED;
+            strs_pushf(&notes, "torch failed inside its own code before tracing the model (%s); no change of the "
+                       "spec is known to avoid it", sg_trace_torch_error(t));
+            goto cleanup;
+        }
     }
     if (r->verdict == SG_VERDICT_INVALID_SPEC && m == MODE_FIX) {
         /* the structure, the examples' agreement, a Dim torch refused to build (analysis/spec_repair.c) */
@@ -1464,6 +1643,8 @@ again:
             rc = 0;
         }
     }
+    if (res->verified && !res->untraced && cur && (rc = torch_accepts(&cur, res, &notes, &o, total_ms, start, rt, err)))
+        goto cleanup;
     if (res->verified || res->untraced) {
         size_t nfixed = 0;
         const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);

@@ -174,28 +174,42 @@ static Z3_ast nonzero(sg_smt *s, const sg_expr *be, Z3_ast t)
 }
 
 /*
- * Python's a // b, `be` being b's expression. SMT-LIB div is Euclidean, which
- * is floor division when b > 0; for b < 0, a // b == (-a) // (-b) with -b > 0.
+ * Python's a // b; `lit` says b is the integer literal `v`. SMT-LIB div is
+ * Euclidean, which is floor division when b > 0; for b < 0, a // b == (-a) //
+ * (-b) with -b > 0.
  */
-static Z3_ast floordiv(sg_smt *s, const sg_expr *be, Z3_ast a, Z3_ast b)
+static Z3_ast floordiv_lit(sg_smt *s, bool lit, sg_int v, Z3_ast a, Z3_ast b)
 {
-    sg_int v;
     char buf[SG_INT_STRLEN];
-    if (int_lit(be, &v) && v > 0)
+    if (lit && v > 0)
         return mk2(s, Z3_mk_div, a, b);
-    if (int_lit(be, &v) && v < 0) /* -v is the literal's text without its sign */
+    if (lit && v < 0) /* -v is the literal's text without its sign */
         return mk2(s, Z3_mk_div, neg(s, a), numeral(s, sg_int_format(buf, v) + 1, false));
     return ite(s, mk2(s, Z3_mk_gt, b, num(s, 0, false)), mk2(s, Z3_mk_div, a, b),
                mk2(s, Z3_mk_div, neg(s, a), neg(s, b)));
 }
 
 /* Python's a % b (the divisor's sign): Euclidean mod when b is a positive literal, else a - b*(a//b). */
+static Z3_ast pymod_lit(sg_smt *s, bool lit, sg_int v, Z3_ast a, Z3_ast b)
+{
+    if (lit && v > 0)
+        return mk2(s, Z3_mk_mod, a, b);
+    return mkn(s, Z3_mk_sub, a, mkn(s, Z3_mk_mul, b, floordiv_lit(s, lit, v, a, b)));
+}
+
+/* Python's a // b and a % b, `be` being b's expression. */
+static Z3_ast floordiv(sg_smt *s, const sg_expr *be, Z3_ast a, Z3_ast b)
+{
+    sg_int v;
+    bool lit = int_lit(be, &v);
+    return floordiv_lit(s, lit, v, a, b);
+}
+
 static Z3_ast pymod(sg_smt *s, const sg_expr *be, Z3_ast a, Z3_ast b)
 {
     sg_int v;
-    if (int_lit(be, &v) && v > 0)
-        return mk2(s, Z3_mk_mod, a, b);
-    return mkn(s, Z3_mk_sub, a, mkn(s, Z3_mk_mul, b, floordiv(s, be, a, b)));
+    bool lit = int_lit(be, &v);
+    return pymod_lit(s, lit, v, a, b);
 }
 
 /* b**k for a literal 0 <= k, by square-and-multiply. */
@@ -217,6 +231,176 @@ static Z3_ast pow_lit(sg_smt *s, Z3_ast b, sg_int k)
 
 /* The value term of an encoded expression (held by the memo). */
 static Z3_ast val_of(sg_smt *s, const sg_expr *e) { return s->memo[sg_expr_id(e)].val; }
+
+/* ---- Common factors of a division ----------------------------------------------------------- */
+
+/*
+ * torch writes divisions whose dividend and divisor share a factor:
+ * `Mod(8*s9*s31, 8*s31)`, `(4*s31*s9) // (2*s31)`. In Python, for every g != 0,
+ * (g*x) // (g*y) == x // y and (g*x) % (g*y) == g*(x % y) (floor(gx/gy) is
+ * floor(x/y)); g == 0 makes the divisor 0, undefined either way (the
+ * definedness condition is the original divisor's). Z3's non-linear integer
+ * reasoning is weak on such terms and strong on `x % 2`, so the encoding
+ * divides the common monomial factor out: the integer gcd of the
+ * coefficients and every factor (a subexpression, by node identity, with a
+ * literal power) that all monomials of both sides share.
+ */
+#define CF_MONOS 16   /* monomials per side at most */
+#define CF_FACTORS 8  /* factors per monomial at most */
+
+typedef struct cf_mono {
+    sg_int coef;
+    size_t n;
+    const sg_expr *f[CF_FACTORS];
+    sg_int e[CF_FACTORS];
+} cf_mono;
+
+/* `m` as coef * prod f[i]**e[i]; false when it does not fit or holds a rational. */
+static bool cf_read(const sg_expr *m, cf_mono *out)
+{
+    size_t i, j, n = sg_expr_kind(m) == SG_MUL ? sg_expr_nargs(m) : 1;
+    out->coef = 1;
+    out->n = 0;
+    for (i = 0; i < n; i++) {
+        const sg_expr *a = sg_expr_kind(m) == SG_MUL ? sg_expr_arg(m, i) : m, *base = a;
+        sg_int v, k = 1;
+        if (int_lit(a, &v)) {
+            if (!sg__mul(out->coef, v, &out->coef))
+                return false;
+            continue;
+        }
+        if (sg_expr_kind(a) == SG_RAT)
+            return false;
+        if ((sg_expr_kind(a) == SG_POW || sg_expr_kind(a) == SG_POWNAT) && int_lit(sg_expr_arg(a, 1), &k) && k >= 1)
+            base = sg_expr_arg(a, 0);
+        else
+            k = 1;
+        for (j = 0; j < out->n && out->f[j] != base; j++)
+            ;
+        if (j == out->n) {
+            if (out->n == CF_FACTORS)
+                return false;
+            out->f[out->n] = base;
+            out->e[out->n++] = 0;
+        }
+        out->e[j] += k;
+    }
+    return true;
+}
+
+/* The monomials of `e` into `m` (at most CF_MONOS); how many, or 0 when they do not fit. */
+static size_t cf_monos(const sg_expr *e, cf_mono *m)
+{
+    size_t i, n = sg_expr_kind(e) == SG_ADD ? sg_expr_nargs(e) : 1;
+    if (n > CF_MONOS)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (!cf_read(sg_expr_kind(e) == SG_ADD ? sg_expr_arg(e, i) : e, &m[i]))
+            return 0;
+    return n;
+}
+
+/* The exponent of `f` in `m`, 0 when absent. */
+static sg_int cf_exp(const cf_mono *m, const sg_expr *f)
+{
+    size_t j;
+    for (j = 0; j < m->n; j++)
+        if (m->f[j] == f)
+            return m->e[j];
+    return 0;
+}
+
+/* f**k as a term (the factor's encoded value). */
+static Z3_ast cf_pow(sg_smt *s, const sg_expr *f, sg_int k) { return pow_lit(s, val_of(s, f), k); }
+
+/* sum over `m` of coef/g * prod f**(e - common), the common exponents those of `g0` (`ge`). */
+static Z3_ast cf_quot(sg_smt *s, const cf_mono *m, size_t n, sg_int g, const cf_mono *g0, const sg_int *ge)
+{
+    Z3_ast sum = NULL;
+    size_t i, j;
+    for (i = 0; i < n; i++) {
+        Z3_ast t = num(s, m[i].coef / g, false);
+        for (j = 0; j < m[i].n; j++) {
+            sg_int k = m[i].e[j], c = 0;
+            size_t q;
+            for (q = 0; q < g0->n; q++)
+                if (g0->f[q] == m[i].f[j])
+                    c = ge[q];
+            if (k > c)
+                t = mkn(s, Z3_mk_mul, t, cf_pow(s, m[i].f[j], k - c));
+        }
+        sum = sum ? mkn(s, Z3_mk_add, sum, t) : t;
+    }
+    return sum;
+}
+
+/*
+ * Python's p // q (`mod` false) or p % q (`mod` true) of the Int terms of
+ * `pe` and `qe`, with their common factor divided out; NULL when they have
+ * none (or do not fit), and the caller encodes the division as it stands.
+ */
+static Z3_ast cf_division(sg_smt *s, bool mod, const sg_expr *pe, const sg_expr *qe)
+{
+    cf_mono *pm, *qm;
+    size_t np, nq, i, j;
+    sg_int g = 0, ge[CF_FACTORS], v = 0;
+    Z3_ast r = NULL, x, y, gt;
+    bool any = false, lit;
+
+    if (!(pm = sg__calloc(2 * CF_MONOS, sizeof *pm))) {
+        set_failed(s, SG_ENOMEM, Z3_OK);
+        return NULL;
+    }
+    qm = pm + CF_MONOS;
+    if (!(np = cf_monos(pe, pm)) || !(nq = cf_monos(qe, qm)))
+        goto cleanup;
+    for (i = 0; i < np + nq; i++) {
+        const cf_mono *m = i < np ? &pm[i] : &qm[i - np];
+        if (m->coef == SG_INT_MIN)
+            goto cleanup;
+        g = sg__gcd(g, m->coef);
+    }
+    if (g == 0)
+        goto cleanup;
+    /* the factors every monomial has, at their least exponent (those of the first monomial) */
+    for (j = 0; j < pm[0].n; j++) {
+        ge[j] = pm[0].e[j];
+        for (i = 1; i < np + nq; i++) {
+            sg_int k = cf_exp(i < np ? &pm[i] : &qm[i - np], pm[0].f[j]);
+            ge[j] = k < ge[j] ? k : ge[j];
+        }
+        any |= ge[j] > 0;
+    }
+    if (g == 1 && !any)
+        goto cleanup;
+    for (i = 0; i < np + nq; i++) /* every factor is an Int term */
+        for (j = 0; j < (i < np ? pm[i].n : qm[i - np].n); j++)
+            if (is_real(s, val_of(s, i < np ? pm[i].f[j] : qm[i - np].f[j])))
+                goto cleanup;
+    x = cf_quot(s, pm, np, g, &pm[0], ge);
+    y = cf_quot(s, qm, nq, g, &pm[0], ge);
+    /* the divisor left is a literal when it is one monomial whose every factor went into g */
+    lit = nq == 1;
+    for (i = 0; lit && i < qm[0].n; i++) {
+        sg_int c = 0;
+        for (j = 0; j < pm[0].n; j++)
+            if (pm[0].f[j] == qm[0].f[i])
+                c = ge[j];
+        lit = c == qm[0].e[i];
+    }
+    v = lit ? qm[0].coef / g : 0;
+    gt = num(s, g, false);
+    for (j = 0; j < pm[0].n; j++)
+        if (ge[j] > 0)
+            gt = mkn(s, Z3_mk_mul, gt, cf_pow(s, pm[0].f[j], ge[j]));
+    if (lit && v == 1) /* x // 1 == x, x % 1 == 0 */
+        r = mod ? num(s, 0, false) : x;
+    else
+        r = mod ? mkn(s, Z3_mk_mul, gt, pymod_lit(s, lit, v, x, y)) : floordiv_lit(s, lit, v, x, y);
+cleanup:
+    sg_free(pm);
+    return r;
+}
 
 /* Add, Mul, And or Or of all arguments, Int ones made Real when `real`. */
 static Z3_ast enc_nary(sg_smt *s, const sg_expr *e, z3_nary f, bool real)
@@ -342,7 +526,7 @@ static int enc_node(sg_smt *s, const sg_expr *e, Z3_ast *out, Z3_ast *cond, sg_e
     sg_kind k = sg_expr_kind(e);
     size_t n = sg_expr_nargs(e);
     bool real = sg_expr_sort(e) == SG_SORT_REAL;
-    const sg_expr *e1 = sg_expr_arg(e, 1), *e2 = sg_expr_arg(e, 2);
+    const sg_expr *e0 = sg_expr_arg(e, 0), *e1 = sg_expr_arg(e, 1), *e2 = sg_expr_arg(e, 2);
     Z3_ast x = n > 0 ? val_of(s, sg_expr_arg(e, 0)) : NULL;
     Z3_ast y = n > 1 ? val_of(s, e1) : NULL, z = n > 2 ? val_of(s, e2) : NULL, c1, c2;
     sg_int v;
@@ -369,9 +553,15 @@ static int enc_node(sg_smt *s, const sg_expr *e, Z3_ast *out, Z3_ast *cond, sg_e
         *out = pow_lit(s, x, v);
         break;
     case SG_POWNAT: return enc_pownat(s, e1, x, y, out, cond, err);
-    case SG_FLOORDIV: case SG_CLEANDIV: *out = floordiv(s, e1, x, y); break;
+    case SG_FLOORDIV: case SG_CLEANDIV:
+        if (is_real(s, x) || is_real(s, y) || !(*out = cf_division(s, false, e0, e1)))
+            *out = floordiv(s, e1, x, y);
+        break;
     case SG_CEILDIV: *out = neg(s, floordiv(s, e1, neg(s, x), y)); break;
-    case SG_MOD: case SG_PYMOD: *out = pymod(s, e1, x, y); break;
+    case SG_MOD: case SG_PYMOD:
+        if (is_real(s, x) || is_real(s, y) || !(*out = cf_division(s, true, e0, e1)))
+            *out = pymod(s, e1, x, y);
+        break;
     case SG_MODIDX: *out = pymod(s, e2, floordiv(s, e1, x, y), z); break;
     case SG_TRUEDIV: *out = mk2(s, Z3_mk_div, conv(s, x, true), conv(s, y, true)); break;
     case SG_TRUNC: case SG_FLOOR: case SG_CEIL: *out = is_real(s, x) ? enc_round(s, k, x) : x; break;

@@ -597,9 +597,58 @@ static void test_alloc_failures(void)
     CHECK(completed);
 }
 
+/*
+ * Divisions whose dividend and divisor share a factor are encoded with it
+ * divided out (solver/smt.c, "Common factors"): (g*x) // (g*y) == x // y and
+ * (g*x) % (g*y) == g*(x % y) for g != 0. Every form against the exact
+ * evaluator (Python's semantics) at every point of [-5, 5]^3, a zero divisor
+ * included: the same value or both undefined.
+ */
+static void test_common_factors(void)
+{
+    static const char *const forms[] = {
+        "Mod(8*s0*s1, 8*s0)", "FloorDiv(8*s0*s1, 8*s0)", "Mod(4*s0*s1, 8*s0)", "FloorDiv(4*s0*s1, -8*s0)",
+        "Mod(6*s0*s1 + 3*s0, 4*s0)", "FloorDiv(6*s0*s1 + 3*s0*s2, -3*s0)", "Mod(s0**2*s1, s0*s1)",
+        "FloorDiv(s0**3*s1 + s0**2, s0**2*s2)", "Mod(s0, s0*s1)", "Mod(-9*s0*s2, 6*s2)", "FloorDiv(2*s0, s0)",
+        "Mod(2*s1, FloorDiv(2*s1, 2))", "FloorDiv(4*s0*FloorDiv(s1, 2), 2*FloorDiv(s1, 2))",
+        "Mod(s2*Mod(s0, 3), -2*Mod(s0, 3))", "Mod(12*s0 + 18*s1, 6)", "FloorDiv(12*s0 + 18*s1, -6*s2)",
+    };
+    fixture f;
+    size_t k;
+    sg_int a, b, c;
+    if (fx_open(&f) < 0) {
+        CHECK(!"fixture");
+        return;
+    }
+    for (k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        const sg_expr *e = NULL;
+        sg_error err = SG_ERROR_INIT;
+        int bad = 0;
+        CHECK_MSG(sg_expr_parse(&e, f.pool, forms[k], strlen(forms[k]), &err) == 0, "%s: %s", forms[k], err.msg);
+        if (!e)
+            continue;
+        for (a = -5; a <= 5; a++)
+            for (b = -5; b <= 5; b++)
+                for (c = -5; c <= 5; c++) {
+                    sg_value z, x;
+                    sg_int vals[3];
+                    int rz = eval3(&f, e, a, b, c, &z, &err), rx;
+                    vals[sg_expr_symbol_index(f.s[0])] = a;
+                    vals[sg_expr_symbol_index(f.s[1])] = b;
+                    vals[sg_expr_symbol_index(f.s[2])] = c;
+                    rx = sg_expr_eval(&x, f.pool, e, vals, 3, &err);
+                    if (rz != rx || (rz == 0 && (z.kind != x.kind || z.num != x.num || z.den != x.den)))
+                        bad++;
+                }
+        CHECK_MSG(bad == 0, "%s: %d points where Z3's value differs from Python's", forms[k], bad);
+    }
+    fx_close(&f);
+}
+
 int main(void)
 {
     RUN(test_kinds_all_signs);
+    RUN(test_common_factors);
     RUN(test_memo_and_definedness);
     RUN(test_solver_proofs);
     RUN(test_smtlib);

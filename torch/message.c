@@ -110,6 +110,7 @@ typedef struct ctx {
     const sg_symbol_info **info; /* per symbol index, or NULL */
     const sg_expr **repl;   /* per symbol index: replacement, or NULL */
     sg_interval *box;       /* per symbol index: var_to_range */
+    sg_interval *sbox;      /* per symbol index: var_to_range within the named Dims' specified ranges */
     sg_int *hints;          /* per symbol index */
     bool *has_hint;
     size_t *order;          /* symbols in symbol_to_source insertion order */
@@ -290,6 +291,37 @@ static bool as_affine(ctx *c, const sg_expr *e, const sg_expr *sym, sg_int *a, s
 
 /* ---- building the model ---------------------------------------------------------------------- */
 
+/*
+ * The ranges torch decides guards statically over (ShapeEnv._maybe_evaluate_static):
+ * var_to_range, which torch made from the spec when it created the symbol, so
+ * within every named Dim's specified range whose size the symbol is.
+ * A recorded trace's var_to_range already is; a trace whose spec a fix edited
+ * (narrowed) keeps the var_to_range of the spec it was traced with, and this
+ * is what torch would have with the new one.
+ */
+static void within_specs(ctx *c)
+{
+    size_t i;
+    memcpy(c->sbox, c->box, c->nsyms * sizeof *c->sbox);
+    for (i = 0; i < c->ndims; i++) {
+        const sg_input_dim *d = c->dims[i].d;
+        sg_interval *b;
+        uint32_t k;
+        if (d->kind != SG_SPEC_DIM || !d->value || sg_expr_kind(d->value) != SG_SYM ||
+            (k = sg_expr_symbol_index(d->value)) >= c->nsyms)
+            continue;
+        b = &c->sbox[k];
+        if (!d->min.inf && d->min.v > DEFAULT_LO && (b->lo_inf || b->lo < d->min.v)) {
+            b->lo = d->min.v;
+            b->lo_inf = false;
+        }
+        if (d->max.inf == 0 && (b->hi_inf || b->hi > d->max.v)) {
+            b->hi = d->max.v;
+            b->hi_inf = false;
+        }
+    }
+}
+
 static int build_model(ctx *c)
 {
     size_t n = 0, i, j, ns;
@@ -303,13 +335,14 @@ static int build_model(ctx *c)
     c->info = sg__calloc(c->nsyms + 1, sizeof *c->info);
     c->repl = sg__calloc(c->nsyms + 1, sizeof *c->repl);
     c->box = sg__calloc(c->nsyms + 1, sizeof *c->box);
+    c->sbox = sg__calloc(c->nsyms + 1, sizeof *c->sbox);
     c->hints = sg__calloc(c->nsyms + 1, sizeof *c->hints);
     c->has_hint = sg__calloc(c->nsyms + 1, sizeof *c->has_hint);
     c->order = sg__calloc(c->nsyms + 1, sizeof *c->order);
     c->has_eq = sg__calloc(c->nsyms + 1, sizeof *c->has_eq);
     c->subst = sg__calloc(c->nsyms + 1, sizeof *c->subst);
     c->subst_set = sg__calloc(c->nsyms + 1, sizeof *c->subst_set);
-    if (!c->dims || !c->first || !c->info || !c->repl || !c->box || !c->hints || !c->has_hint || !c->order ||
+    if (!c->dims || !c->first || !c->info || !c->repl || !c->box || !c->sbox || !c->hints || !c->has_hint || !c->order ||
         !c->has_eq || !c->subst || !c->subst_set)
         return SG_ENOMEM;
     for (i = 0; i < c->nsyms; i++) {
@@ -348,6 +381,7 @@ static int build_model(ctx *c)
             }
         }
     }
+    within_specs(c);
     /* source pairs: every later use of a Dim name joins the first */
     for (i = 0; i < n; i++) {
         if (in[i].kind != SG_SPEC_DIM || !in[i].name)
@@ -944,11 +978,11 @@ static bool statically_known(ctx *c, const sg_expr *e)
         return false;
     if (s->kind == SG_TRUE || s->kind == SG_FALSE)
         return true;
-    if (sg_interval_holds(c->pool, s, c->box, c->nsyms) != SG_TRI_UNKNOWN)
+    if (sg_interval_holds(c->pool, s, c->sbox, c->nsyms) != SG_TRI_UNKNOWN)
         return true;
     { /* UNKNOWN is also the answer when out of memory: ask again for the status */
         sg_interval iv;
-        if (sg_interval_of(&iv, c->pool, s, c->box, c->nsyms, NULL) == SG_ENOMEM)
+        if (sg_interval_of(&iv, c->pool, s, c->sbox, c->nsyms, NULL) == SG_ENOMEM)
             fail(c, SG_ENOMEM);
     }
     return false;
@@ -1428,6 +1462,7 @@ static void ctx_dispose(ctx *c)
     sg_free(c->info);
     sg_free(c->repl);
     sg_free(c->box);
+    sg_free(c->sbox);
     sg_free(c->hints);
     sg_free(c->has_hint);
     sg_free(c->order);
