@@ -1704,11 +1704,7 @@ cleanup:
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
     free_bucket(&c.cons);
-    sg_free(c.box);
-    sg_free(c.fixed);
-    sg_free(c.decided);
-    sg_free(c.fixed_kind);
-    sg_free(c.rel_root);
+    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root);
     sg_report_free(r);
     return rc;
 }

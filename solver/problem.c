@@ -671,22 +671,9 @@ void sg_problem_free(sg_problem *p)
     sg_free(p->seen);
     for (i = 0; i < p->nkeep; i++)
         Z3_dec_ref(p->ctx, p->keep[i]);
-    sg_free(p->keep);
-    sg_free(p->dvar);
-    sg_free(p->spec);
-    sg_free(p->spec_lit);
-    sg_free(p->named);
-    sg_free(p->sym_input);
-    sg_free(p->sym_checked);
-    sg_free(p->cons);
-    sg_free(p->sym_def);
-    sg_free(p->input_comp);
-    sg_free(p->sym_comp);
-    sg_free(p->cons_comp);
-    sg_free(p->names);
-    sg_free(p->x_slot);
-    sg_free(p->src_slot);
-    sg_free(p->xvar);
+    SG_FREE_ALL(p->keep, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
+                p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
+                p->xvar);
     sg_smt_free(p->smt);
     sg_free(p);
 }

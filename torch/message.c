@@ -1421,21 +1421,8 @@ static void ctx_dispose(ctx *c)
         sg_free(c->viols[i].msg);
     for (i = 0; i < c->ncongrs; i++)
         sg_free(c->congrs[i].key);
-    sg_free(c->viols);
-    sg_free(c->congrs);
-    sg_free(c->dims);
-    sg_free(c->first);
-    sg_free(c->info);
-    sg_free(c->repl);
-    sg_free(c->box);
-    sg_free(c->hints);
-    sg_free(c->has_hint);
-    sg_free(c->order);
-    sg_free(c->has_eq);
-    sg_free(c->subst);
-    sg_free(c->subst_set);
-    sg_free(c->multi);
-    sg_free(c->divisible);
+    SG_FREE_ALL(c->viols, c->congrs, c->dims, c->first, c->info, c->repl, c->box, c->hints, c->has_hint,
+                c->order, c->has_eq, c->subst, c->subst_set, c->multi, c->divisible);
     for (i = 0; c->own_src && i < c->ndims; i++)
         sg_free(c->own_src[i]);
     sg_free(c->own_src);

@@ -122,10 +122,7 @@ void sg_trace_free(sg_trace *t)
         next = b->next;
         sg_free(b);
     }
-    sg_free(t->symbols);
-    sg_free(t->guards);
-    sg_free(t->inputs);
-    sg_free(t->sym_map);
+    SG_FREE_ALL(t->symbols, t->guards, t->inputs, t->sym_map);
     sg_pool_free(t->pool);
     sg_trace_free(t->origin);
     sg_free(t);

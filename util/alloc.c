@@ -72,6 +72,13 @@ void sg__free_array(void *arr, size_t n)
     sg_free(a);
 }
 
+void sg__free_each(void *const *ptrs, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        sg_free(ptrs[i]);
+}
+
 void *sg__push(void **arr, size_t *cap, size_t *n, size_t elem)
 {
     char *x;

@@ -52,6 +52,12 @@ char *sg__strndup(const char *s, size_t n);
  * then `arr` itself. NULL-safe (`arr` and its entries). */
 void sg__free_array(void *arr, size_t n);
 
+/* sg_free() each of the `n` pointers of `ptrs` (NULL entries too). SG_FREE_ALL(a, b, ...) is the
+ * dispose step of a record owning several plain arrays: SG_FREE_ALL(p->x, p->y, p->z). */
+void sg__free_each(void *const *ptrs, size_t n);
+#define SG_FREE_ALL(...) \
+    sg__free_each((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 /* Grow `*arr` (of `*cap` elements of `elem` bytes) to hold at least `need`.
  * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);

@@ -158,8 +158,7 @@ static int put_input(sg_buf *b, const sg_input_dim *d, sg_error *err)
         sg_buf_puts(b, ", \"expr\": ");
         if ((rc = put_expr(b, d->derived, err)) != 0)
             return rc;
-        sg_buf_puts(b, ", \"root\": {\"name\": ");
-        sg__json_put_str_or_null(b, d->root_name);
+        sg__json_put_field(b, ", \"root\": {\"name\": ", d->root_name);
         sg_buf_puts(b, ", \"min\": ");
         put_bound(b, d->root_min);
         sg_buf_puts(b, ", \"max\": ");
