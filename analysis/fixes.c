@@ -975,6 +975,19 @@ static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
     return true;
 }
 
+/* The first check of `t` (the trace, or its repaired spec) on what is left of the budget: 0 with
+ * `*out` NULL and a note when nothing is left. */
+static int first_check(sg_report **out, const sg_trace *t, sg_check_options *o, unsigned total_ms, double start,
+                       const sg_runtime *rt, strs *notes, sg_error *err)
+{
+    *out = NULL;
+    if (!budget_left(o, total_ms, start)) {
+        strs_pushf(notes, "time budget spent before the first check");
+        return 0;
+    }
+    return sg_check_rt(out, t, o, rt, err);
+}
+
 /* Is there an earlier Dim `name` in in[0 .. i)? */
 static bool seen_before(const sg_input_dim *in, size_t i, const char *name)
 {
@@ -1248,11 +1261,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             }
     }
     if (!r || r->ninferred == 0 || m == MODE_SPEC) {
-        if (!budget_left(&o, total_ms, start)) {
-            strs_pushf(&notes, "time budget spent before the first check");
-            goto cleanup;
-        }
-        if ((rc = sg_check_rt(&own0, t, &o, rt, err)) != 0)
+        if ((rc = first_check(&own0, t, &o, total_ms, start, rt, &notes, err)) != 0 || !own0)
             goto cleanup;
         r = own0;
     }
@@ -1287,11 +1296,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         if (rc != 0)
             goto cleanup;
         if (cur) {
-            if (!budget_left(&o, total_ms, start)) {
-                strs_pushf(&notes, "time budget spent before the first check");
-                goto cleanup;
-            }
-            if ((rc = sg_check_rt(&rep, cur, &o, rt, err)) != 0)
+            if ((rc = first_check(&rep, cur, &o, total_ms, start, rt, &notes, err)) != 0 || !rep)
                 goto cleanup;
             r = rep;
             res->recheck = rep->verdict;

@@ -323,7 +323,7 @@ static char *json_text(const cJSON *j)
 }
 
 /* The input of `p` at `path`, or NULL. */
-static const prog_input *input_named_in(const prog *p, const char *path)
+static const prog_input *input_named(const prog *p, const char *path)
 {
     size_t i;
     for (i = 0; i < p->ninputs; i++)
@@ -495,7 +495,7 @@ static int prog_from_trace(prog *p, const sg_trace *t, sg_error *err)
             const char *path = sg__json_str(sg__json_get(it, "path"));
             const cJSON *v = NULL;
             prog_input *pi;
-            if (!path || sg__json_get(it, "tensor") || input_named_in(p, path))
+            if (!path || sg__json_get(it, "tensor") || input_named(p, path))
                 continue;
             if (!(pi = prog_add_input(p)) || !(pi->path = prog_keep(p, dupstr(path))))
                 goto oom;
@@ -988,16 +988,6 @@ static int direction(gate_ctx *c, sg_gate_finding *f, const side *acc, const sid
 cleanup:
     sg_free(vals);
     return rc;
-}
-
-
-static const prog_input *input_named(const prog *p, const char *path)
-{
-    size_t i;
-    for (i = 0; i < p->ninputs; i++)
-        if (strcmp(p->inputs[i].path, path) == 0)
-            return &p->inputs[i];
-    return NULL;
 }
 
 
@@ -1957,11 +1947,7 @@ done:
     rc = 0;
 cleanup:
     sg_gate_free(gt);
-    sg_free(so.map);
-    sg_free(so.conds);
-    sg_free(sn.map);
-    sg_free(sn.conds);
-    sg_free(sp.conds);
+    SG_FREE_ALL(so.map, so.conds, sn.map, sn.conds, sp.conds);
     sg_free((void *)c.vpath);
     sg_free(c.vdim);
     sg_free((void *)c.var);

@@ -39,10 +39,7 @@
 
 void sg__infer_fast_free(sg_infer_fast *f)
 {
-    sg_free(f->done);
-    sg_free(f->root);
-    sg_free(f->a);
-    sg_free(f->b);
+    SG_FREE_ALL(f->done, f->root, f->a, f->b);
     memset(f, 0, sizeof *f);
 }
 
@@ -289,6 +286,20 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     return 1;
 }
 
+/* After the presolve read a definition or constraint of component `comp`: when it dropped some
+ * of it, mark that (`*dropped`) and taint the component, or everything (`*global`) for a ground
+ * one (not read: F's satisfiability is Z3's). */
+static void note_dropped(sg_presolve *ps, bool *dropped, long comp, bool *tainted, size_t nnodes, bool *global)
+{
+    if (!sg_presolve_take_dropped(ps))
+        return;
+    *dropped = true;
+    if (comp >= 0 && (size_t)comp < nnodes)
+        tainted[comp] = true;
+    else
+        *global = true;
+}
+
 int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *err)
 {
     size_t nnodes = p->ninputs + p->nsyms + p->nx, k;
@@ -321,23 +332,11 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     sg_presolve_begin(ps);
     for (k = 0; k < p->nsyms; k++) {
         sg_presolve_def(ps, k);
-        if (sg_presolve_take_dropped(ps)) {
-            ddef[k] = true;
-            if (p->sym_comp[k] >= 0 && (size_t)p->sym_comp[k] < nnodes)
-                tainted[p->sym_comp[k]] = true;
-            else
-                global = true;
-        }
+        note_dropped(ps, &ddef[k], p->sym_comp[k], tainted, nnodes, &global);
     }
     for (k = 0; k < p->ncons && !global; k++) {
         sg_presolve_constraint(ps, k);
-        if (sg_presolve_take_dropped(ps)) {
-            dcons[k] = true;
-            if (p->cons_comp[k] >= 0 && (size_t)p->cons_comp[k] < nnodes)
-                tainted[p->cons_comp[k]] = true;
-            else
-                global = true; /* a ground constraint not read: F's satisfiability is Z3's */
-        }
+        note_dropped(ps, &dcons[k], p->cons_comp[k], tainted, nnodes, &global);
     }
     if (global || !sg_presolve_consistent(ps))
         goto cleanup;

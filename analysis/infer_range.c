@@ -250,16 +250,6 @@ int sg_infer__extreme(ictx *x, size_t k, int dir, sg_bound *out, bool *exact)
         best = (size_t)pt;
     }
 finish:
-    if (lb_known && lbc >= bestc) {
-        out->inf = 0;
-        out->v = cost_of(dir, bestc);
-        *exact = true;
-    } else if (lb_known) {
-        out->inf = 0;
-        out->v = cost_of(dir, lbc);
-    } else {
-        out->inf = dir;
-        out->v = 0;
-    }
+    sg_q_extreme_end(dir, lb_known, lbc, bestc, out, exact);
     return 0;
 }

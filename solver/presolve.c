@@ -142,20 +142,8 @@ void sg_presolve_free(sg_presolve *ps)
 {
     if (!ps)
         return;
-    sg_free(ps->nodes);
-    sg_free(ps->touched);
-    sg_free(ps->defs);
-    sg_free(ps->box);
-    sg_free(ps->boxset);
-    sg_free(ps->xmap);
-    sg_free(ps->fepoch);
-    sg_free(ps->fpar);
-    sg_free(ps->fdist);
-    sg_free(ps->hseq);
-    sg_free(ps->edges);
-    sg_free(ps->estart);
-    sg_free(ps->eadj);
-    sg_free(ps->queue);
+    SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
+                ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue);
     sg_free(ps);
 }
 
@@ -241,9 +229,9 @@ static sg_interval map_iv(sg_interval iv, sg_int c, sg_int d, bool *wide)
     return r;
 }
 
-static void meet(sg_presolve *ps, node *root, sg_interval iv)
+/* *d narrowed to its intersection with iv; true when that is empty. */
+static bool narrow(sg_interval *d, sg_interval iv)
 {
-    sg_interval *d = &root->dom;
     if (!iv.lo_inf && (d->lo_inf || iv.lo > d->lo)) {
         d->lo = iv.lo;
         d->lo_inf = false;
@@ -252,7 +240,12 @@ static void meet(sg_presolve *ps, node *root, sg_interval iv)
         d->hi = iv.hi;
         d->hi_inf = false;
     }
-    if (!d->lo_inf && !d->hi_inf && d->lo > d->hi)
+    return !d->lo_inf && !d->hi_inf && d->lo > d->hi;
+}
+
+static void meet(sg_presolve *ps, node *root, sg_interval iv)
+{
+    if (narrow(&root->dom, iv))
         ps->empty = true;
     ps->box_stale = true;
 }
@@ -587,16 +580,8 @@ static void refresh_box(sg_presolve *ps)
                 lin f;
                 sg_interval rng;
                 ps->work = 0;
-                if (lin_node(ps, x, &f) && lin_range(ps, &f, &rng)) {
-                    if (!rng.lo_inf && (bx->lo_inf || rng.lo > bx->lo)) {
-                        bx->lo = rng.lo;
-                        bx->lo_inf = false;
-                    }
-                    if (!rng.hi_inf && (bx->hi_inf || rng.hi < bx->hi)) {
-                        bx->hi = rng.hi;
-                        bx->hi_inf = false;
-                    }
-                }
+                if (lin_node(ps, x, &f) && lin_range(ps, &f, &rng))
+                    narrow(bx, rng);
                 if (!bx->lo_inf && !bx->hi_inf && bx->lo > bx->hi)
                     ps->empty = true; /* no model: decide nothing */
             }

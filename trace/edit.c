@@ -552,13 +552,8 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
     for (j = 0; j < c->ninputs; j++)
         if (mark[j] && in[j].kind == SG_SPEC_DERIVED && (rc = sg_trace__derive_bounds(c, &in[j], err)) != 0)
             goto cleanup;
-    if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) != 0)
-        goto cleanup;
-    if (c->ninputs)
-        memcpy(c->inputs, in, c->ninputs * sizeof *in);
-    c->has_flat_spec = true;
-    c->spec_overridden = true;
-    c->dynamic_shapes_json = js;
+    if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) == 0)
+        sg_trace__install_spec(c, in, true, js);
 cleanup:
     sg_free(in);
     sg_free(mark);

@@ -193,6 +193,9 @@ void sg_trace__copy_spec(sg_input_dim *to, const sg_input_dim *from);
 bool sg_trace__affine_in(const sg_expr *e, const sg_expr *root, sg_int *a, sg_int *b);
 /* Recompute the derived bounds of DERIVED `d` from its root's bounds, as torch does. */
 int sg_trace__derive_bounds(sg_trace *t, sg_input_dim *d, sg_error *err);
+/* The spec of `t` replaced after tracing: the per-dim specs `in` (a working copy of its t->ninputs
+ * dims) and its structured dynamic_shapes `json` (arena, or NULL); `flat`: the specs are per dim. */
+void sg_trace__install_spec(sg_trace *t, const sg_input_dim *in, bool flat, const char *json);
 /* The structured dynamic_shapes of the per-dim specs `in` (n of them), into `*out` (arena). */
 int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, const char **out,
                                 sg_error *err);
