@@ -491,6 +491,19 @@ int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text)
     return sg_trace__read_int_expr(R, &d->value, text, "value");
 }
 
+int sg_trace__add_symbol(sg_trace__reader *R, const sg_symbol_info *info, const char *name)
+{
+    sg_symbol_info *si;
+    bool added;
+
+    if (!(si = sg_trace__symbol(R->t, info->sym, &added)))
+        return sg_trace__oom(R);
+    if (!added)
+        return sg_trace__fail(R, SG_EINVALID, "symbol '%.40s' listed twice", name);
+    *si = *info;
+    return 0;
+}
+
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */
 const char *sg_trace__printf(sg_trace *t, const char *fmt, ...)
 {

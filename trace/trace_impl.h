@@ -126,6 +126,9 @@ int sg_trace__read_replacement(sg_trace__reader *R, const char *text, const sg_e
 int sg_trace__read_guard(sg_trace__reader *R, const char *text, sg_guard_origin origin, sg_guard **out);
 int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text);
 int sg_trace__read_int_expr(sg_trace__reader *R, const sg_expr **out, const char *text, const char *key);
+/* Symbol `info->sym` (named `name`) added with everything `info` says of it: its range, hint,
+ * flags, replacement and sources (arena). SG_EINVALID when the trace lists it already. */
+int sg_trace__add_symbol(sg_trace__reader *R, const sg_symbol_info *info, const char *name);
 
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,

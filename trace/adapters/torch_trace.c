@@ -639,7 +639,7 @@ cleanup:
     return rc;
 }
 
-/* ---- writing the frame as a v1 JSON trace ------------------------------------------------- */
+/* ---- the frame into a trace: input paths, torch's replacements, the builders ------------------------ */
 
 /* The input path of a tensor source ("L['x']", "L['args'][0][1]", "L['flat_args'][0]") into `b`;
  * false for a source that is not a user input (parameters, globals). `*positional` is set when
@@ -821,37 +821,22 @@ static int frame_bound(sg_trace__reader *R, sg_bound *b, const char *s)
  * order of pool insertions, the same messages). */
 static int frame_symbol(sg_trace__reader *R, const tt_sym *s)
 {
-    const sg_expr *sym, *repl = NULL;
+    sg_symbol_info si = {.lo = {0, -1}, .hi = {0, 1}, .unbacked = s->unbacked, .nsources = s->source ? 1 : 0};
     const char **list;
-    sg_symbol_info *si;
-    sg_bound lo = {0, -1}, hi = {0, 1};
-    bool added;
     int rc;
 
-    if ((rc = sg_trace__symbol_named(&sym, R->t, s->name, R->what, R->field, R->err)) != 0)
+    if ((rc = sg_trace__symbol_named(&si.sym, R->t, s->name, R->what, R->field, R->err)) != 0)
         return rc;
-    if (s->lo && ((rc = frame_bound(R, &lo, s->lo)) != 0 || (rc = frame_bound(R, &hi, s->hi)) != 0))
+    if (s->lo && ((rc = frame_bound(R, &si.lo, s->lo)) != 0 || (rc = frame_bound(R, &si.hi, s->hi)) != 0))
         return rc;
-    if (s->repl && (rc = sg_trace__read_replacement(R, s->repl, &repl)) != 0)
+    if (s->repl && (rc = sg_trace__read_replacement(R, s->repl, &si.replacement)) != 0)
         return rc;
     if (!(list = sg_trace__alloc(R->t, 2 * sizeof *list)) || (s->source && !(list[0] = sg_trace__strdup(R->t, s->source))))
         return sg_trace__oom(R);
-    if (!(si = sg_trace__symbol(R->t, sym, &added)))
-        return sg_trace__oom(R);
-    if (!added)
-        return sg_trace__fail(R, SG_EINVALID, "symbol '%.40s' listed twice", s->name);
-    si->lo = lo;
-    si->hi = hi;
-    if (s->hint) {
-        if (sg_int_parse(&si->hint, s->hint, strlen(s->hint)) != 0)
-            return sg_trace__fail(R, SG_EINVALID, "hint: expected an integer or null");
-        si->has_hint = true;
-    }
-    si->unbacked = s->unbacked;
-    si->replacement = repl;
-    si->sources = list;
-    si->nsources = s->source ? 1 : 0;
-    return 0;
+    si.sources = list;
+    if (s->hint && !(si.has_hint = sg_int_parse(&si.hint, s->hint, strlen(s->hint)) == 0))
+        return sg_trace__fail(R, SG_EINVALID, "hint: expected an integer or null");
+    return sg_trace__add_symbol(R, &si, s->name);
 }
 
 /* One guard of the frame into the trace (as the v1 reader reads one). */
