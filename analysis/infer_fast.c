@@ -314,14 +314,9 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     memset(&E, 0, sizeof E);
 
     memset(f, 0, sizeof *f);
-    f->done = sg__calloc(p->nsyms + 1, sizeof *f->done);
-    f->root = sg__calloc(p->nsyms + 1, sizeof *f->root);
-    f->a = sg__calloc(p->nsyms + 1, sizeof *f->a);
-    f->b = sg__calloc(p->nsyms + 1, sizeof *f->b);
-    tainted = sg__calloc(nnodes + 1, sizeof *tainted);
-    ddef = sg__calloc(p->nsyms + 1, sizeof *ddef);
-    dcons = sg__calloc(p->ncons + 1, sizeof *dcons);
-    if (!f->done || !f->root || !f->a || !f->b || !tainted || !ddef || !dcons) {
+    if (!SG_CALLOC_ALL(SG_SLOT(f->done, p->nsyms + 1), SG_SLOT(f->root, p->nsyms + 1), SG_SLOT(f->a, p->nsyms + 1),
+                       SG_SLOT(f->b, p->nsyms + 1), SG_SLOT(tainted, nnodes + 1), SG_SLOT(ddef, p->nsyms + 1),
+                       SG_SLOT(dcons, p->ncons + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
         goto cleanup;
     }
@@ -366,19 +361,13 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     /* the components with facts left out: by enumeration when one class over a small domain */
     {
         size_t c, nf = 0;
-        sstart = sg__calloc(nnodes + 2, sizeof *sstart);
-        istart = sg__calloc(nnodes + 2, sizeof *istart);
-        fstart = sg__calloc(nnodes + 2, sizeof *fstart);
-        slist = sg__calloc(p->nsyms + 1, sizeof *slist);
-        ilist = sg__calloc(p->ninputs + 1, sizeof *ilist);
-        flist = sg__calloc(p->nsyms + p->ncons + 1, sizeof *flist);
         E.p = p;
         E.ps = ps;
         E.nvals = sg_pool_nsymbols(p->pool);
-        E.vals = sg__calloc(E.nvals + 1, sizeof *E.vals);
-        E.dval = sg__calloc(p->ninputs + 1, sizeof *E.dval);
-        E.valid = sg__calloc(FAST_ENUM_MAX, sizeof *E.valid);
-        if (!sstart || !istart || !fstart || !slist || !ilist || !flist || !E.vals || !E.dval || !E.valid) {
+        if (!SG_CALLOC_ALL(SG_SLOT(sstart, nnodes + 2), SG_SLOT(istart, nnodes + 2), SG_SLOT(fstart, nnodes + 2),
+                           SG_SLOT(slist, p->nsyms + 1), SG_SLOT(ilist, p->ninputs + 1),
+                           SG_SLOT(flist, p->nsyms + p->ncons + 1), SG_SLOT(E.vals, E.nvals + 1),
+                           SG_SLOT(E.dval, p->ninputs + 1), SG_SLOT(E.valid, FAST_ENUM_MAX))) {
             rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
             goto cleanup;
         }

@@ -304,11 +304,7 @@ int sg_report_to_json(char **out, const sg_report *r, unsigned flags, sg_error *
     int rc = 0;
     cJSON *j;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_report_to_json: no output");
-    *out = NULL;
-    if (!r)
-        return sg_error_set(err, SG_EINVALID, "sg_report_to_json: no report");
+    SG_ENTRY_CHECK("sg_report_to_json", out, r, "sg_report_to_json: no report", err);
     if (r->kind == SG_REPORT_VERIFY && r->verify)
         return verify_json(out, r, flags, err);
     if (r->kind == SG_REPORT_SPEC && r->fixes)

@@ -111,16 +111,12 @@ int sg_presolve_new(sg_presolve **out, sg_problem *p, sg_error *err)
         return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
     ps->p = p;
     ps->nnodes = p->ninputs + p->nsyms + p->nx;
-    ps->nodes = sg__calloc(ps->nnodes + 1, sizeof *ps->nodes);
     ps->nbox = sg_pool_nsymbols(p->pool);
-    ps->box = sg__calloc(ps->nbox + 1, sizeof *ps->box);
     for (ps->xcap = 16; ps->xcap < 2 * p->nx + 2; ps->xcap *= 2)
         ;
-    ps->xmap = sg__calloc(ps->xcap, sizeof *ps->xmap);
-    ps->fepoch = sg__calloc(ps->nnodes + 1, sizeof *ps->fepoch);
-    ps->fpar = sg__calloc(ps->nnodes + 1, sizeof *ps->fpar);
-    ps->fdist = sg__calloc(ps->nnodes + 1, sizeof *ps->fdist);
-    if (!ps->fdist || !ps->nodes || !ps->box || !ps->xmap || !ps->fepoch || !ps->fpar) {
+    if (!SG_CALLOC_ALL(SG_SLOT(ps->nodes, ps->nnodes + 1), SG_SLOT(ps->box, ps->nbox + 1), SG_SLOT(ps->xmap, ps->xcap),
+                       SG_SLOT(ps->fepoch, ps->nnodes + 1), SG_SLOT(ps->fpar, ps->nnodes + 1),
+                       SG_SLOT(ps->fdist, ps->nnodes + 1))) {
         sg_presolve_free(ps);
         return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
     }

@@ -298,19 +298,11 @@ static int build_model(ctx *c)
 
     c->nsyms = sg_pool_nsymbols(c->pool);
     c->ndims = n;
-    c->dims = sg__calloc(n ? n : 1, sizeof *c->dims);
-    c->first = sg__calloc(c->nsyms + 1, sizeof *c->first);
-    c->info = sg__calloc(c->nsyms + 1, sizeof *c->info);
-    c->repl = sg__calloc(c->nsyms + 1, sizeof *c->repl);
-    c->box = sg__calloc(c->nsyms + 1, sizeof *c->box);
-    c->hints = sg__calloc(c->nsyms + 1, sizeof *c->hints);
-    c->has_hint = sg__calloc(c->nsyms + 1, sizeof *c->has_hint);
-    c->order = sg__calloc(c->nsyms + 1, sizeof *c->order);
-    c->has_eq = sg__calloc(c->nsyms + 1, sizeof *c->has_eq);
-    c->subst = sg__calloc(c->nsyms + 1, sizeof *c->subst);
-    c->subst_set = sg__calloc(c->nsyms + 1, sizeof *c->subst_set);
-    if (!c->dims || !c->first || !c->info || !c->repl || !c->box || !c->hints || !c->has_hint || !c->order ||
-        !c->has_eq || !c->subst || !c->subst_set)
+    if (!SG_CALLOC_ALL(SG_SLOT(c->dims, n ? n : 1), SG_SLOT(c->first, c->nsyms + 1), SG_SLOT(c->info, c->nsyms + 1),
+                       SG_SLOT(c->repl, c->nsyms + 1), SG_SLOT(c->box, c->nsyms + 1), SG_SLOT(c->hints, c->nsyms + 1),
+                       SG_SLOT(c->has_hint, c->nsyms + 1), SG_SLOT(c->order, c->nsyms + 1),
+                       SG_SLOT(c->has_eq, c->nsyms + 1), SG_SLOT(c->subst, c->nsyms + 1),
+                       SG_SLOT(c->subst_set, c->nsyms + 1)))
         return SG_ENOMEM;
     for (i = 0; i < c->nsyms; i++) {
         c->first[i] = SIZE_MAX;

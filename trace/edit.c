@@ -510,9 +510,7 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
         if ((rc = sg_trace__edit_conflict(c, e, i, err)) != 0)
             return rc;
     }
-    in = sg__malloc((c->ninputs + 1) * sizeof *in);
-    mark = sg__calloc(c->ninputs + 1, 1);
-    if (!in || !mark) {
+    if (!SG_CALLOC_ALL(SG_SLOT(in, c->ninputs + 1), SG_SLOT(mark, c->ninputs + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -555,8 +553,7 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
     if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) == 0)
         sg_trace__install_spec(c, in, true, js);
 cleanup:
-    sg_free(in);
-    sg_free(mark);
+    SG_FREE_ALL(in, mark);
     return rc;
 }
 
@@ -565,11 +562,7 @@ int sg_trace_edit(sg_trace **out, const sg_trace *t, const sg_spec_edits *e, sg_
     sg_trace *c = NULL;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_edit: no output");
-    *out = NULL;
-    if (!t || !e)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_edit: no trace or no edits");
+    SG_ENTRY_CHECK("sg_trace_edit", out, t && e, "sg_trace_edit: no trace or no edits", err);
     if ((rc = sg_trace__clone(&c, t, err)) != 0)
         return rc;
     if (e->n && (rc = apply(c, e, err)) != 0) {

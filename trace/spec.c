@@ -910,11 +910,7 @@ int sg_trace_with_spec_json(sg_trace **out, const sg_trace *t, const char *json,
     sg_trace *c = NULL;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_with_spec_json: no output");
-    *out = NULL;
-    if (!t)
-        return sg_error_set(err, SG_EINVALID, "no trace");
+    SG_ENTRY_CHECK("sg_trace_with_spec_json", out, t, "no trace", err);
     if ((rc = sg_trace__clone(&c, t, err)) != 0)
         return rc;
     if ((rc = set_spec_json(c, json, len, what, err)) != 0) {
@@ -931,11 +927,7 @@ int sg_trace_with_spec_file(sg_trace **out, const sg_trace *t, const char *path,
     size_t len = 0;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_with_spec_file: no output");
-    *out = NULL;
-    if (!t || !path)
-        return sg_error_set(err, SG_EINVALID, "no trace or no spec file");
+    SG_ENTRY_CHECK("sg_trace_with_spec_file", out, t && path, "no trace or no spec file", err);
     rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
     if (rc == 0)
         rc = sg_trace_with_spec_json(out, t, text, len, path, err);

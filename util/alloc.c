@@ -72,6 +72,15 @@ void sg__free_array(void *arr, size_t n)
     sg_free(a);
 }
 
+bool sg__calloc_slots(const sg__slot *slots, size_t n)
+{
+    size_t i;
+    bool ok = true;
+    for (i = 0; i < n; i++)
+        ok &= (*slots[i].at = sg__calloc(slots[i].count, slots[i].size)) != NULL;
+    return ok;
+}
+
 void sg__free_each(void *const *ptrs, size_t n)
 {
     size_t i;
