@@ -45,6 +45,7 @@
 #include "expr/expr.h"
 #include "shapegate/graph.h"
 #include "solver/sat.h"
+#include "torch/pyspec.h"
 #include "trace/trace.h"
 #include "util/json.h"
 #include "util/util.h"
@@ -1088,12 +1089,8 @@ static int make_vars(gate_ctx *c, sg_gate *gt, const prog *o, const prog *n)
         total += o->inputs[i].ndim;
     if (total > MAX_VARS)
         return sg_error_set(c->err, SG_ELIMIT, "OLD has %zu input dims (at most %d)", total, MAX_VARS);
-    c->vpath = sg__calloc(total + 1, sizeof *c->vpath);
-    c->vdim = sg__calloc(total + 1, sizeof *c->vdim);
-    c->var = sg__calloc(total + 1, sizeof *c->var);
-    c->dynamic = sg__calloc(total + 1, sizeof *c->dynamic);
-    gt->dims = sg__calloc(total + 1, sizeof *gt->dims);
-    if (!c->vpath || !c->vdim || !c->var || !c->dynamic || !gt->dims)
+    if (!SG_CALLOC_ALL(SG_SLOT(c->vpath, total + 1), SG_SLOT(c->vdim, total + 1), SG_SLOT(c->var, total + 1),
+                       SG_SLOT(c->dynamic, total + 1), SG_SLOT(gt->dims, total + 1)))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
     for (i = 0; i < o->ninputs; i++) {
         const prog_input *in = &o->inputs[i], *nin = input_named(n, in->path);
@@ -1326,26 +1323,10 @@ static bool accepts(gate_ctx *c, const side *s, const sg_int *vals, const cond *
 /* A Python identifier from a pytree path and dim: "['inputs']['b'][0]", 1 -> "inputs_b_0_1". */
 static void ident_of(char *out, size_t cap, const char *path, size_t dim, bool with_dim)
 {
-    size_t n = 0;
-    const char *s;
-    for (s = path; *s && n + 1 < cap; s++) {
-        unsigned char ch = (unsigned char)*s;
-        bool w = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
-        if (w)
-            out[n++] = (char)ch;
-        else if (n && out[n - 1] != '_')
-            out[n++] = '_';
-    }
-    while (n && out[n - 1] == '_')
-        n--;
-    out[n < cap ? n : cap - 1] = '\0';
-    if (n == 0 || (out[0] >= '0' && out[0] <= '9')) {
-        char tmp[256];
-        snprintf(tmp, sizeof tmp, "%s", out);
-        snprintf(out, cap, "in_%s", tmp);
-    }
+    size_t n = sg_pyspec__ident(out, cap - 1, path, "in_");
+    out[n] = '\0';
     if (with_dim)
-        snprintf(out + strlen(out), cap - strlen(out), "_%zu", dim);
+        snprintf(out + n, cap - n, "_%zu", dim);
 }
 
 /* One tensor input's dims in the spec: per dim the leaf text, or NULL for a static dim. */

@@ -691,7 +691,7 @@ static int split_dims(sg_trace **out, const sg_trace *t, ctx *c, sg_error *err)
                     break;
                 }
             if (have_root && a * rs + b != d->size) {
-                size_t k = sg_pyspec__ident(buf, sizeof buf - 24, d->path, 'd');
+                size_t k = sg_pyspec__ident(buf, sizeof buf - 24, d->path, "d");
                 snprintf(buf + k, sizeof buf - k, "_%d", d->dim);
                 if (!(newname[i] = sg__strndup(buf, strlen(buf))))
                     rc = SG_ENOMEM;
