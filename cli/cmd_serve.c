@@ -108,7 +108,7 @@ static const serve_opt serve_opts[] = {
 #undef BYTES
 #undef COUNT
 
-static sg_cli_spec serve_spec = {
+static const sg_cli_spec serve_spec = {
     CMD,
     "usage: shapegate serve [options]\n"
     "\n"
@@ -120,7 +120,7 @@ static sg_cli_spec serve_spec = {
     "SIGHUP: reopen --log FILE.\n"
     "\n"
     "Options:\n",
-    NULL, /* the sg_cli_opt of serve_opts, with --help (sg_cmd_serve) */
+    NULL, /* sg_cmd_serve's copy has serve_opts' sg_cli_opt, with --help */
     "\n"
     "Exit: 0 after a signal, 2 usage or a bad --config file, 3 cannot listen or open\n"
     "      the log, 5 internal error.\n",
@@ -364,6 +364,7 @@ int sg_cmd_serve(int argc, char **argv)
     const char *config;
     FILE *log = NULL, *info = stderr;
     sg_cli_opt opts[NOPTS + 2];
+    sg_cli_spec spec = serve_spec;
     unsigned left;
     size_t k;
     int rc, sig = 0;
@@ -372,7 +373,7 @@ int sg_cmd_serve(int argc, char **argv)
         opts[k] = serve_opts[k].opt;
     opts[k++] = (sg_cli_opt)SG_CLI_OPT_HELP;
     opts[k] = (sg_cli_opt)SG_CLI_OPT_END;
-    serve_spec.opts = opts;
+    spec.opts = opts;
     memset(&a, 0, sizeof a);
     a.cfg = defaults;
     a.cfg.access_log = stderr;
@@ -381,7 +382,7 @@ int sg_cmd_serve(int argc, char **argv)
     config = config_arg(argc, argv);
     if (config && (rc = read_config(&a, config)) >= 0)
         goto done;
-    if ((rc = sg_cli_parse(&serve_spec, argc, argv, on_serve_opt, &a)) >= 0)
+    if ((rc = sg_cli_parse(&spec, argc, argv, on_serve_opt, &a)) >= 0)
         goto done;
     if (optind != argc) {
         rc = serve_usage("unexpected argument '%s'", argv[optind]);

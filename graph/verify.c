@@ -194,15 +194,8 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     for (i = 0; i < sg_graph_guard_count(g); i++)
         if (sg_graph_guard_at(g, i)->expr)
             guards[ng++] = sg_graph_guard_at(g, i)->expr;
-    memset(&q, 0, sizeof q);
-    q.pool = scratch;
-    q.active = backed;
-    q.hard = sb;
-    q.ranges = ranges;
-    q.guards = guards;
-    q.nguards = ng;
-    q.floor = 2;
-    q.rlimit = HINT_RLIMIT;
+    q = (sg_graph_point_query){.pool = scratch, .active = backed, .hard = sb, .ranges = ranges, .guards = guards,
+                               .nguards = ng, .floor = 2, .rlimit = HINT_RLIMIT};
     rc = pts->find(pts->ctx, vals, &q, err);
 cleanup:
     sg_free(ranges);
