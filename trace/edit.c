@@ -144,8 +144,6 @@ static int pop_oom(sg_spec_edits *e, sg_error *err)
     return sg_error_set(err, SG_ENOMEM, "out of memory");
 }
 
-static char *dup_or_null(const char *s) { return s ? sg__strndup(s, strlen(s)) : NULL; }
-
 int sg_spec_edits__dim(sg_spec_edits *e, size_t input, const char *name, bool has_range, sg_bound min,
                        sg_bound max, sg_error *err)
 {
@@ -155,7 +153,7 @@ int sg_spec_edits__dim(sg_spec_edits *e, size_t input, const char *name, bool ha
     x->has_range = has_range;
     x->min = min;
     x->max = max;
-    if (!name || !(x->name = dup_or_null(name)))
+    if (!name || !(x->name = sg__strdup(name)))
         return name ? pop_oom(e, err) : (e->n--, sg_error_set(err, SG_EINVALID, "a Dim edit needs a name"));
     return 0;
 }
@@ -172,7 +170,7 @@ int sg_spec_edits__derived(sg_spec_edits *e, size_t input, sg_int a, const char 
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     x->a = a;
     x->b = b;
-    if (!root || !(x->root = dup_or_null(root)))
+    if (!root || !(x->root = sg__strdup(root)))
         return root ? pop_oom(e, err) : (e->n--, sg_error_set(err, SG_EINVALID, "a derived edit needs a root"));
     return 0;
 }

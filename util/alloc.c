@@ -61,6 +61,8 @@ char *sg__strndup(const char *s, size_t n)
     return r;
 }
 
+char *sg__strdup(const char *s) { return s ? sg__strndup(s, strlen(s)) : NULL; }
+
 void sg_free(void *p) { free(p); }
 
 void sg__free_array(void *arr, size_t n)

@@ -61,6 +61,8 @@ void *sg__malloc(size_t n);
 void *sg__calloc(size_t count, size_t size);
 void *sg__realloc(void *p, size_t n);
 char *sg__strndup(const char *s, size_t n);
+/* A copy of `s`; NULL when `s` is NULL or out of memory. */
+char *sg__strdup(const char *s);
 
 /* Free each of the `n` pointers of `arr` (an array of owned allocations: strings, records),
  * then `arr` itself. NULL-safe (`arr` and its entries). */

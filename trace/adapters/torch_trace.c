@@ -112,8 +112,6 @@ static int fail(tt_state *S, int code, const char *fmt, ...)
 
 static int oom(tt_state *S) { return sg_error_set(S->err, SG_ENOMEM, "out of memory"); }
 
-static char *dup_or_null(const char *s) { return s ? sg__strndup(s, strlen(s)) : NULL; }
-
 /* A decimal integer with an optional '-' (what the v1 reader takes as an exact integer). */
 static bool is_int_text(const char *s)
 {
@@ -299,11 +297,11 @@ static int on_symbol(tt_state *S, const cJSON *v, bool unbacked)
     s = &S->f.syms[S->f.nsyms++];
     memset(s, 0, sizeof *s);
     s->unbacked = unbacked;
-    if (!(s->name = dup_or_null(name)))
+    if (!(s->name = sg__strdup(name)))
         return oom(S);
-    if (val && is_int_text(val) && !(s->hint = dup_or_null(val)))
+    if (val && is_int_text(val) && !(s->hint = sg__strdup(val)))
         return oom(S);
-    if (sg__json_str(sg__json_get(v, "source")) && !(s->source = dup_or_null(sg__json_str(sg__json_get(v, "source")))))
+    if (sg__json_str(sg__json_get(v, "source")) && !(s->source = sg__strdup(sg__json_str(sg__json_get(v, "source")))))
         return oom(S);
     if (!parse_range(sg__json_str(sg__json_get(v, "vr")), &s->lo, &s->hi) || !bound_text(s->lo) || !bound_text(s->hi)) {
         sg_free(s->lo);
@@ -326,7 +324,7 @@ static int on_specialization(tt_state *S, const cJSON *v)
     for (i = 0; i < S->f.nsyms; i++)
         if (strcmp(S->f.syms[i].name, name) == 0) {
             sg_free(S->f.syms[i].repl);
-            if (!(S->f.syms[i].repl = dup_or_null(value)))
+            if (!(S->f.syms[i].repl = sg__strdup(value)))
                 return oom(S);
         }
     return 0;
@@ -389,7 +387,7 @@ static int on_guard(tt_state *S, const cJSON *v, const char *kind)
     g = &S->f.guards[S->f.nguards++];
     memset(g, 0, sizeof *g);
     g->runtime = from_runtime_assert(sg__json_get(v, "stack"));
-    if (!(g->expr = dup_or_null(expr)))
+    if (!(g->expr = sg__strdup(expr)))
         return oom(S);
     return user_loc(S, sg__json_get(v, "user_stack"), &g->user_loc);
 }
@@ -442,7 +440,7 @@ static int on_describe_source(tt_state *S, const cJSON *v)
     if (!S->collecting || !src)
         return 0;
     t = find_tensor(&S->f, get_long(v, "describer_id", 0), get_long(v, "id", -1));
-    if (t && !t->source && !(t->source = dup_or_null(src)))
+    if (t && !t->source && !(t->source = sg__strdup(src)))
         return oom(S);
     return 0;
 }
@@ -465,7 +463,7 @@ static int on_str(tt_state *S, const cJSON *v)
         S->nstrs = idx + 1;
     }
     sg_free(S->strs[idx]);
-    if (!(S->strs[idx] = dup_or_null(s)))
+    if (!(S->strs[idx] = sg__strdup(s)))
         return oom(S);
     return 0;
 }
@@ -516,7 +514,7 @@ static int on_record(tt_state *S, const cJSON *rec)
     }
     if ((v = sg__json_get(rec, "compilation_metrics"))) {
         const char *ft = sg__json_str(sg__json_get(v, "fail_type"));
-        if (S->collecting && S->content && ft && !S->f.error && !(S->f.error = dup_or_null(ft)))
+        if (S->collecting && S->content && ft && !S->f.error && !(S->f.error = sg__strdup(ft)))
             return oom(S);
     }
     return 0;
@@ -534,7 +532,7 @@ static int end_payload(tt_state *S)
     S->in_version_payload = false;
     if (sg__json_parse(&j, S->payload.data ? S->payload.data : "", S->payload.len, 1 << 20, 16, "payload", &e2) == 0
         && (ver = sg__json_str(sg__json_get(j, "pytorch_version"))) && !S->torch_version
-        && !(S->torch_version = dup_or_null(ver))) {
+        && !(S->torch_version = sg__strdup(ver))) {
         cJSON_Delete(j);
         return oom(S);
     }
@@ -797,7 +795,7 @@ static int replay_replacements(tt_state *S)
             a = b;
             b = t;
         }
-        if (!(a->repl = dup_or_null(b->name)))
+        if (!(a->repl = sg__strdup(b->name)))
             return oom(S);
     }
     return 0;
