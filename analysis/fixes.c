@@ -7,8 +7,8 @@
  * a = 1, else a new root `_<name>` — its range is the widest valid range of s
  * (avoiding holes: the hole-free piece that holds the example size), and a
  * proved congruence s = r (mod m) becomes a new root `_<name>` with s =
- * m*_<name> + r. The derivation is written as spec overrides
- * (sg_trace_override_dims), applied to a copy of the trace and checked again;
+ * m*_<name> + r. The derivation is written as typed spec edits
+ * (trace/edit.h), applied to a copy of the trace (sg_trace_edit) and checked again;
  * a new report that still refutes something gives another round. What is
  * offered is the difference between the user's spec and the last spec, and
  * only when that spec checked clean. docs/fixes.md.

@@ -33,7 +33,7 @@ struct sg_trace {
     bool strict;
     bool has_shape_env;
     bool has_flat_spec;
-    bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_override_dims, ...) */
+    bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_with_dims, typed edits, ...) */
     const char *dynamic_shapes_json; /* compact JSON or NULL */
     const char *inputs_json;         /* compact JSON or NULL */
     const char *torch_fixes_json;    /* torch's "Suggested fixes" lines, a JSON array, or NULL */
