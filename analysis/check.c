@@ -1292,12 +1292,8 @@ static int values_in(checker *c, long comp)
         }
         /* a counterexample: sizes of the component's dims; the others keep their example sizes */
         nlits = (c->cons.start[comp + 1] - c->cons.start[comp]) + 2 * ndims + 1;
-        cex = sg__calloc(p->ninputs + 1, sizeof *cex);
-        flag = sg__calloc(p->ninputs + 1, sizeof *flag);
-        kind_of = sg__calloc(nlits, sizeof *kind_of);
-        index_of = sg__calloc(nlits, sizeof *index_of);
-        keep = sg__calloc(nlits, sizeof *keep);
-        if (!cex || !flag || !kind_of || !index_of || !keep) {
+        if (!SG_CALLOC_ALL(SG_SLOT(cex, p->ninputs + 1), SG_SLOT(flag, p->ninputs + 1), SG_SLOT(kind_of, nlits),
+                           SG_SLOT(index_of, nlits), SG_SLOT(keep, nlits))) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
@@ -1704,11 +1700,7 @@ cleanup:
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
     free_bucket(&c.cons);
-    sg_free(c.box);
-    sg_free(c.fixed);
-    sg_free(c.decided);
-    sg_free(c.fixed_kind);
-    sg_free(c.rel_root);
+    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root);
     sg_report_free(r);
     return rc;
 }

@@ -7,8 +7,8 @@
  * a = 1, else a new root `_<name>` — its range is the widest valid range of s
  * (avoiding holes: the hole-free piece that holds the example size), and a
  * proved congruence s = r (mod m) becomes a new root `_<name>` with s =
- * m*_<name> + r. The derivation is written as spec overrides
- * (sg_trace_override_dims), applied to a copy of the trace and checked again;
+ * m*_<name> + r. The derivation is written as typed spec edits
+ * (trace/edit.h), applied to a copy of the trace (sg_trace_edit) and checked again;
  * a new report that still refutes something gives another round. What is
  * offered is the difference between the user's spec and the last spec, and
  * only when that spec checked clean. docs/fixes.md.
@@ -983,6 +983,19 @@ static bool budget_left(sg_check_options *o, unsigned total_ms, double start)
     return true;
 }
 
+/* The first check of `t` (the trace, or its repaired spec) on what is left of the budget: 0 with
+ * `*out` NULL and a note when nothing is left. */
+static int first_check(sg_report **out, const sg_trace *t, sg_check_options *o, unsigned total_ms, double start,
+                       const sg_runtime *rt, strs *notes, sg_error *err)
+{
+    *out = NULL;
+    if (!budget_left(o, total_ms, start)) {
+        strs_pushf(notes, "time budget spent before the first check");
+        return 0;
+    }
+    return sg_check_rt(out, t, o, rt, err);
+}
+
 /* Is there an earlier Dim `name` in in[0 .. i)? */
 static bool seen_before(const sg_input_dim *in, size_t i, const char *name)
 {
@@ -1410,11 +1423,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             }
     }
     if (!r || r->ninferred == 0 || m == MODE_SPEC) {
-        if (!budget_left(&o, total_ms, start)) {
-            strs_pushf(&notes, "time budget spent before the first check");
-            goto cleanup;
-        }
-        if ((rc = sg_check_rt(&own0, t, &o, rt, err)) != 0)
+        if ((rc = first_check(&own0, t, &o, total_ms, start, rt, &notes, err)) != 0 || !own0)
             goto cleanup;
         r = own0;
     }
@@ -1466,11 +1475,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         if (rc != 0)
             goto cleanup;
         if (cur) {
-            if (!budget_left(&o, total_ms, start)) {
-                strs_pushf(&notes, "time budget spent before the first check");
-                goto cleanup;
-            }
-            if ((rc = sg_check_rt(&rep, cur, &o, rt, err)) != 0)
+            if ((rc = first_check(&rep, cur, &o, total_ms, start, rt, &notes, err)) != 0 || !rep)
                 goto cleanup;
             r = rep;
             res->recheck = rep->verdict;

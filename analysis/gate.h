@@ -1,6 +1,7 @@
 /*
  * gate.h - building the release gate's result (report/gate.h) from two
- * exported programs: analysis/gate.c, behind sg_engine_gate (engine.h).
+ * exported programs or traces: analysis/gate*.c (gate_ctx.h lists the parts),
+ * behind sg_engine_gate (engine.h).
  */
 #ifndef SG_ANALYSIS_GATE_H
 #define SG_ANALYSIS_GATE_H

@@ -335,7 +335,7 @@ static int use_leaf(pp *x, const leaf *l, const char *dim)
         if (nm->first[0])
             add_relation(x, dim, 1, nm->first, 0);
         else
-            snprintf(nm->first, sizeof nm->first, "%s", dim);
+            snprintf(nm->first, sizeof nm->first, "%.*s", (int)sizeof nm->first - 1, dim); /* cut to fit */
     } else if (l->kind == 2) {
         nm = find_name(x, l->name);
         if (!nm)
@@ -351,12 +351,25 @@ static int use_leaf(pp *x, const leaf *l, const char *dim)
     return 0;
 }
 
+/* The LEAF of dim `d` of the tensor at `path`. */
+static int dim_leaf(pp *x, const char *path, long long d)
+{
+    char dim[640];
+    leaf l;
+    bool is_leaf;
+
+    if (parse_leaf(x, &l, &is_leaf) != 0)
+        return x->rc;
+    if (!is_leaf)
+        return fail(x, "expected a Dim, a derived dim, Dim.AUTO, an int or None");
+    snprintf(dim, sizeof dim, "%s.size()[%lld]", path, d);
+    return use_leaf(x, &l, dim);
+}
+
 /* A tensor's dims: {INT: LEAF}, [LEAF, ...], (LEAF, ...) at `path`; or a pytree level. */
 static int parse_tree(pp *x, const char *path, int depth)
 {
-    char key[200], sub[600], dim[640];
-    leaf l;
-    bool is_leaf;
+    char key[200], sub[600];
     char close;
 
     if (depth > MAX_DEPTH)
@@ -371,12 +384,7 @@ static int parse_tree(pp *x, const char *path, int depth)
                 long long d;
                 if (!integer(x, &d) || d < 0 || !eat(x, ":"))
                     return fail(x, "expected DIM: LEAF");
-                if (parse_leaf(x, &l, &is_leaf) != 0)
-                    return x->rc;
-                if (!is_leaf)
-                    return fail(x, "expected a Dim, a derived dim, Dim.AUTO, an int or None");
-                snprintf(dim, sizeof dim, "%s.size()[%lld]", path, d);
-                if (use_leaf(x, &l, dim) != 0)
+                if (dim_leaf(x, path, d) != 0)
                     return x->rc;
                 if (!eat(x, ",") && (ws(x), *x->p != '}'))
                     return fail(x, "expected ',' or '}'");
@@ -406,12 +414,7 @@ static int parse_tree(pp *x, const char *path, int depth)
         leaves = !(*x->p == '{' || *x->p == '[' || *x->p == '(');
         while (!eat(x, close == ']' ? "]" : ")")) {
             if (leaves) {
-                if (parse_leaf(x, &l, &is_leaf) != 0)
-                    return x->rc;
-                if (!is_leaf)
-                    return fail(x, "expected a Dim, a derived dim, Dim.AUTO, an int or None");
-                snprintf(dim, sizeof dim, "%s.size()[%zu]", path, i);
-                if (use_leaf(x, &l, dim) != 0)
+                if (dim_leaf(x, path, (long long)i) != 0)
                     return x->rc;
             } else {
                 snprintf(sub, sizeof sub, "%s[%zu]", path, i);

@@ -191,14 +191,7 @@ cleanup:
     sg_free(x.vars);
     sg_infer__idmap_free(&x.varmap);
     sg_infer__idmap_free(&x.seen);
-    sg_free(x.symvar);
-    sg_free(x.pts);
-    sg_free(x.uf);
-    sg_free(x.conj);
-    sg_free(x.conj_comp);
-    sg_free(x.comps);
-    sg_free(x.alias);
-    sg_free(x.arep);
+    SG_FREE_ALL(x.symvar, x.pts, x.uf, x.conj, x.conj_comp, x.comps, x.alias, x.arep);
     sg_free(cands);
     sg_free(colk);
     if (fres)

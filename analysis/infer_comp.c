@@ -31,11 +31,9 @@ int sg_infer__prepare_components(ictx *x)
     if (x->comp_ready)
         return 0;
     memset(&wo, 0, sizeof wo);
-    x->uf = sg__calloc(x->nvars + 1, sizeof *x->uf);
-    x->comps = sg__calloc(x->nvars + 1, sizeof *x->comps);
-    x->alias = sg__calloc(x->nvars + 1, sizeof *x->alias);
-    x->arep = sg__calloc(x->nvars + 1, sizeof *x->arep);
-    if (!x->uf || !x->comps || !x->alias || !x->arep || sg__grow((void **)&stack, &cap, 1, sizeof *stack)) {
+    if (!SG_CALLOC_ALL(SG_SLOT(x->uf, x->nvars + 1), SG_SLOT(x->comps, x->nvars + 1), SG_SLOT(x->alias, x->nvars + 1),
+                       SG_SLOT(x->arep, x->nvars + 1)) ||
+        sg__grow((void **)&stack, &cap, 1, sizeof *stack)) {
         rc = sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
         goto cleanup;
     }
@@ -165,12 +163,8 @@ static int analyse_component(ictx *x, size_t sv)
         nc += x->conj_comp[i] == root;
     if (nc > INF_UNI_MAX_CONJ)
         return 0;
-    cvars = sg__calloc(nvc + 1, sizeof *cvars);
-    rep = sg__calloc(x->nvars + 1, sizeof *rep);
-    cj = sg__calloc(nc + 1, sizeof *cj);
-    from = sg__calloc(nvc + 1, sizeof *from);
-    to = sg__calloc(nvc + 1, sizeof *to);
-    if (!cvars || !rep || !cj || !from || !to) {
+    if (!SG_CALLOC_ALL(SG_SLOT(cvars, nvc + 1), SG_SLOT(rep, x->nvars + 1), SG_SLOT(cj, nc + 1), SG_SLOT(from, nvc + 1),
+                       SG_SLOT(to, nvc + 1))) {
         rc = sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
         goto cleanup;
     }

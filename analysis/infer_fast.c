@@ -39,10 +39,7 @@
 
 void sg__infer_fast_free(sg_infer_fast *f)
 {
-    sg_free(f->done);
-    sg_free(f->root);
-    sg_free(f->a);
-    sg_free(f->b);
+    SG_FREE_ALL(f->done, f->root, f->a, f->b);
     memset(f, 0, sizeof *f);
 }
 
@@ -289,6 +286,20 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     return 1;
 }
 
+/* After the presolve read a definition or constraint of component `comp`: when it dropped some
+ * of it, mark that (`*dropped`) and taint the component, or everything (`*global`) for a ground
+ * one (not read: F's satisfiability is Z3's). */
+static void note_dropped(sg_presolve *ps, bool *dropped, long comp, bool *tainted, size_t nnodes, bool *global)
+{
+    if (!sg_presolve_take_dropped(ps))
+        return;
+    *dropped = true;
+    if (comp >= 0 && (size_t)comp < nnodes)
+        tainted[comp] = true;
+    else
+        *global = true;
+}
+
 int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *err)
 {
     size_t nnodes = p->ninputs + p->nsyms + p->nx, k;
@@ -303,14 +314,9 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     memset(&E, 0, sizeof E);
 
     memset(f, 0, sizeof *f);
-    f->done = sg__calloc(p->nsyms + 1, sizeof *f->done);
-    f->root = sg__calloc(p->nsyms + 1, sizeof *f->root);
-    f->a = sg__calloc(p->nsyms + 1, sizeof *f->a);
-    f->b = sg__calloc(p->nsyms + 1, sizeof *f->b);
-    tainted = sg__calloc(nnodes + 1, sizeof *tainted);
-    ddef = sg__calloc(p->nsyms + 1, sizeof *ddef);
-    dcons = sg__calloc(p->ncons + 1, sizeof *dcons);
-    if (!f->done || !f->root || !f->a || !f->b || !tainted || !ddef || !dcons) {
+    if (!SG_CALLOC_ALL(SG_SLOT(f->done, p->nsyms + 1), SG_SLOT(f->root, p->nsyms + 1), SG_SLOT(f->a, p->nsyms + 1),
+                       SG_SLOT(f->b, p->nsyms + 1), SG_SLOT(tainted, nnodes + 1), SG_SLOT(ddef, p->nsyms + 1),
+                       SG_SLOT(dcons, p->ncons + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
         goto cleanup;
     }
@@ -321,23 +327,11 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     sg_presolve_begin(ps);
     for (k = 0; k < p->nsyms; k++) {
         sg_presolve_def(ps, k);
-        if (sg_presolve_take_dropped(ps)) {
-            ddef[k] = true;
-            if (p->sym_comp[k] >= 0 && (size_t)p->sym_comp[k] < nnodes)
-                tainted[p->sym_comp[k]] = true;
-            else
-                global = true;
-        }
+        note_dropped(ps, &ddef[k], p->sym_comp[k], tainted, nnodes, &global);
     }
     for (k = 0; k < p->ncons && !global; k++) {
         sg_presolve_constraint(ps, k);
-        if (sg_presolve_take_dropped(ps)) {
-            dcons[k] = true;
-            if (p->cons_comp[k] >= 0 && (size_t)p->cons_comp[k] < nnodes)
-                tainted[p->cons_comp[k]] = true;
-            else
-                global = true; /* a ground constraint not read: F's satisfiability is Z3's */
-        }
+        note_dropped(ps, &dcons[k], p->cons_comp[k], tainted, nnodes, &global);
     }
     if (global || !sg_presolve_consistent(ps))
         goto cleanup;
@@ -367,19 +361,13 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     /* the components with facts left out: by enumeration when one class over a small domain */
     {
         size_t c, nf = 0;
-        sstart = sg__calloc(nnodes + 2, sizeof *sstart);
-        istart = sg__calloc(nnodes + 2, sizeof *istart);
-        fstart = sg__calloc(nnodes + 2, sizeof *fstart);
-        slist = sg__calloc(p->nsyms + 1, sizeof *slist);
-        ilist = sg__calloc(p->ninputs + 1, sizeof *ilist);
-        flist = sg__calloc(p->nsyms + p->ncons + 1, sizeof *flist);
         E.p = p;
         E.ps = ps;
         E.nvals = sg_pool_nsymbols(p->pool);
-        E.vals = sg__calloc(E.nvals + 1, sizeof *E.vals);
-        E.dval = sg__calloc(p->ninputs + 1, sizeof *E.dval);
-        E.valid = sg__calloc(FAST_ENUM_MAX, sizeof *E.valid);
-        if (!sstart || !istart || !fstart || !slist || !ilist || !flist || !E.vals || !E.dval || !E.valid) {
+        if (!SG_CALLOC_ALL(SG_SLOT(sstart, nnodes + 2), SG_SLOT(istart, nnodes + 2), SG_SLOT(fstart, nnodes + 2),
+                           SG_SLOT(slist, p->nsyms + 1), SG_SLOT(ilist, p->ninputs + 1),
+                           SG_SLOT(flist, p->nsyms + p->ncons + 1), SG_SLOT(E.vals, E.nvals + 1),
+                           SG_SLOT(E.dval, p->ninputs + 1), SG_SLOT(E.valid, FAST_ENUM_MAX))) {
             rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
             goto cleanup;
         }

@@ -76,12 +76,8 @@ static int sticky_point(ictx *x, size_t sv, int dir, size_t p1, long *out)
     int rc = 0;
 
     *out = -1;
-    lits = sg__calloc(x->nvars + 1, sizeof *lits);
-    hard = sg__calloc(x->nvars + 3, sizeof *hard);
-    as = sg__calloc(x->nvars + 1, sizeof *as);
-    asv = sg__calloc(x->nvars + 1, sizeof *asv);
-    loose = sg__calloc(x->nvars + 1, sizeof *loose);
-    if (!lits || !hard || !as || !asv || !loose) {
+    if (!SG_CALLOC_ALL(SG_SLOT(lits, x->nvars + 1), SG_SLOT(hard, x->nvars + 3), SG_SLOT(as, x->nvars + 1),
+                       SG_SLOT(asv, x->nvars + 1), SG_SLOT(loose, x->nvars + 1))) {
         rc = sg_error_set(x->err, SG_ENOMEM, "out of memory while inferring");
         goto cleanup;
     }
@@ -250,16 +246,6 @@ int sg_infer__extreme(ictx *x, size_t k, int dir, sg_bound *out, bool *exact)
         best = (size_t)pt;
     }
 finish:
-    if (lb_known && lbc >= bestc) {
-        out->inf = 0;
-        out->v = cost_of(dir, bestc);
-        *exact = true;
-    } else if (lb_known) {
-        out->inf = 0;
-        out->v = cost_of(dir, lbc);
-    } else {
-        out->inf = dir;
-        out->v = 0;
-    }
+    sg_q_extreme_end(dir, lb_known, lbc, bestc, out, exact);
     return 0;
 }

@@ -35,6 +35,7 @@
 
 #include "analysis/spec_repair.h"
 #include "expr/expr.h"
+#include "torch/pyspec.h"
 #include "trace/edit.h"
 #include "util/json.h"
 #include "util/util.h"
@@ -690,17 +691,7 @@ static int split_dims(sg_trace **out, const sg_trace *t, ctx *c, sg_error *err)
                     break;
                 }
             if (have_root && a * rs + b != d->size) {
-                const char *p;
-                size_t k = 0;
-                for (p = d->path; *p && k + 24 < sizeof buf; p++)
-                    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')
-                        buf[k++] = *p;
-                    else if (k && buf[k - 1] != '_')
-                        buf[k++] = '_';
-                while (k && buf[k - 1] == '_')
-                    k--;
-                if (!k || (buf[0] >= '0' && buf[0] <= '9'))
-                    buf[k++] = 'd';
+                size_t k = sg_pyspec__ident(buf, sizeof buf - 24, d->path, "d");
                 snprintf(buf + k, sizeof buf - k, "_%d", d->dim);
                 if (!(newname[i] = sg__strndup(buf, strlen(buf))))
                     rc = SG_ENOMEM;

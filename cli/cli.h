@@ -138,6 +138,16 @@ int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg);
  * commands whose options are the trace options alone. */
 int sg_cli_on_trace_option(int key, const char *arg, void *ctx);
 
+/* An engine call taking a trace to a report: sg_engine_check, sg_engine_spec. */
+typedef int (*sg_cli_engine_fn)(sg_engine *e, const sg_trace *t, const sg_check_options *opts, sg_report **out,
+                                sg_error *err);
+/* trace_input.c: the rest of `check` or `spec` once options are read and the command supervised:
+ * the trace at `path` with a's overrides, `run` on a new engine with a->opts (its timeout less the
+ * time the load took), the report printed (JSON with --json, else text with `text_flags`).
+ * Returns the exit code: `exit_of` the report's, or the one of the error reported. */
+int sg_cli_run_report(sg_cli_trace_args *a, const char *path, sg_cli_engine_fn run, unsigned text_flags,
+                      int (*exit_of)(const sg_report *r));
+
 /* supervise.c: run the rest of a solver command in a child process with a hard
  * wall-clock limit (Z3 can ignore its interrupt). sg_cli_supervise() returns 0 in
  * the process that must do the work (the child, or this one when `hard_ms` is 0 or

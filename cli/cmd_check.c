@@ -25,8 +25,7 @@ static const sg_cli_opt check_opts[] = {
      "                     may be empty), A*NAME+B (derived), AUTO, DYNAMIC, AUTO:MIN..MAX,\n"
      "                     STATIC or a size; or NAME:MIN..MAX alone, a range for a derived\n"
      "                     dim's root. E.g. --dim 'x.0=batch:1..1024' --dim 'y.0=2*batch'"},
-    {"frame", SG_CLI_KEY_FRAME, true, false,
-     "--frame N            export frame N (from 1) of a TORCH_TRACE log holding several"},
+    SG_CLI_OPT_FRAME,
     SG_CLI_OPT_BUDGET("Z3 resource limit per query, deterministic (default 50000000; 0: none)"),
     {"no-infer", OPT_NO_INFER, false, false,
      "--no-infer           skip inferring ranges, relations, congruences and holes"},
@@ -88,14 +87,8 @@ static int on_check_opt(int key, const char *arg, void *ctx)
 int sg_cmd_check(int argc, char **argv)
 {
     check_args a;
-    sg_error err = SG_ERROR_INIT;
-    sg_engine *engine = NULL;
-    sg_trace *t = NULL;
-    sg_report *r = NULL;
-    char *text = NULL;
     sg_cli_supervisor sv = {0};
     unsigned flags;
-    double t0;
     int rc;
 
     memset(&a, 0, sizeof a);
@@ -125,35 +118,12 @@ int sg_cmd_check(int argc, char **argv)
     if ((rc = sg_cli_start_solver(&sv, "check", argc, argv, a.in.json,
                                   sg_cli_hard_limit(a.in.opts.timeout_ms, a.no_fix ? 1 : 3))) >= 0)
         goto done;
-    t0 = sg_cli_now_ms();
-    if ((rc = sg_cli_open_trace(&t, "check", argv[optind], a.in.frame, a.in.spec_file, a.in.dims, a.in.ndims)) != SG_EXIT_OK)
-        goto cleanup;
-    sg_cli_spend(&a.in.opts.timeout_ms, t0);
-    /* what the output needs: fixes unless --no-fix, torch's lines re-checked for --json and
-     * --explain, torch's text for --json and --torch */
-    a.in.opts.fixes = !a.no_fix;
+    /* what the output needs: fixes unless --no-fix (set above), torch's lines re-checked for
+     * --json and --explain, torch's text for --json and --torch */
     a.in.opts.torch_fixes = a.in.json || a.explain;
     a.in.opts.torch_message = a.in.json || a.torch;
-    if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_check(engine, t, &a.in.opts, &r, &err)) != 0) {
-        sg_cli_path_error("check", argv[optind], err.msg);
-        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-        goto cleanup;
-    }
     flags = (a.python ? SG_TEXT_PYTHON : 0) | (a.explain ? SG_TEXT_EXPLAIN : 0) | (a.torch ? SG_TEXT_TORCH : 0);
-    if ((rc = a.in.json ? sg_report_to_json(&text, r, 0, &err) : sg_report_to_text(&text, r, flags, &err)) != 0) {
-        sg_cli_errorf("check", "%s", err.msg);
-        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-        goto cleanup;
-    }
-    fputs(text, stdout);
-    if (a.in.json)
-        fputc('\n', stdout);
-    rc = sg_cli_finish_output("check", sg_cli_verdict_exit(r));
-cleanup:
-    sg_free(text);
-    sg_report_free(r);
-    sg_trace_free(t);
-    sg_engine_free(engine);
+    rc = sg_cli_run_report(&a.in, argv[optind], sg_engine_check, flags, sg_cli_verdict_exit);
     rc = sg_cli_supervised_exit(&sv, rc);
 done:
     free(a.in.dims);

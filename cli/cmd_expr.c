@@ -17,6 +17,9 @@
 /* Long-only options have values above the char range (see sg_cli_bad_option). */
 enum { OPT_SYMPY = 256, OPT_PYTHON, OPT_SMT };
 
+/* --help of both commands (their help lines are narrower than the others'). */
+#define EXPR_OPT_HELP {"help", SG_CLI_KEY_HELP, false, true, "-h, --help show this help"}
+
 /* ---- parse ------------------------------------------------------------------------ */
 
 /* The printed form `parse` writes. */
@@ -38,7 +41,7 @@ static const sg_cli_opt parse_opts[] = {
     {"smt", OPT_SMT, false, false,
      "--smt      print the SMT-LIB 2 encoding (declarations, then an assert or\n"
      "           define-funs for value and definedness)"},
-    {"help", SG_CLI_KEY_HELP, false, true, "-h, --help show this help"},
+    EXPR_OPT_HELP,
     SG_CLI_OPT_END,
 };
 
@@ -240,7 +243,7 @@ cleanup:
 /* ---- eval ------------------------------------------------------------------------- */
 
 static const sg_cli_opt eval_opts[] = {
-    {"help", SG_CLI_KEY_HELP, false, true, "-h, --help show this help"},
+    EXPR_OPT_HELP,
     SG_CLI_OPT_END,
 };
 
@@ -377,14 +380,6 @@ static int report_eval_error(int code, const sg_error *err)
     return sg_cli_exit_code(code, SG_CLI_COMPUTING);
 }
 
-static int on_eval_opt(int key, const char *arg, void *ctx)
-{
-    (void)key;
-    (void)arg;
-    (void)ctx;
-    return -1;
-}
-
 int sg_cmd_eval(int argc, char **argv)
 {
     sg_error err = SG_ERROR_INIT;
@@ -398,7 +393,7 @@ int sg_cmd_eval(int argc, char **argv)
     size_t nsym;
     int rc;
 
-    if ((rc = sg_cli_parse(&eval_spec, argc, argv, on_eval_opt, NULL)) >= 0)
+    if ((rc = sg_cli_parse(&eval_spec, argc, argv, sg_cli_on_flag, NULL)) >= 0)
         return rc;
     if (optind >= argc)
         return sg_cli_usage_error("eval", "missing EXPR");

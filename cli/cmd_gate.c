@@ -92,15 +92,15 @@ static int on_gate_opt(int key, const char *arg, void *ctx)
     default: break;
     }
     if (key == OPT_EMIT) {
-        if (strcmp(arg, "tensorrt") == 0)
-            a->emit = SG_GATE_SERVING_TENSORRT;
-        else if (strcmp(arg, "triton") == 0)
-            a->emit = SG_GATE_SERVING_TRITON;
-        else if (strcmp(arg, "dynamic-shapes") == 0)
-            a->emit = SG_GATE_SERVING_DYNAMIC_SHAPES;
-        else
-            return sg_cli_usage_error(CMD, "--emit '%s': expected tensorrt, triton or dynamic-shapes", arg);
-        return -1;
+        static const char *const kinds[] = {[SG_GATE_SERVING_TENSORRT] = "tensorrt", [SG_GATE_SERVING_TRITON] = "triton",
+                                            [SG_GATE_SERVING_DYNAMIC_SHAPES] = "dynamic-shapes"};
+        int k;
+        for (k = 0; k < (int)(sizeof kinds / sizeof kinds[0]); k++)
+            if (strcmp(arg, kinds[k]) == 0) {
+                a->emit = k;
+                return -1;
+            }
+        return sg_cli_usage_error(CMD, "--emit '%s': expected tensorrt, triton or dynamic-shapes", arg);
     }
     if (key == OPT_CAP) {
         char *end;

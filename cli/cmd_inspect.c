@@ -36,14 +36,6 @@ static const sg_cli_spec inspect_spec = {
     NULL,
 };
 
-static int on_inspect_opt(int key, const char *arg, void *ctx)
-{
-    (void)key;
-    (void)arg;
-    *(bool *)ctx = true; /* --json */
-    return -1;
-}
-
 int sg_cmd_inspect(int argc, char **argv)
 {
     sg_error err = SG_ERROR_INIT;
@@ -53,7 +45,7 @@ int sg_cmd_inspect(int argc, char **argv)
     char *text = NULL;
     int rc;
 
-    if ((rc = sg_cli_parse(&inspect_spec, argc, argv, on_inspect_opt, &json)) >= 0)
+    if ((rc = sg_cli_parse(&inspect_spec, argc, argv, sg_cli_on_flag, &json)) >= 0) /* --json sets `json` */
         return rc;
     if (optind != argc - 1)
         return sg_cli_usage_error(CMD, optind >= argc ? "no MODEL.pt2 given" : "exactly one MODEL.pt2 expected");

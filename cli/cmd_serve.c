@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L /* sigwait, pthread_sigmask */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <limits.h>
 #include <pthread.h>
@@ -29,44 +30,83 @@ enum {
     OPT_REDIS, OPT_REDIS_TTL, OPT_CONFIG, OPT_LOG
 };
 
-static const sg_cli_opt serve_opts[] = {
-    {"listen", OPT_LISTEN, true, false,
-     "--listen ADDR:PORT   where to listen (default 127.0.0.1:8080; [::1]:8080 for IPv6;\n"
-     "                     port 0: any free port, see --port-file)"},
-    {"threads", OPT_THREADS, true, false, "--threads N          solver workers, one warm Z3 context each (default 2)"},
-    {"io-threads", OPT_IO_THREADS, true, false, "--io-threads N       threads moving bytes (default 1)"},
-    {"max-body", OPT_MAX_BODY, true, false,
-     "--max-body BYTES     largest request body, e.g. 1048576, 64M (default 64M): 413 above"},
-    {"timeout", SG_CLI_KEY_TIMEOUT, true, false,
-     "--timeout MS         solving budget of one request (default 30000; 0: none): 504 past it"},
-    {"cache", OPT_CACHE, true, false, "--cache N            answers and reports kept for repeated requests (default 1024; 0: none)"},
-    {"max-queue", OPT_MAX_QUEUE, true, false,
-     "--max-queue N        requests waiting for a worker (default 64): 429 beyond"},
-    {"max-connections", OPT_MAX_CONN, true, false, "--max-connections N  open connections at once (default 1024)"},
-    {"idle-timeout", OPT_IDLE, true, false,
-     "--idle-timeout S     close a connection silent for S seconds (default 15)"},
-    {"max-buffered", OPT_MAX_BUFFERED, true, false,
-     "--max-buffered BYTES JSON bodies held in memory at once, all requests (default 512M): 503 beyond"},
-    {"max-guards", OPT_MAX_GUARDS, true, false, "--max-guards N       guards in one trace (default 100000): 413 beyond"},
-    {"max-symbols", OPT_MAX_SYMBOLS, true, false, "--max-symbols N      symbols in one trace (default 100000): 413 beyond"},
-    {"redis", OPT_REDIS, true, false,
-     "--redis URL          share answers with other replicas through Redis (redis://HOST[:PORT][/DB]);\n"
-     "                     without Redis reachable the service solves every request itself"},
-    {"redis-ttl", OPT_REDIS_TTL, true, false, "--redis-ttl S        how long Redis keeps an answer (default 86400; 0: no expiry)"},
-    {"drain-timeout", OPT_DRAIN, true, false,
-     "--drain-timeout MS   at SIGTERM, wait this long for requests in flight (default 30000)"},
-    {"port-file", OPT_PORT_FILE, true, false, "--port-file FILE     write the port listened on to FILE once listening"},
-    {"log", OPT_LOG, true, false,
-     "--log FILE           the JSON access log (appended; SIGHUP reopens it, for logrotate);\n"
-     "                     default stderr"},
-    {"no-access-log", OPT_NO_LOG, false, false, "--no-access-log      no JSON access log lines"},
-    {"config", OPT_CONFIG, true, false,
-     "--config FILE        options from FILE first, one 'name = value' a line (the long\n"
-     "                     names above; '#' comments; 'no-access-log = true'); the\n"
-     "                     command line overrides them"},
-    SG_CLI_OPT_HELP,
-    SG_CLI_OPT_END,
+typedef struct serve_args {
+    sg_service_config cfg;
+    char host[64];
+    unsigned drain_ms;
+    const char *port_file;
+    const char *log_path;
+    char **strings;          /* the config file's values, which the options point into */
+    size_t nstrings;
+} serve_args;
+
+/* An option of `serve`; a number says where it goes in serve_args and its bounds. */
+typedef struct serve_opt {
+    sg_cli_opt opt;
+    enum { OTHER, NUM_UNSIGNED, NUM_SIZE } num;
+    size_t field;                  /* offsetof(serve_args, ...) of a number */
+    unsigned long long min, max;
+    bool suffix;                   /* a K, M or G suffix is read (sizes in bytes) */
+} serve_opt;
+
+#define U(f, lo, hi) NUM_UNSIGNED, offsetof(serve_args, f), lo, hi, false
+#define BYTES(f, lo) NUM_SIZE, offsetof(serve_args, f), lo, SIZE_MAX, true
+#define COUNT(f, lo, hi) NUM_SIZE, offsetof(serve_args, f), lo, hi, false
+
+static const serve_opt serve_opts[] = {
+    {{"listen", OPT_LISTEN, true, false,
+      "--listen ADDR:PORT   where to listen (default 127.0.0.1:8080; [::1]:8080 for IPv6;\n"
+      "                     port 0: any free port, see --port-file)"}, OTHER, 0, 0, 0, false},
+    {{"threads", OPT_THREADS, true, false, "--threads N          solver workers, one warm Z3 context each (default 2)"},
+     U(cfg.threads, 1, 256)},
+    {{"io-threads", OPT_IO_THREADS, true, false, "--io-threads N       threads moving bytes (default 1)"},
+     U(cfg.io_threads, 1, 64)},
+    {{"max-body", OPT_MAX_BODY, true, false,
+      "--max-body BYTES     largest request body, e.g. 1048576, 64M (default 64M): 413 above"}, BYTES(cfg.max_body, 1)},
+    {{"timeout", SG_CLI_KEY_TIMEOUT, true, false,
+      "--timeout MS         solving budget of one request (default 30000; 0: none): 504 past it"},
+     U(cfg.timeout_ms, 0, 86400000)},
+    {{"cache", OPT_CACHE, true, false,
+      "--cache N            answers and reports kept for repeated requests (default 1024; 0: none)"},
+     U(cfg.cache_entries, 0, 1000000)},
+    {{"max-queue", OPT_MAX_QUEUE, true, false, "--max-queue N        requests waiting for a worker (default 64): 429 beyond"},
+     U(cfg.max_queue, 1, 1000000)},
+    {{"max-connections", OPT_MAX_CONN, true, false, "--max-connections N  open connections at once (default 1024)"},
+     U(cfg.max_connections, 1, 100000)},
+    {{"idle-timeout", OPT_IDLE, true, false, "--idle-timeout S     close a connection silent for S seconds (default 15)"},
+     U(cfg.idle_timeout_s, 1, 86400)},
+    {{"max-buffered", OPT_MAX_BUFFERED, true, false,
+      "--max-buffered BYTES JSON bodies held in memory at once, all requests (default 512M): 503 beyond"},
+     BYTES(cfg.max_buffered, 0)},
+    {{"max-guards", OPT_MAX_GUARDS, true, false, "--max-guards N       guards in one trace (default 100000): 413 beyond"},
+     COUNT(cfg.max_guards, 1, 100000000)},
+    {{"max-symbols", OPT_MAX_SYMBOLS, true, false,
+      "--max-symbols N      symbols in one trace (default 100000): 413 beyond"}, COUNT(cfg.max_symbols, 1, 100000000)},
+    {{"redis", OPT_REDIS, true, false,
+      "--redis URL          share answers with other replicas through Redis (redis://HOST[:PORT][/DB]);\n"
+      "                     without Redis reachable the service solves every request itself"}, OTHER, 0, 0, 0, false},
+    {{"redis-ttl", OPT_REDIS_TTL, true, false,
+      "--redis-ttl S        how long Redis keeps an answer (default 86400; 0: no expiry)"},
+     U(cfg.redis_ttl_s, 0, 100000000)},
+    {{"drain-timeout", OPT_DRAIN, true, false,
+      "--drain-timeout MS   at SIGTERM, wait this long for requests in flight (default 30000)"},
+     U(drain_ms, 0, 86400000)},
+    {{"port-file", OPT_PORT_FILE, true, false, "--port-file FILE     write the port listened on to FILE once listening"},
+     OTHER, 0, 0, 0, false},
+    {{"log", OPT_LOG, true, false,
+      "--log FILE           the JSON access log (appended; SIGHUP reopens it, for logrotate);\n"
+      "                     default stderr"}, OTHER, 0, 0, 0, false},
+    {{"no-access-log", OPT_NO_LOG, false, false, "--no-access-log      no JSON access log lines"}, OTHER, 0, 0, 0, false},
+    {{"config", OPT_CONFIG, true, false,
+      "--config FILE        options from FILE first, one 'name = value' a line (the long\n"
+      "                     names above; '#' comments; 'no-access-log = true'); the\n"
+      "                     command line overrides them"}, OTHER, 0, 0, 0, false},
 };
+#define NOPTS (sizeof serve_opts / sizeof serve_opts[0])
+
+#undef U
+#undef BYTES
+#undef COUNT
 
 static const sg_cli_spec serve_spec = {
     CMD,
@@ -80,23 +120,13 @@ static const sg_cli_spec serve_spec = {
     "SIGHUP: reopen --log FILE.\n"
     "\n"
     "Options:\n",
-    serve_opts,
+    NULL, /* sg_cmd_serve's copy has serve_opts' sg_cli_opt, with --help */
     "\n"
     "Exit: 0 after a signal, 2 usage or a bad --config file, 3 cannot listen or open\n"
     "      the log, 5 internal error.\n",
     false,
     NULL,
 };
-
-typedef struct serve_args {
-    sg_service_config cfg;
-    char host[64];
-    unsigned drain_ms;
-    const char *port_file;
-    const char *log_path;
-    char **strings;          /* the config file's values, which the options point into */
-    size_t nstrings;
-} serve_args;
 
 /* "FILE:LINE: " while the options of a --config file are read, for the one-line errors */
 static char where[320];
@@ -172,6 +202,7 @@ static int read_listen(serve_args *a, const char *arg)
 static int on_serve_opt(int key, const char *arg, void *ctx)
 {
     serve_args *a = ctx;
+    const serve_opt *o;
     unsigned long long v = 0;
     int rc;
 
@@ -182,53 +213,20 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
     case OPT_LOG: a->log_path = arg; return -1;
     case OPT_CONFIG: return -1; /* read before the command line (read_config) */
     case OPT_REDIS: a->cfg.redis_url = arg; return -1;
-    case OPT_MAX_BODY:
-        if ((rc = read_count("max-body", arg, SIZE_MAX, true, &v)) >= 0)
-            return rc;
-        if (v == 0)
-            return serve_usage("--max-body must be at least 1");
-        a->cfg.max_body = (size_t)v;
-        return -1;
-    case OPT_MAX_BUFFERED:
-        if ((rc = read_count("max-buffered", arg, SIZE_MAX, true, &v)) >= 0)
-            return rc;
-        a->cfg.max_buffered = (size_t)v;
-        return -1;
     default: break;
     }
-    {
-        static const struct { int key; const char *name; unsigned long long min, max; } lim[] = {
-            {OPT_THREADS, "threads", 1, 256}, {OPT_IO_THREADS, "io-threads", 1, 64},
-            {SG_CLI_KEY_TIMEOUT, "timeout", 0, 86400000}, {OPT_CACHE, "cache", 0, 1000000},
-            {OPT_MAX_QUEUE, "max-queue", 1, 1000000}, {OPT_MAX_CONN, "max-connections", 1, 100000},
-            {OPT_IDLE, "idle-timeout", 1, 86400}, {OPT_MAX_GUARDS, "max-guards", 1, 100000000},
-            {OPT_MAX_SYMBOLS, "max-symbols", 1, 100000000}, {OPT_DRAIN, "drain-timeout", 0, 86400000},
-            {OPT_REDIS_TTL, "redis-ttl", 0, 100000000},
-        };
-        size_t i;
-        for (i = 0; i < sizeof lim / sizeof lim[0] && lim[i].key != key; i++)
-            ;
-        if (i == sizeof lim / sizeof lim[0])
-            return -1;
-        if ((rc = read_count(lim[i].name, arg, lim[i].max, false, &v)) >= 0)
-            return rc;
-        if (v < lim[i].min)
-            return serve_usage("option '--%s' must be at least %llu", lim[i].name, lim[i].min);
-        switch (key) {
-        case OPT_THREADS: a->cfg.threads = (unsigned)v; break;
-        case OPT_IO_THREADS: a->cfg.io_threads = (unsigned)v; break;
-        case SG_CLI_KEY_TIMEOUT: a->cfg.timeout_ms = (unsigned)v; break;
-        case OPT_CACHE: a->cfg.cache_entries = (unsigned)v; break;
-        case OPT_MAX_QUEUE: a->cfg.max_queue = (unsigned)v; break;
-        case OPT_MAX_CONN: a->cfg.max_connections = (unsigned)v; break;
-        case OPT_IDLE: a->cfg.idle_timeout_s = (unsigned)v; break;
-        case OPT_MAX_GUARDS: a->cfg.max_guards = (size_t)v; break;
-        case OPT_MAX_SYMBOLS: a->cfg.max_symbols = (size_t)v; break;
-        case OPT_DRAIN: a->drain_ms = (unsigned)v; break;
-        case OPT_REDIS_TTL: a->cfg.redis_ttl_s = (unsigned)v; break;
-        default: break;
-        }
-    }
+    for (o = serve_opts; o < serve_opts + NOPTS && o->opt.key != key; o++)
+        ;
+    if (o == serve_opts + NOPTS || o->num == OTHER)
+        return -1;
+    if ((rc = read_count(o->opt.name, arg, o->max, o->suffix, &v)) >= 0)
+        return rc;
+    if (v < o->min)
+        return serve_usage("option '--%s' must be at least %llu", o->opt.name, o->min);
+    if (o->num == NUM_SIZE)
+        *(size_t *)((char *)a + o->field) = (size_t)v;
+    else
+        *(unsigned *)((char *)a + o->field) = (unsigned)v;
     return -1;
 }
 
@@ -275,8 +273,9 @@ static int read_config(serve_args *a, const char *path)
     if (!f)
         return serve_usage("--config %s: %s", path, strerror(errno));
     while (rc < 0 && (len = getline(&line, &cap, f)) >= 0) {
-        const sg_cli_opt *o;
+        const sg_cli_opt *o = NULL;
         char *eq, *name, *value, *text;
+        size_t k;
 
         snprintf(where, sizeof where, "%.260s:%u: ", path, ++lineno);
         if (strlen(line) != (size_t)len) {
@@ -295,9 +294,10 @@ static int read_config(serve_args *a, const char *path)
         *eq = '\0';
         name = trim(text);
         value = trim(eq + 1);
-        for (o = serve_opts; o->name && strcmp(o->name, name) != 0; o++)
-            ;
-        if (!o->name || o->key == OPT_CONFIG || o->key == 'h') {
+        for (k = 0; k < NOPTS && !o; k++)
+            if (strcmp(serve_opts[k].opt.name, name) == 0)
+                o = &serve_opts[k].opt;
+        if (!o || o->key == OPT_CONFIG) {
             rc = serve_usage("'%.80s' is not an option of shapegate serve", name);
         } else if (!o->arg) {
             if (strcmp(value, "true") && strcmp(value, "false"))
@@ -363,9 +363,17 @@ int sg_cmd_serve(int argc, char **argv)
     sigset_t sigs;
     const char *config;
     FILE *log = NULL, *info = stderr;
+    sg_cli_opt opts[NOPTS + 2];
+    sg_cli_spec spec = serve_spec;
     unsigned left;
+    size_t k;
     int rc, sig = 0;
 
+    for (k = 0; k < NOPTS; k++)
+        opts[k] = serve_opts[k].opt;
+    opts[k++] = (sg_cli_opt)SG_CLI_OPT_HELP;
+    opts[k] = (sg_cli_opt)SG_CLI_OPT_END;
+    spec.opts = opts;
     memset(&a, 0, sizeof a);
     a.cfg = defaults;
     a.cfg.access_log = stderr;
@@ -374,7 +382,7 @@ int sg_cmd_serve(int argc, char **argv)
     config = config_arg(argc, argv);
     if (config && (rc = read_config(&a, config)) >= 0)
         goto done;
-    if ((rc = sg_cli_parse(&serve_spec, argc, argv, on_serve_opt, &a)) >= 0)
+    if ((rc = sg_cli_parse(&spec, argc, argv, on_serve_opt, &a)) >= 0)
         goto done;
     if (optind != argc) {
         rc = serve_usage("unexpected argument '%s'", argv[optind]);

@@ -45,16 +45,18 @@ static const sg_cli_spec spec_spec = {
     NULL,
 };
 
+/* 0 a verified spec, 1 the trace's own spec is invalid, 4 none could be verified. */
+static int spec_exit(const sg_report *r)
+{
+    if (sg_report_fixes_verified(r))
+        return SG_EXIT_OK;
+    return sg_report_fixes_recheck(r) == SG_VERDICT_INVALID_SPEC ? SG_EXIT_FALSE : SG_EXIT_UNKNOWN;
+}
+
 int sg_cmd_spec(int argc, char **argv)
 {
     sg_cli_trace_args a;
-    sg_error err = SG_ERROR_INIT;
-    sg_engine *engine = NULL;
-    sg_trace *t = NULL;
-    sg_report *r = NULL;
-    char *text = NULL;
     sg_cli_supervisor sv = {0};
-    double t0;
     int rc;
 
     sg_cli_trace_args_init(&a, "spec");
@@ -63,34 +65,8 @@ int sg_cmd_spec(int argc, char **argv)
     /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */
     if ((rc = sg_cli_start_solver(&sv, "spec", argc, argv, a.json, sg_cli_hard_limit(a.opts.timeout_ms, 2))) >= 0)
         goto done;
-    t0 = sg_cli_now_ms();
-    if ((rc = sg_cli_open_trace(&t, "spec", argv[optind], a.frame, a.spec_file, a.dims, a.ndims)) != SG_EXIT_OK)
-        goto cleanup;
-    sg_cli_spend(&a.opts.timeout_ms, t0);
     a.opts.torch_fixes = a.opts.torch_message = a.json; /* the JSON form carries torch's text and lines */
-    if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = sg_engine_spec(engine, t, &a.opts, &r, &err)) != 0) {
-        sg_cli_path_error("spec", argv[optind], err.msg);
-        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-        goto cleanup;
-    }
-    if ((rc = a.json ? sg_report_to_json(&text, r, 0, &err) : sg_report_to_text(&text, r, 0, &err)) != 0) {
-        sg_cli_errorf("spec", "%s", err.msg);
-        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
-        goto cleanup;
-    }
-    fputs(text, stdout);
-    if (a.json)
-        fputc('\n', stdout);
-    rc = sg_report_fixes_verified(r)                                  ? SG_EXIT_OK
-         : sg_report_fixes_recheck(r) == SG_VERDICT_INVALID_SPEC ? SG_EXIT_FALSE
-                                                                  : SG_EXIT_UNKNOWN;
-    rc = sg_cli_finish_output("spec", rc);
-cleanup:
-    sg_free(text);
-    sg_report_free(r);
-    sg_trace_free(t);
-    sg_engine_free(engine);
-    rc = sg_cli_supervised_exit(&sv, rc);
+    rc = sg_cli_supervised_exit(&sv, sg_cli_run_report(&a, argv[optind], sg_engine_spec, 0, spec_exit));
 done:
     free(a.dims);
     return rc;

@@ -11,8 +11,7 @@
 #include "cli.h"
 
 static const sg_cli_opt trace_opts[] = {
-    {"frame", SG_CLI_KEY_FRAME, true, false,
-     "--frame N            export frame N (from 1) of a TORCH_TRACE log holding several"},
+    SG_CLI_OPT_FRAME,
     {"spec", SG_CLI_KEY_SPEC, true, false, "--spec FILE, --dim ITEM   replace the spec, as for `shapegate check`"},
     {"dim", SG_CLI_KEY_DIM, true, false, NULL},
     SG_CLI_OPT_HELP,

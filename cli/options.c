@@ -73,6 +73,15 @@ int sg_cli_parse(const sg_cli_spec *spec, int argc, char **argv, sg_cli_on_opt o
     return -1;
 }
 
+int sg_cli_on_flag(int key, const char *arg, void *ctx)
+{
+    (void)key;
+    (void)arg;
+    if (ctx)
+        *(bool *)ctx = true;
+    return -1;
+}
+
 int sg_cli_budget_option(const char *cmd, int key, const char *arg, sg_check_options *o)
 {
     char *end;

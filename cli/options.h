@@ -50,6 +50,10 @@ enum {
      "--query-timeout MS   Z3 time limit per query (default 10000; 0: none)"},                       \
     {"rlimit", SG_CLI_KEY_RLIMIT, true, false, "--rlimit N           " rlimit_help}
 #define SG_CLI_OPT_END {NULL, 0, false, false, NULL}
+/* The trace commands' --frame, for a single TORCH_TRACE log (SG_CLI_KEY_FRAME, cli.h). */
+#define SG_CLI_OPT_FRAME                                                                             \
+    {"frame", SG_CLI_KEY_FRAME, true, false,                                                         \
+     "--frame N            export frame N (from 1) of a TORCH_TRACE log holding several"}
 
 /* Called for each option with its key and argument (NULL when none). Returns -1 to go on, or an
  * exit code that ends the parse (the caller returns it). */
@@ -63,6 +67,10 @@ typedef int (*sg_cli_on_opt)(int key, const char *arg, void *ctx);
  * option was read (optind is then the first operand), else the exit code.
  */
 int sg_cli_parse(const sg_cli_spec *spec, int argc, char **argv, sg_cli_on_opt on_opt, void *ctx);
+
+/* An sg_cli_on_opt for a command whose one option is a flag: sets the bool `ctx` points to
+ * (NULL: a command with --help alone). */
+int sg_cli_on_flag(int key, const char *arg, void *ctx);
 
 /* Write the help of `spec` to `out`. */
 void sg_cli_print_help(const sg_cli_spec *spec, FILE *out);

@@ -1,7 +1,8 @@
 /*
- * trace_input.c - what `check` and `spec` share: loading a trace and applying
- * the spec overrides (--spec FILE, then each --dim ITEM), with their errors
- * reported the same way.
+ * trace_input.c - what `check`, `spec` and `trace` share: loading a trace and
+ * applying the spec overrides (--spec FILE, then each --dim ITEM), with their
+ * errors reported the same way; and the run of `check` and `spec` from the
+ * loaded trace to the printed report.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,3 +113,39 @@ int sg_cli_trace_option(sg_cli_trace_args *a, int key, const char *arg)
 }
 
 int sg_cli_on_trace_option(int key, const char *arg, void *ctx) { return sg_cli_trace_option(ctx, key, arg); }
+
+int sg_cli_run_report(sg_cli_trace_args *a, const char *path, sg_cli_engine_fn run, unsigned text_flags,
+                      int (*exit_of)(const sg_report *r))
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_engine *engine = NULL;
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    char *text = NULL;
+    double t0 = sg_cli_now_ms();
+    int rc;
+
+    if ((rc = sg_cli_open_trace(&t, a->cmd, path, a->frame, a->spec_file, a->dims, a->ndims)) != SG_EXIT_OK)
+        goto cleanup;
+    sg_cli_spend(&a->opts.timeout_ms, t0);
+    if ((rc = sg_engine_new(&engine, NULL, &err)) != 0 || (rc = run(engine, t, &a->opts, &r, &err)) != 0) {
+        sg_cli_path_error(a->cmd, path, err.msg);
+        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        goto cleanup;
+    }
+    if ((rc = a->json ? sg_report_to_json(&text, r, 0, &err) : sg_report_to_text(&text, r, text_flags, &err)) != 0) {
+        sg_cli_errorf(a->cmd, "%s", err.msg);
+        rc = sg_cli_exit_code(rc, SG_CLI_COMPUTING);
+        goto cleanup;
+    }
+    fputs(text, stdout);
+    if (a->json)
+        fputc('\n', stdout);
+    rc = sg_cli_finish_output(a->cmd, exit_of(r));
+cleanup:
+    sg_free(text);
+    sg_report_free(r);
+    sg_trace_free(t);
+    sg_engine_free(engine);
+    return rc;
+}

@@ -313,11 +313,7 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
     unsigned total_ms;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_engine: no output");
-    *out = NULL;
-    if (!e || !t)
-        return sg_error_set(err, SG_EINVALID, "sg_engine: no engine or no trace");
+    SG_ENTRY_CHECK("sg_engine", out, e && t, "sg_engine: no engine or no trace", err);
     atomic_fetch_add(&e->requests, 1);
     if ((rc = sg_check__options(&o, in, err)) != 0)
         goto fail;
@@ -499,11 +495,8 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
     size_t i;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_engine_verify: no output");
-    *out = NULL;
-    if (!e || !in || !in->graph)
-        return sg_error_set(err, SG_EINVALID, "sg_engine_verify: no engine or no program");
+    SG_ENTRY_CHECK("sg_engine_verify", out, e && in && in->graph, "sg_engine_verify: no engine or no program",
+                   err);
     atomic_fetch_add(&e->requests, 1);
     if (in->version != SG_VERIFY_INPUT_VERSION) {
         rc = sg_error_set(err, SG_EINVALID, "sg_verify_input version %u is not supported (this library reads %d)",
@@ -560,11 +553,8 @@ int sg_engine_gate(sg_engine *e, const sg_graph *old_prog, const sg_graph *new_p
 {
     sg_gate_input in = SG_GATE_INPUT_INIT;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no output");
-    *out = NULL;
-    if (!e || !old_prog || !new_prog)
-        return sg_error_set(err, SG_EINVALID, "sg_engine_gate: no engine or no program");
+    SG_ENTRY_CHECK("sg_engine_gate", out, e && old_prog && new_prog, "sg_engine_gate: no engine or no program",
+                   err);
     in.old_graph = old_prog;
     in.new_graph = new_prog;
     in.old_name = old_name;
@@ -580,11 +570,7 @@ int sg_engine_gate_run(sg_engine *e, const sg_gate_input *in, const sg_check_opt
     sg_check_options o;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_engine_gate_run: no output");
-    *out = NULL;
-    if (!e || !in)
-        return sg_error_set(err, SG_EINVALID, "sg_engine_gate_run: no engine or no input");
+    SG_ENTRY_CHECK("sg_engine_gate_run", out, e && in, "sg_engine_gate_run: no engine or no input", err);
     if (in->version != SG_GATE_INPUT_VERSION)
         return sg_error_set(err, SG_EINVALID, "sg_engine_gate_run: input version %u unknown (this library: %u)",
                             in->version, SG_GATE_INPUT_VERSION);

@@ -75,10 +75,7 @@ void sg_pool_free(sg_pool *p)
         n = c->next;
         sg_free(c);
     }
-    sg_free(p->table);
-    sg_free(p->syms);
-    sg_free(p->scratch_stamp);
-    sg_free(p->scratch_val);
+    SG_FREE_ALL(p->table, p->syms, p->scratch_stamp, p->scratch_val);
     sg_free(p);
 }
 
@@ -515,11 +512,33 @@ static const sg_expr *mk_infinity_result(sg_pool *p, int pos, int neg, bool inte
     return sg_expr_inf(p, pos ? 1 : -1, integer);
 }
 
+/* Sort the `*nt` terms of `t` by base and merge equal bases, adding their coefficients (a sum's)
+ * or exponents (a product's); false on overflow (recorded in the pool). */
+static bool combine_terms(sg_pool *p, term *t, size_t *nt)
+{
+    size_t i, k;
+
+    if (*nt > 1)
+        qsort(t, *nt, sizeof *t, cmp_term);
+    for (i = 0, k = 0; i < *nt; i++) {
+        if (k > 0 && t[k - 1].e == t[i].e) {
+            if (!sg_rat_add(&t[k - 1].coef, t[k - 1].coef, t[i].coef)) {
+                overflow(p);
+                return false;
+            }
+        } else {
+            t[k++] = t[i];
+        }
+    }
+    *nt = k;
+    return true;
+}
+
 static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
 {
     term *t = NULL;
     const sg_expr **out, *res = NULL; /* out: the flattened arguments, then the result's */
-    size_t nt = 0, nf, i, k, no = 0;
+    size_t nt = 0, nf, i, no = 0;
     sg_rat cst = sg_rat_int(0);
     bool real = num_sort(args, n) == SG_SORT_REAL, inf_int = true;
     int pos = 0, neg = 0;
@@ -548,19 +567,8 @@ static const sg_expr *mk_add(sg_pool *p, const sg_expr *const *args, size_t n)
         res = mk_infinity_result(p, pos, neg, inf_int);
         goto cleanup;
     }
-    if (nt > 1)
-        qsort(t, nt, sizeof *t, cmp_term);
-    for (i = 0, k = 0; i < nt; i++) { /* combine like terms */
-        if (k > 0 && t[k - 1].e == t[i].e) {
-            if (!sg_rat_add(&t[k - 1].coef, t[k - 1].coef, t[i].coef)) {
-                overflow(p);
-                goto cleanup;
-            }
-        } else {
-            t[k++] = t[i];
-        }
-    }
-    nt = k;
+    if (!combine_terms(p, t, &nt)) /* like terms */
+        goto cleanup;
     for (i = 0; i < nt; i++) {
         const sg_expr *c, *x;
         if (t[i].coef.num == 0)
@@ -594,7 +602,7 @@ static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
 {
     term *t = NULL;
     const sg_expr **out, *res = NULL; /* out: the flattened arguments, then the result's */
-    size_t nt = 0, nf, i, k, no = 0;
+    size_t nt = 0, nf, i, no = 0;
     sg_rat coef = sg_rat_int(1);
     bool real = num_sort(args, n) == SG_SORT_REAL, inf_int = true, zero = false;
     int infs = 0, inf_sign = 1;
@@ -637,19 +645,8 @@ static const sg_expr *mk_mul(sg_pool *p, const sg_expr *const *args, size_t n)
         res = mk_lit(p, sg_rat_int(0), real);
         goto cleanup;
     }
-    if (nt > 1)
-        qsort(t, nt, sizeof *t, cmp_term);
-    for (i = 0, k = 0; i < nt; i++) { /* equal bases: add exponents */
-        if (k > 0 && t[k - 1].e == t[i].e) {
-            if (!sg__add(t[k - 1].coef.num, t[i].coef.num, &t[k - 1].coef.num)) {
-                overflow(p);
-                goto cleanup;
-            }
-        } else {
-            t[k++] = t[i];
-        }
-    }
-    nt = k;
+    if (!combine_terms(p, t, &nt)) /* equal bases: their (integer) exponents added */
+        goto cleanup;
     /* sympy distributes a number over a sum: 2*(x + 1) -> 2*x + 2 */
     if (nt == 1 && t[0].coef.num == 1 && t[0].e->kind == SG_ADD && !(coef.num == 1 && coef.den == 1)) {
         const sg_expr *s = t[0].e, **terms = sg__malloc(s->nargs * sizeof *terms), *c = mk_lit(p, coef, false);

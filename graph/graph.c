@@ -72,12 +72,7 @@ void sg_graph_free(sg_graph *g)
     if (!g)
         return;
     sg__free_array(g->owned, g->nowned);
-    sg_free(g->inputs);
-    sg_free(g->outputs);
-    sg_free(g->ranges);
-    sg_free(g->asserts);
-    sg_free(g->symbols);
-    sg_free(g->guards);
+    SG_FREE_ALL(g->inputs, g->outputs, g->ranges, g->asserts, g->symbols, g->guards);
     sg_pool_free(g->pool);
     sg_free(g);
 }

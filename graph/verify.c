@@ -194,15 +194,8 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     for (i = 0; i < sg_graph_guard_count(g); i++)
         if (sg_graph_guard_at(g, i)->expr)
             guards[ng++] = sg_graph_guard_at(g, i)->expr;
-    memset(&q, 0, sizeof q);
-    q.pool = scratch;
-    q.active = backed;
-    q.hard = sb;
-    q.ranges = ranges;
-    q.guards = guards;
-    q.nguards = ng;
-    q.floor = 2;
-    q.rlimit = HINT_RLIMIT;
+    q = (sg_graph_point_query){.pool = scratch, .active = backed, .hard = sb, .ranges = ranges, .guards = guards,
+                               .nguards = ng, .floor = 2, .rlimit = HINT_RLIMIT};
     rc = pts->find(pts->ctx, vals, &q, err);
 cleanup:
     sg_free(ranges);
@@ -659,8 +652,7 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
     sg_buf_init(&b, TRACE_MAX);
     sg_buf_puts(&b, "{\n  \"format\": \"shapegate-constraints\",\n  \"version\": 1,\n  \"shapegate_version\": ");
     sg__json_put_str(&b, info->tool_version ? info->tool_version : "");
-    sg_buf_puts(&b, ",\n  \"model\": {\"member\": ");
-    sg__json_put_str_or_null(&b, info->model_member);
+    sg__json_put_field(&b, ",\n  \"model\": {\"member\": ", info->model_member);
     sg_buf_puts(&b, ", \"sha256\": ");
     sg__json_put_str(&b, hex);
     sg_buf_printf(&b, ", \"bytes\": %zu, \"schema_version\": [%d, %d], \"torch_version\": ", info->model_len, maj, min);
@@ -751,8 +743,7 @@ int sg_graph_constraints_json(char **out, const sg_graph *g, const sg_report *r,
     for (i = 0; i < r->nviolations; i++) {
         const sg_violation *v = &r->violations[i];
         sg_buf_puts(&b, i ? ",\n    {" : "\n    {");
-        sg_buf_puts(&b, "\"dim\": ");
-        sg__json_put_str_or_null(&b, v->dim);
+        sg__json_put_field(&b, "\"dim\": ", v->dim);
         sg_buf_printf(&b, ", \"kind\": \"%s\", \"message\": ", viol_name(v->kind));
         sg__json_put_str_or_null(&b, v->message);
         if (v->has_counterexample) {

@@ -25,11 +25,7 @@ void sg_gate_free(sg_gate *g)
             sg_free(fs[k]->witness[i].path);
             sg_free(fs[k]->witness[i].sizes);
         }
-        sg_free(fs[k]->witness);
-        sg_free(fs[k]->rejected_by);
-        sg_free(fs[k]->kind);
-        sg_free(fs[k]->source);
-        sg_free(fs[k]->loc);
+        SG_FREE_ALL(fs[k]->witness, fs[k]->rejected_by, fs[k]->kind, fs[k]->source, fs[k]->loc);
     }
     for (i = 0; i < g->serving.ninputs; i++) {
         sg_free(g->serving.inputs[i].path);
@@ -187,12 +183,9 @@ static void put_finding(sg_buf *b, const sg_gate_finding *f, const char *kind, c
         put_witness(b, f);
         sg_buf_printf(b, ", \"rejected_by\": {\"version\": \"%s\", \"kind\": ", rejecting);
         sg__json_put_str_or_null(b, f->kind);
-        sg_buf_puts(b, ", \"condition\": ");
-        sg__json_put_str_or_null(b, f->rejected_by);
-        sg_buf_puts(b, ", \"source\": ");
-        sg__json_put_str_or_null(b, f->source);
-        sg_buf_puts(b, ", \"user_loc\": ");
-        sg__json_put_str_or_null(b, f->loc);
+        sg__json_put_field(b, ", \"condition\": ", f->rejected_by);
+        sg__json_put_field(b, ", \"source\": ", f->source);
+        sg__json_put_field(b, ", \"user_loc\": ", f->loc);
         sg_buf_putc(b, '}');
     }
     sg_buf_putc(b, '}');
@@ -231,11 +224,7 @@ static void put_serving_json(sg_buf *b, const sg_gate_serving *sv)
         sg__json_put_str(b, in->path);
         sg_buf_puts(b, ", \"name\": ");
         sg__json_put_str(b, in->name);
-        sg_buf_puts(b, ", \"dtype\": ");
-        if (in->dtype[0])
-            sg__json_put_str(b, in->dtype);
-        else
-            sg_buf_puts(b, "null");
+        sg__json_put_field(b, ", \"dtype\": ", in->dtype[0] ? in->dtype : NULL);
         sg_buf_puts(b, ", \"min\": ");
         put_sizes(b, in, 0);
         sg_buf_puts(b, ", \"opt\": ");
@@ -260,21 +249,13 @@ static void put_serving_json(sg_buf *b, const sg_gate_serving *sv)
             sg_buf_puts(b, d++ ? ", " : "");
             sg__json_put_str(b, sv->rejected[i]);
         }
-    sg_buf_puts(b, "], \"tensorrt\": ");
-    if (serving_tensorrt(&txt, sv, &e2) == 0)
-        sg__json_put_str(b, txt);
-    else
-        sg_buf_puts(b, "null");
+    serving_tensorrt(&txt, sv, &e2); /* NULL when it cannot be written */
+    sg__json_put_field(b, "], \"tensorrt\": ", txt);
     sg_free(txt);
-    txt = NULL;
-    sg_buf_puts(b, ", \"triton\": ");
-    if (serving_triton(&txt, sv, &e2) == 0)
-        sg__json_put_str(b, txt);
-    else
-        sg_buf_puts(b, "null");
+    serving_triton(&txt, sv, &e2);
+    sg__json_put_field(b, ", \"triton\": ", txt);
     sg_free(txt);
-    sg_buf_puts(b, ", \"dynamic_shapes\": ");
-    sg__json_put_str_or_null(b, sv->dynamic_shapes);
+    sg__json_put_field(b, ", \"dynamic_shapes\": ", sv->dynamic_shapes);
     sg_buf_printf(b, ", \"dynamic_shapes_verified\": %s", sv->spec_verified ? "true" : "false");
     if (sv->spec_note[0]) {
         sg_buf_puts(b, ", \"dynamic_shapes_note\": ");
@@ -283,74 +264,77 @@ static void put_serving_json(sg_buf *b, const sg_gate_serving *sv)
     sg_buf_putc(b, '}');
 }
 
-int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err)
+/* How every gate writer runs: its arguments checked, `body` written into a bounded buffer, the
+ * text handed over as `*out` (NULL on failure). */
+static int write_gate(char **out, const sg_gate *g, void (*body)(sg_buf *b, const sg_gate *g), const char *fn,
+                      const char *what, sg_error *err)
 {
     sg_buf b;
-    size_t i;
 
     if (!out || !g)
-        return sg_error_set(err, SG_EINVALID, "sg_gate_to_json: missing argument");
+        return sg_error_set(err, SG_EINVALID, "%s: missing argument", fn);
     *out = NULL;
     sg_buf_init(&b, (size_t)1 << 28);
-    sg_buf_puts(&b, "{\"old\": ");
-    sg__json_put_str_or_null(&b, g->old_name);
-    sg_buf_puts(&b, ", \"new\": ");
-    sg__json_put_str_or_null(&b, g->new_name);
-    sg_buf_printf(&b, ", \"old_kind\": \"%s\", \"new_kind\": \"%s\"", g->old_kind ? g->old_kind : "archive",
+    body(&b, g);
+    return sg_buf_finish(&b, out, what, err);
+}
+
+static void json_body(sg_buf *b, const sg_gate *g)
+{
+    size_t i;
+
+    sg__json_put_field(b, "{\"old\": ", g->old_name);
+    sg__json_put_field(b, ", \"new\": ", g->new_name);
+    sg_buf_printf(b, ", \"old_kind\": \"%s\", \"new_kind\": \"%s\"", g->old_kind ? g->old_kind : "archive",
                   g->new_kind ? g->new_kind : "archive");
-    sg_buf_printf(&b, ", \"verdict\": \"%s\"", sg_gate_verdict_name(g->verdict));
+    sg_buf_printf(b, ", \"verdict\": \"%s\"", sg_gate_verdict_name(g->verdict));
     if (g->old_note[0] || g->new_note[0]) {
-        sg_buf_puts(&b, ", \"notes\": {\"old\": ");
-        if (g->old_note[0])
-            sg__json_put_str(&b, g->old_note);
-        else
-            sg_buf_puts(&b, "null");
-        sg_buf_puts(&b, ", \"new\": ");
-        if (g->new_note[0])
-            sg__json_put_str(&b, g->new_note);
-        else
-            sg_buf_puts(&b, "null");
-        sg_buf_putc(&b, '}');
+        sg__json_put_field(b, ", \"notes\": {\"old\": ", g->old_note[0] ? g->old_note : NULL);
+        sg__json_put_field(b, ", \"new\": ", g->new_note[0] ? g->new_note : NULL);
+        sg_buf_putc(b, '}');
     }
     if (g->verdict == SG_GATE_UNKNOWN) {
-        sg_buf_puts(&b, ", \"reason\": ");
-        sg__json_put_str(&b, g->reason);
+        sg_buf_puts(b, ", \"reason\": ");
+        sg__json_put_str(b, g->reason);
     }
-    sg_buf_printf(&b, ", \"signature\": {\"changed\": %s, \"changes\": [", g->signature_changed ? "true" : "false");
+    sg_buf_printf(b, ", \"signature\": {\"changed\": %s, \"changes\": [", g->signature_changed ? "true" : "false");
     for (i = 0; i < g->nchanges; i++) {
-        sg_buf_puts(&b, i ? ", " : "");
-        sg__json_put_str(&b, g->changes[i]);
+        sg_buf_puts(b, i ? ", " : "");
+        sg__json_put_str(b, g->changes[i]);
     }
-    sg_buf_puts(&b, "]}");
+    sg_buf_puts(b, "]}");
     if (g->regression.found) {
-        sg_buf_puts(&b, ", \"witness\": ");
-        put_witness(&b, &g->regression);
+        sg_buf_puts(b, ", \"witness\": ");
+        put_witness(b, &g->regression);
     }
-    sg_buf_puts(&b, ", \"regression\": ");
-    put_finding(&b, &g->regression, "regression", "new");
-    sg_buf_puts(&b, ", \"widening\": ");
-    put_finding(&b, &g->widening, "widening", "old");
+    sg_buf_puts(b, ", \"regression\": ");
+    put_finding(b, &g->regression, "regression", "new");
+    sg_buf_puts(b, ", \"widening\": ");
+    put_finding(b, &g->widening, "widening", "old");
     if (g->has_policy) {
-        sg_buf_puts(&b, ", \"policy\": ");
-        put_finding(&b, &g->policy, "policy", "new");
+        sg_buf_puts(b, ", \"policy\": ");
+        put_finding(b, &g->policy, "policy", "new");
     }
-    sg_buf_puts(&b, ", \"dims\": [");
+    sg_buf_puts(b, ", \"dims\": [");
     for (i = 0; i < g->ndims; i++) {
-        sg_buf_puts(&b, i ? ", {\"path\": " : "{\"path\": ");
-        sg__json_put_str(&b, g->dims[i].path);
-        sg_buf_printf(&b, ", \"dim\": %zu, \"old\": ", g->dims[i].dim);
-        sg__json_put_str_or_null(&b, g->dims[i].old_size);
-        sg_buf_puts(&b, ", \"new\": ");
-        sg__json_put_str_or_null(&b, g->dims[i].new_size);
-        sg_buf_putc(&b, '}');
+        sg_buf_puts(b, i ? ", {\"path\": " : "{\"path\": ");
+        sg__json_put_str(b, g->dims[i].path);
+        sg_buf_printf(b, ", \"dim\": %zu, \"old\": ", g->dims[i].dim);
+        sg__json_put_str_or_null(b, g->dims[i].old_size);
+        sg__json_put_field(b, ", \"new\": ", g->dims[i].new_size);
+        sg_buf_putc(b, '}');
     }
-    sg_buf_putc(&b, ']');
+    sg_buf_putc(b, ']');
     if (g->has_serving) {
-        sg_buf_puts(&b, ", \"serving\": ");
-        put_serving_json(&b, &g->serving);
+        sg_buf_puts(b, ", \"serving\": ");
+        put_serving_json(b, &g->serving);
     }
-    sg_buf_putc(&b, '}');
-    return sg_buf_finish(&b, out, "the gate report", err);
+    sg_buf_putc(b, '}');
+}
+
+int sg_gate_to_json(char **out, const sg_gate *g, sg_error *err)
+{
+    return write_gate(out, g, json_body, "sg_gate_to_json", "the gate report", err);
 }
 
 static void text_witness(sg_buf *b, const sg_gate_finding *f)
@@ -367,70 +351,60 @@ static void text_witness(sg_buf *b, const sg_gate_finding *f)
     }
 }
 
-int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
+/* A finding in the text report, "NAME: LEAD<witness>THEN", then the condition rejecting it (`by`) and its
+ * user line; or "NAME: not decided (why)". False when there is neither (nothing written). */
+static bool text_finding(sg_buf *b, const sg_gate_finding *f, const char *name, const char *lead, const char *then,
+                         const char *by)
 {
-    sg_buf b;
+    if (f->unknown && !f->found) {
+        sg_buf_printf(b, "%s: not decided (%s)\n", name, f->reason);
+        return true;
+    }
+    if (!f->found)
+        return false;
+    sg_buf_printf(b, "%s: %s", name, lead);
+    text_witness(b, f);
+    sg_buf_printf(b, "%s\n", then);
+    if (f->rejected_by)
+        sg_buf_printf(b, "  %s: %s  (%s)\n", by, f->rejected_by, f->source);
+    else if (f->source)
+        sg_buf_printf(b, "  %s: %s\n", by, f->source);
+    if (f->loc)
+        sg_buf_printf(b, "  at: %s\n", f->loc);
+    return true;
+}
+
+static void text_body(sg_buf *b, const sg_gate *g)
+{
     size_t i;
 
-    if (!out || !g)
-        return sg_error_set(err, SG_EINVALID, "sg_gate_to_text: missing argument");
-    *out = NULL;
-    sg_buf_init(&b, (size_t)1 << 28);
-    sg_buf_printf(&b, "%s -> %s: %s", g->old_name ? g->old_name : "OLD", g->new_name ? g->new_name : "NEW",
+    sg_buf_printf(b, "%s -> %s: %s", g->old_name ? g->old_name : "OLD", g->new_name ? g->new_name : "NEW",
                   sg_gate_verdict_name(g->verdict));
     if (g->verdict == SG_GATE_UNKNOWN)
-        sg_buf_printf(&b, " (%s)", g->reason);
-    sg_buf_putc(&b, '\n');
+        sg_buf_printf(b, " (%s)", g->reason);
+    sg_buf_putc(b, '\n');
     if (g->old_note[0])
-        sg_buf_printf(&b, "note: OLD: %s\n", g->old_note);
+        sg_buf_printf(b, "note: OLD: %s\n", g->old_note);
     if (g->new_note[0])
-        sg_buf_printf(&b, "note: NEW: %s\n", g->new_note);
+        sg_buf_printf(b, "note: NEW: %s\n", g->new_note);
     for (i = 0; i < g->nchanges; i++)
-        sg_buf_printf(&b, "signature: %s\n", g->changes[i]);
+        sg_buf_printf(b, "signature: %s\n", g->changes[i]);
     for (i = 0; i < g->ndims; i++)
         if (!g->dims[i].new_size || strcmp(g->dims[i].old_size, g->dims[i].new_size) != 0)
-            sg_buf_printf(&b, "  %s.size()[%zu]: %s -> %s\n", g->dims[i].path, g->dims[i].dim, g->dims[i].old_size,
+            sg_buf_printf(b, "  %s.size()[%zu]: %s -> %s\n", g->dims[i].path, g->dims[i].dim, g->dims[i].old_size,
                           g->dims[i].new_size ? g->dims[i].new_size : "(none)");
-    if (g->regression.found) {
-        sg_buf_puts(&b, "regression: NEW rejects ");
-        text_witness(&b, &g->regression);
-        sg_buf_puts(&b, ", which OLD accepts\n");
-        if (g->regression.rejected_by)
-            sg_buf_printf(&b, "  rejected by: %s  (%s)\n", g->regression.rejected_by, g->regression.source);
-        else if (g->regression.source)
-            sg_buf_printf(&b, "  rejected by: %s\n", g->regression.source);
-        if (g->regression.loc)
-            sg_buf_printf(&b, "  at: %s\n", g->regression.loc);
-    } else if (g->regression.unknown) {
-        sg_buf_printf(&b, "regression: not decided (%s)\n", g->regression.reason);
-    } else if (g->verdict != SG_GATE_UNKNOWN) {
-        sg_buf_puts(&b, "regression: none (NEW accepts every shape OLD accepts)\n");
-    }
-    if (g->policy.found) {
-        sg_buf_puts(&b, "policy: NEW rejects ");
-        text_witness(&b, &g->policy);
-        sg_buf_puts(&b, ", which the policy requires\n");
-        if (g->policy.rejected_by)
-            sg_buf_printf(&b, "  rejected by: %s  (%s)\n", g->policy.rejected_by, g->policy.source);
-        if (g->policy.loc)
-            sg_buf_printf(&b, "  at: %s\n", g->policy.loc);
-    } else if (g->policy.unknown) {
-        sg_buf_printf(&b, "policy: not decided (%s)\n", g->policy.reason);
-    } else if (g->has_policy) {
-        sg_buf_puts(&b, "policy: holds (NEW accepts every shape it requires)\n");
-    }
-    if (g->widening.found) {
-        sg_buf_puts(&b, "widening: NEW also accepts ");
-        text_witness(&b, &g->widening);
-        sg_buf_puts(&b, ", which OLD rejects\n");
-        if (g->widening.rejected_by)
-            sg_buf_printf(&b, "  OLD rejected it by: %s  (%s)\n", g->widening.rejected_by, g->widening.source);
-        if (g->widening.loc)
-            sg_buf_printf(&b, "  at: %s\n", g->widening.loc);
-    } else if (g->widening.unknown) {
-        sg_buf_printf(&b, "widening: not decided (%s)\n", g->widening.reason);
-    }
-    return sg_buf_finish(&b, out, "the gate report", err);
+    if (!text_finding(b, &g->regression, "regression", "NEW rejects ", ", which OLD accepts", "rejected by") &&
+        g->verdict != SG_GATE_UNKNOWN)
+        sg_buf_puts(b, "regression: none (NEW accepts every shape OLD accepts)\n");
+    if (!text_finding(b, &g->policy, "policy", "NEW rejects ", ", which the policy requires", "rejected by") &&
+        g->has_policy)
+        sg_buf_puts(b, "policy: holds (NEW accepts every shape it requires)\n");
+    text_finding(b, &g->widening, "widening", "NEW also accepts ", ", which OLD rejects", "OLD rejected it by");
+}
+
+int sg_gate_to_text(char **out, const sg_gate *g, sg_error *err)
+{
+    return write_gate(out, g, text_body, "sg_gate_to_text", "the gate report", err);
 }
 
 /* `s` with XML's five special characters escaped; control characters but tab dropped. */
@@ -466,73 +440,72 @@ static void witness_text(char *out, size_t cap, const sg_gate_finding *f)
     }
 }
 
-int sg_gate_to_junit(char **out, const sg_gate *g, sg_error *err)
+static void junit_body(sg_buf *b, const sg_gate *g)
 {
     char w[2048];
-    sg_buf b;
-    size_t i, fails = 0, errors = 0, tests = g ? g->ndims + 1 : 0;
+    size_t i, fails = 0, errors = 0, tests = g->ndims + 1;
 
-    if (!out || !g)
-        return sg_error_set(err, SG_EINVALID, "sg_gate_to_junit: missing argument");
-    *out = NULL;
     for (i = 0; i < g->ndims; i++)
         fails += g->dims[i].regressed;
     fails += g->signature_changed;
     if (g->verdict == SG_GATE_UNKNOWN)
         errors = g->ndims, fails = g->signature_changed;
     witness_text(w, sizeof w, &g->regression);
-    sg_buf_init(&b, (size_t)1 << 28);
-    sg_buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shapegate gate\" tests=\"%zu\" "
+    sg_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"shapegate gate\" tests=\"%zu\" "
                       "failures=\"%zu\" errors=\"%zu\">\n  <testsuite name=\"", tests, fails, errors);
-    put_xml(&b, g->old_name ? g->old_name : "OLD");
-    sg_buf_puts(&b, " -> ");
-    put_xml(&b, g->new_name ? g->new_name : "NEW");
-    sg_buf_printf(&b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests, fails, errors);
-    sg_buf_puts(&b, "    <testcase classname=\"shapegate.gate\" name=\"signature\">");
+    put_xml(b, g->old_name ? g->old_name : "OLD");
+    sg_buf_puts(b, " -> ");
+    put_xml(b, g->new_name ? g->new_name : "NEW");
+    sg_buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests, fails, errors);
+    sg_buf_puts(b, "    <testcase classname=\"shapegate.gate\" name=\"signature\">");
     if (g->signature_changed) {
-        sg_buf_puts(&b, "<failure type=\"signature\" message=\"");
-        put_xml(&b, g->nchanges ? g->changes[0] : "changed");
-        sg_buf_puts(&b, "\">");
+        sg_buf_puts(b, "<failure type=\"signature\" message=\"");
+        put_xml(b, g->nchanges ? g->changes[0] : "changed");
+        sg_buf_puts(b, "\">");
         for (i = 0; i < g->nchanges; i++) {
-            put_xml(&b, g->changes[i]);
-            sg_buf_putc(&b, '\n');
+            put_xml(b, g->changes[i]);
+            sg_buf_putc(b, '\n');
         }
-        sg_buf_puts(&b, "</failure>");
+        sg_buf_puts(b, "</failure>");
     }
-    sg_buf_puts(&b, "</testcase>\n");
+    sg_buf_puts(b, "</testcase>\n");
     for (i = 0; i < g->ndims; i++) {
         const sg_gate_dim *d = &g->dims[i];
-        sg_buf_puts(&b, "    <testcase classname=\"shapegate.gate\" name=\"");
-        put_xml(&b, d->path);
-        sg_buf_printf(&b, ".size()[%zu]\">", d->dim);
+        sg_buf_puts(b, "    <testcase classname=\"shapegate.gate\" name=\"");
+        put_xml(b, d->path);
+        sg_buf_printf(b, ".size()[%zu]\">", d->dim);
         if (g->verdict == SG_GATE_UNKNOWN) {
-            sg_buf_puts(&b, "<error type=\"unknown\" message=\"");
-            put_xml(&b, g->reason);
-            sg_buf_puts(&b, "\"/>");
+            sg_buf_puts(b, "<error type=\"unknown\" message=\"");
+            put_xml(b, g->reason);
+            sg_buf_puts(b, "\"/>");
         } else if (d->regressed && !g->signature_changed) {
-            sg_buf_puts(&b, "<failure type=\"regression\" message=\"NEW rejects ");
-            put_xml(&b, w);
-            sg_buf_puts(&b, ", which OLD accepts\">rejected by: ");
-            put_xml(&b, g->regression.rejected_by);
-            sg_buf_puts(&b, " (");
-            put_xml(&b, g->regression.source);
-            sg_buf_puts(&b, ")");
+            sg_buf_puts(b, "<failure type=\"regression\" message=\"NEW rejects ");
+            put_xml(b, w);
+            sg_buf_puts(b, ", which OLD accepts\">rejected by: ");
+            put_xml(b, g->regression.rejected_by);
+            sg_buf_puts(b, " (");
+            put_xml(b, g->regression.source);
+            sg_buf_puts(b, ")");
             if (g->regression.loc) {
-                sg_buf_puts(&b, "\nat: ");
-                put_xml(&b, g->regression.loc);
+                sg_buf_puts(b, "\nat: ");
+                put_xml(b, g->regression.loc);
             }
-            sg_buf_puts(&b, "</failure>");
+            sg_buf_puts(b, "</failure>");
         } else if (d->widened) {
             witness_text(w, sizeof w, &g->widening);
-            sg_buf_puts(&b, "<system-out>widening: NEW also accepts ");
-            put_xml(&b, w);
-            sg_buf_puts(&b, "</system-out>");
+            sg_buf_puts(b, "<system-out>widening: NEW also accepts ");
+            put_xml(b, w);
+            sg_buf_puts(b, "</system-out>");
             witness_text(w, sizeof w, &g->regression);
         }
-        sg_buf_puts(&b, "</testcase>\n");
+        sg_buf_puts(b, "</testcase>\n");
     }
-    sg_buf_puts(&b, "  </testsuite>\n</testsuites>\n");
-    return sg_buf_finish(&b, out, "the JUnit report", err);
+    sg_buf_puts(b, "  </testsuite>\n</testsuites>\n");
+}
+
+int sg_gate_to_junit(char **out, const sg_gate *g, sg_error *err)
+{
+    return write_gate(out, g, junit_body, "sg_gate_to_junit", "the JUnit report", err);
 }
 
 /* A workflow command's message: %, CR and LF escaped as GitHub reads them. */
@@ -581,30 +554,29 @@ static void annot_finding(sg_buf *b, const char *level, const sg_gate *g, const 
     sg_buf_putc(b, '\n');
 }
 
-int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
+static void annotations_body(sg_buf *b, const sg_gate *g)
 {
-    sg_buf b;
     size_t i;
 
-    if (!out || !g)
-        return sg_error_set(err, SG_EINVALID, "sg_gate_to_annotations: missing argument");
-    *out = NULL;
-    sg_buf_init(&b, (size_t)1 << 28);
     if (g->verdict == SG_GATE_UNKNOWN) {
-        annot_head(&b, "warning", g, "shapegate gate: unknown");
-        put_annot(&b, g->reason, false);
-        sg_buf_putc(&b, '\n');
+        annot_head(b, "warning", g, "shapegate gate: unknown");
+        put_annot(b, g->reason, false);
+        sg_buf_putc(b, '\n');
     }
     for (i = 0; i < g->nchanges; i++) {
-        annot_head(&b, "error", g, "shapegate gate: signature changed");
-        put_annot(&b, g->changes[i], false);
-        sg_buf_putc(&b, '\n');
+        annot_head(b, "error", g, "shapegate gate: signature changed");
+        put_annot(b, g->changes[i], false);
+        sg_buf_putc(b, '\n');
     }
     if (g->regression.found && !g->signature_changed)
-        annot_finding(&b, "error", g, "regression", &g->regression, "NEW rejects ", ", which OLD accepts: ");
+        annot_finding(b, "error", g, "regression", &g->regression, "NEW rejects ", ", which OLD accepts: ");
     if (g->policy.found)
-        annot_finding(&b, "error", g, "policy", &g->policy, "NEW rejects ", ", which the policy requires: ");
+        annot_finding(b, "error", g, "policy", &g->policy, "NEW rejects ", ", which the policy requires: ");
     if (g->widening.found)
-        annot_finding(&b, "notice", g, "widening", &g->widening, "NEW also accepts ", ", which OLD rejected by ");
-    return sg_buf_finish(&b, out, "the annotations", err);
+        annot_finding(b, "notice", g, "widening", &g->widening, "NEW also accepts ", ", which OLD rejected by ");
+}
+
+int sg_gate_to_annotations(char **out, const sg_gate *g, sg_error *err)
+{
+    return write_gate(out, g, annotations_body, "sg_gate_to_annotations", "the annotations", err);
 }

@@ -217,22 +217,15 @@ static void json_inputs(sg_buf *b, const sg_graph *g)
             if ((in->kind == SG_GRAPH_IN_USER) != user)
                 continue;
             sg_buf_puts(b, n++ ? ",{" : "{");
-            if (user) {
-                sg_buf_puts(b, "\"path\":");
-                sg__json_put_str_or_null(b, in->path);
-            } else {
-                sg_buf_puts(b, "\"kind\":");
-                sg__json_put_str_or_null(b, in->spec);
-            }
-            sg_buf_puts(b, ",\"name\":");
-            sg__json_put_str_or_null(b, in->name);
-            if (user) {
-                sg_buf_puts(b, ",\"dtype\":");
-                sg__json_put_str_or_null(b, in->tensor ? sg_graph_dtype_name(in->tensor->dtype) : NULL);
-            } else {
-                sg_buf_puts(b, ",\"target\":");
-                sg__json_put_str_or_null(b, in->target);
-            }
+            if (user)
+                sg__json_put_field(b, "\"path\":", in->path);
+            else
+                sg__json_put_field(b, "\"kind\":", in->spec);
+            sg__json_put_field(b, ",\"name\":", in->name);
+            if (user)
+                sg__json_put_field(b, ",\"dtype\":", in->tensor ? sg_graph_dtype_name(in->tensor->dtype) : NULL);
+            else
+                sg__json_put_field(b, ",\"target\":", in->target);
             sg_buf_puts(b, ",\"shape\":");
             put_shape(b, in->tensor, true);
             sg_buf_putc(b, '}');
@@ -257,10 +250,8 @@ static void json_symbols(sg_buf *b, const sg_graph *g)
     sg_buf_puts(b, "},\"symbols\":[");
     for (i = 0; i < sg_graph_symbol_count(g); i++) {
         const sg_graph_symbol *s = sg_graph_symbol_at(g, i);
-        sg_buf_puts(b, i ? ",{\"symbol\":" : "{\"symbol\":");
-        sg__json_put_str_or_null(b, sg_expr_symbol_name(s->sym));
-        sg_buf_puts(b, ",\"input\":");
-        sg__json_put_str_or_null(b, s->path);
+        sg__json_put_field(b, i ? ",{\"symbol\":" : "{\"symbol\":", sg_expr_symbol_name(s->sym));
+        sg__json_put_field(b, ",\"input\":", s->path);
         if (s->path)
             sg_buf_printf(b, ",\"dim\":%zu", s->dim);
         else
@@ -282,23 +273,18 @@ static void json_checks(sg_buf *b, const sg_graph *g)
     sg_buf_puts(b, ",\"runtime_asserts\":[");
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         const sg_graph_assert *as = sg_graph_assert_at(g, i);
-        sg_buf_puts(b, i ? ",{\"target\":" : "{\"target\":");
-        sg__json_put_str_or_null(b, as->target);
-        sg_buf_puts(b, ",\"node\":");
-        sg__json_put_str_or_null(b, as->node);
+        sg__json_put_field(b, i ? ",{\"target\":" : "{\"target\":", as->target);
+        sg__json_put_field(b, ",\"node\":", as->node);
         sg_buf_puts(b, ",\"expr\":");
         put_expr(b, as->expr, true);
-        sg_buf_puts(b, ",\"message\":");
-        sg__json_put_str_or_null(b, as->message);
-        sg_buf_puts(b, ",\"source\":");
-        sg__json_put_str_or_null(b, as->source == SG_GRAPH_EXPR_MESSAGE ? "message"
-                                    : as->source == SG_GRAPH_EXPR_NODES ? "nodes" : NULL);
+        sg__json_put_field(b, ",\"message\":", as->message);
+        sg__json_put_field(b, ",\"source\":", as->source == SG_GRAPH_EXPR_MESSAGE ? "message"
+                                               : as->source == SG_GRAPH_EXPR_NODES ? "nodes"
+                                                                                   : NULL);
         sg_buf_puts(b, ",\"rebuilt\":");
         put_expr(b, as->rebuilt, true);
-        sg_buf_puts(b, ",\"graph\":");
-        sg__json_put_str_or_null(b, as->graph);
-        sg_buf_puts(b, ",\"hop\":");
-        sg__json_put_str_or_null(b, as->hop);
+        sg__json_put_field(b, ",\"graph\":", as->graph);
+        sg__json_put_field(b, ",\"hop\":", as->hop);
         sg_buf_putc(b, '}');
     }
     sg_buf_puts(b, "],\"guards_code\":");
@@ -309,12 +295,10 @@ static void json_checks(sg_buf *b, const sg_graph *g)
     sg_buf_putc(b, '[');
     for (i = 0; i < sg_graph_guard_count(g); i++) {
         const sg_graph_guard *gd = sg_graph_guard_at(g, i);
-        sg_buf_puts(b, i ? ",{\"text\":" : "{\"text\":");
-        sg__json_put_str_or_null(b, gd->text);
+        sg__json_put_field(b, i ? ",{\"text\":" : "{\"text\":", gd->text);
         sg_buf_puts(b, ",\"expr\":");
         put_expr(b, gd->expr, true);
-        sg_buf_puts(b, ",\"reason\":");
-        sg__json_put_str_or_null(b, gd->reason);
+        sg__json_put_field(b, ",\"reason\":", gd->reason);
         sg_buf_putc(b, '}');
     }
     sg_buf_putc(b, ']');
@@ -342,8 +326,7 @@ int sg_graph_inspect_json(char **out, const sg_archive *a, const sg_graph *g, sg
                   sg_graph_metadata_check_count(g));
     for (i = 0; i < sg_archive_member_count(a); i++) {
         const sg_archive_member *m = sg_archive_member_at(a, i);
-        sg_buf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
-        sg__json_put_str_or_null(&b, m->name);
+        sg__json_put_field(&b, i ? ",{\"name\":" : "{\"name\":", m->name);
         sg_buf_printf(&b, ",\"size\":%" PRIu64 ",\"compressed_size\":%" PRIu64 ",\"method\":%u}", m->size,
                       m->comp_size, (unsigned)m->method);
     }

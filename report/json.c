@@ -284,8 +284,7 @@ static int verify_json(char **out, const sg_report *r, unsigned flags, sg_error 
     if ((rc = print_object(&inner, check_object(r, flags, err, &rc), err)) != 0)
         return rc;
     sg_buf_init(&b, (size_t)1 << 30);
-    sg_buf_puts(&b, "{\"archive\": ");
-    sg__json_put_str_or_null(&b, v->name);
+    sg__json_put_field(&b, "{\"archive\": ", v->name);
     sg_buf_printf(&b, ", \"against\": \"%s\", \"verdict\": \"%s\", \"runtime_asserts\": {\"count\": %zu, "
                       "\"checked\": %zu, \"data_dependent\": %zu, \"unrecovered\": %zu}%s",
                   v->against_spec ? "spec" : "range_constraints", sg_verdict_name(r->verdict), v->asserts,
@@ -305,11 +304,7 @@ int sg_report_to_json(char **out, const sg_report *r, unsigned flags, sg_error *
     int rc = 0;
     cJSON *j;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_report_to_json: no output");
-    *out = NULL;
-    if (!r)
-        return sg_error_set(err, SG_EINVALID, "sg_report_to_json: no report");
+    SG_ENTRY_CHECK("sg_report_to_json", out, r, "sg_report_to_json: no report", err);
     if (r->kind == SG_REPORT_VERIFY && r->verify)
         return verify_json(out, r, flags, err);
     if (r->kind == SG_REPORT_SPEC && r->fixes)

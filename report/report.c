@@ -31,10 +31,7 @@ int sg_report__new(sg_report **out, sg_report_kind kind, const sg_trace *t, bool
 
 void sg_fix__dispose(sg_fix *f)
 {
-    sg_free(f->name);
-    sg_free(f->source);
-    sg_free(f->root);
-    sg_free(f->line);
+    SG_FREE_ALL(f->name, f->source, f->root, f->line);
 }
 
 void sg_fixes_free(sg_fixes *f)

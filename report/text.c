@@ -324,11 +324,7 @@ int sg_report_to_text(char **out, const sg_report *r, unsigned flags, sg_error *
     sg_buf b;
     int rc = 0;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_report_to_text: no output");
-    *out = NULL;
-    if (!r)
-        return sg_error_set(err, SG_EINVALID, "sg_report_to_text: no report");
+    SG_ENTRY_CHECK("sg_report_to_text", out, r, "sg_report_to_text: no report", err);
     sg_buf_init(&b, (size_t)1 << 30);
     if (r->kind == SG_REPORT_VERIFY && r->verify) {
         verify_text(&b, r);

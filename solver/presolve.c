@@ -111,16 +111,12 @@ int sg_presolve_new(sg_presolve **out, sg_problem *p, sg_error *err)
         return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
     ps->p = p;
     ps->nnodes = p->ninputs + p->nsyms + p->nx;
-    ps->nodes = sg__calloc(ps->nnodes + 1, sizeof *ps->nodes);
     ps->nbox = sg_pool_nsymbols(p->pool);
-    ps->box = sg__calloc(ps->nbox + 1, sizeof *ps->box);
     for (ps->xcap = 16; ps->xcap < 2 * p->nx + 2; ps->xcap *= 2)
         ;
-    ps->xmap = sg__calloc(ps->xcap, sizeof *ps->xmap);
-    ps->fepoch = sg__calloc(ps->nnodes + 1, sizeof *ps->fepoch);
-    ps->fpar = sg__calloc(ps->nnodes + 1, sizeof *ps->fpar);
-    ps->fdist = sg__calloc(ps->nnodes + 1, sizeof *ps->fdist);
-    if (!ps->fdist || !ps->nodes || !ps->box || !ps->xmap || !ps->fepoch || !ps->fpar) {
+    if (!SG_CALLOC_ALL(SG_SLOT(ps->nodes, ps->nnodes + 1), SG_SLOT(ps->box, ps->nbox + 1), SG_SLOT(ps->xmap, ps->xcap),
+                       SG_SLOT(ps->fepoch, ps->nnodes + 1), SG_SLOT(ps->fpar, ps->nnodes + 1),
+                       SG_SLOT(ps->fdist, ps->nnodes + 1))) {
         sg_presolve_free(ps);
         return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
     }
@@ -142,20 +138,8 @@ void sg_presolve_free(sg_presolve *ps)
 {
     if (!ps)
         return;
-    sg_free(ps->nodes);
-    sg_free(ps->touched);
-    sg_free(ps->defs);
-    sg_free(ps->box);
-    sg_free(ps->boxset);
-    sg_free(ps->xmap);
-    sg_free(ps->fepoch);
-    sg_free(ps->fpar);
-    sg_free(ps->fdist);
-    sg_free(ps->hseq);
-    sg_free(ps->edges);
-    sg_free(ps->estart);
-    sg_free(ps->eadj);
-    sg_free(ps->queue);
+    SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
+                ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue);
     sg_free(ps);
 }
 
@@ -241,9 +225,9 @@ static sg_interval map_iv(sg_interval iv, sg_int c, sg_int d, bool *wide)
     return r;
 }
 
-static void meet(sg_presolve *ps, node *root, sg_interval iv)
+/* *d narrowed to its intersection with iv; true when that is empty. */
+static bool narrow(sg_interval *d, sg_interval iv)
 {
-    sg_interval *d = &root->dom;
     if (!iv.lo_inf && (d->lo_inf || iv.lo > d->lo)) {
         d->lo = iv.lo;
         d->lo_inf = false;
@@ -252,7 +236,12 @@ static void meet(sg_presolve *ps, node *root, sg_interval iv)
         d->hi = iv.hi;
         d->hi_inf = false;
     }
-    if (!d->lo_inf && !d->hi_inf && d->lo > d->hi)
+    return !d->lo_inf && !d->hi_inf && d->lo > d->hi;
+}
+
+static void meet(sg_presolve *ps, node *root, sg_interval iv)
+{
+    if (narrow(&root->dom, iv))
         ps->empty = true;
     ps->box_stale = true;
 }
@@ -587,16 +576,8 @@ static void refresh_box(sg_presolve *ps)
                 lin f;
                 sg_interval rng;
                 ps->work = 0;
-                if (lin_node(ps, x, &f) && lin_range(ps, &f, &rng)) {
-                    if (!rng.lo_inf && (bx->lo_inf || rng.lo > bx->lo)) {
-                        bx->lo = rng.lo;
-                        bx->lo_inf = false;
-                    }
-                    if (!rng.hi_inf && (bx->hi_inf || rng.hi < bx->hi)) {
-                        bx->hi = rng.hi;
-                        bx->hi_inf = false;
-                    }
-                }
+                if (lin_node(ps, x, &f) && lin_range(ps, &f, &rng))
+                    narrow(bx, rng);
                 if (!bx->lo_inf && !bx->hi_inf && bx->lo > bx->hi)
                     ps->empty = true; /* no model: decide nothing */
             }

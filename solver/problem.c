@@ -481,15 +481,10 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     p->inputs = sg_trace_inputs(t, &p->ninputs);
     p->syms = sg_trace_symbols(t, &p->nsyms);
     guards = sg_trace_guards(t, &ng);
-    p->dvar = sg__calloc(p->ninputs + 1, sizeof *p->dvar);
-    p->spec = sg__calloc(p->ninputs + 1, sizeof *p->spec);
-    p->spec_lit = sg__calloc(p->ninputs + 1, sizeof *p->spec_lit);
-    p->named = sg__calloc(p->ninputs + 1, sizeof *p->named);
-    p->sym_input = sg__calloc(p->nsyms + 1, sizeof *p->sym_input);
-    p->sym_checked = sg__calloc(p->nsyms + 1, sizeof *p->sym_checked);
-    unbacked = sg__calloc(p->nsyms + 1, sizeof *unbacked);
-    p->sym_def = sg__calloc(p->nsyms + 1, sizeof *p->sym_def);
-    if (!p->sym_def || !p->spec || !p->spec_lit || !p->named || !p->sym_input || !p->sym_checked || !unbacked) {
+    if (!SG_CALLOC_ALL(SG_SLOT(p->dvar, p->ninputs + 1), SG_SLOT(p->spec, p->ninputs + 1),
+                       SG_SLOT(p->spec_lit, p->ninputs + 1), SG_SLOT(p->named, p->ninputs + 1),
+                       SG_SLOT(p->sym_input, p->nsyms + 1), SG_SLOT(p->sym_checked, p->nsyms + 1),
+                       SG_SLOT(unbacked, p->nsyms + 1), SG_SLOT(p->sym_def, p->nsyms + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
         goto cleanup;
     }
@@ -671,22 +666,9 @@ void sg_problem_free(sg_problem *p)
     sg_free(p->seen);
     for (i = 0; i < p->nkeep; i++)
         Z3_dec_ref(p->ctx, p->keep[i]);
-    sg_free(p->keep);
-    sg_free(p->dvar);
-    sg_free(p->spec);
-    sg_free(p->spec_lit);
-    sg_free(p->named);
-    sg_free(p->sym_input);
-    sg_free(p->sym_checked);
-    sg_free(p->cons);
-    sg_free(p->sym_def);
-    sg_free(p->input_comp);
-    sg_free(p->sym_comp);
-    sg_free(p->cons_comp);
-    sg_free(p->names);
-    sg_free(p->x_slot);
-    sg_free(p->src_slot);
-    sg_free(p->xvar);
+    SG_FREE_ALL(p->keep, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
+                p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
+                p->xvar);
     sg_smt_free(p->smt);
     sg_free(p);
 }

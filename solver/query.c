@@ -321,15 +321,15 @@ int sg_q_extreme(sg_problem *p, const sg_term *const *hard, size_t nhard, const 
         if (!lb_known)
             away *= 4;
     }
-    if (lb_known && lbc >= bestc) {
-        out->inf = 0;
-        out->v = cost_of(dir, bestc);
-        *exact = true;
-    } else if (lb_known) {
-        out->inf = 0;
-        out->v = cost_of(dir, lbc);
-    }
+    sg_q_extreme_end(dir, lb_known, lbc, bestc, out, exact);
     return 0;
+}
+
+void sg_q_extreme_end(int dir, bool lb_known, sg_int lbc, sg_int bestc, sg_bound *out, bool *exact)
+{
+    *exact = lb_known && lbc >= bestc;
+    out->inf = lb_known ? 0 : dir;
+    out->v = !lb_known ? 0 : cost_of(dir, *exact ? bestc : lbc);
 }
 
 /* ---- What decided ---------------------------------------------------------------------------- */

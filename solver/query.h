@@ -213,6 +213,15 @@ int sg_q_extreme(struct sg_problem *p, const sg_term *const *hard, size_t nhard,
                  sg_int start, sg_int gallop_limit, unsigned max_queries, const struct sg_budget *b,
                  sg_check_stats *stats, sg_bound *out, bool *exact, sg_error *err);
 
+/*
+ * How a search for an extreme ends (sg_q_extreme's, and inference's own, analysis/infer_range.c),
+ * from its costs: the cost of a value v is v for a minimum (dir < 0) and -v for a maximum,
+ * minimised. `bestc` is the least cost a point attained, `lbc` a proved lower bound of the
+ * cost when `lb_known`. When they meet the extreme is exact; otherwise `*out` is the proved
+ * bound, or infinity in direction `dir` when none was proved.
+ */
+void sg_q_extreme_end(int dir, bool lb_known, sg_int lbc, sg_int bestc, sg_bound *out, bool *exact);
+
 /* The solver's name and version ("z3", "4.8.12"), for records of what decided. */
 const char *sg_solver_name(void);
 void sg_solver_version(char *buf, size_t cap);

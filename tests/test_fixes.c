@@ -7,7 +7,7 @@
  *    applies them and checked, are shown wrong (or differ only in the explicit
  *    min of a new root, docs/torch-differences.md);
  *  - one round: for every refuted case the fixed spec, loaded into a fresh
- *    trace through the JSON spec path (sg_trace_set_spec_json, as a user
+ *    trace through the JSON spec path (sg_trace_with_spec_json, as a user
  *    would paste it) checks clean at once;
  *  - spec generation: every traced case gets a verified spec; its Python
  *    mentions every input;

@@ -15,7 +15,8 @@
  * Each repair must pass the library's own spec validation again (the repaired
  * spec is checked: never invalid_spec), be untraced (never verified) when no
  * guard was recorded, and show in the report's text and JSON.
- * Budgets are Z3's resource limit only (no wall clock).
+ * Budgets are Z3's resource limit only (no wall clock). First, the identifier a
+ * path becomes (a split Dim's name, sg_pyspec__ident).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -236,8 +237,36 @@ static void test_rendered(void)
     sg_engine_free(e);
 }
 
+/* The identifier a split Dim, a namedtuple placeholder and a serving input are named by. */
+static void test_path_ident(void)
+{
+    static const struct {
+        const char *path, *lead;
+        size_t max;
+        const char *want;
+    } c[] = {
+        {"['inputs']['a'][0]", "d", 64, "inputs_a_0"},
+        {"['x']", "T", 64, "x"},
+        {"", "d", 64, "d"},
+        {"[0]['x']", "in_", 64, "in_0_x"},   /* no identifier starts with a digit: the lead goes first */
+        {"['0x']", "d", 64, "d0x"},
+        {"['abcdef']", "T", 4, "abcd"},      /* cut at `max` */
+        {"[0]['abcdef']", "in_", 5, "in_0_"}, /* the lead first, the rest cut (its '_' is kept) */
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char buf[128];
+        size_t n = sg_pyspec__ident(buf, c[i].max, c[i].path, c[i].lead);
+        buf[n] = '\0';
+        CHECK_MSG(strcmp(buf, c[i].want) == 0, "ident of \"%s\" (lead %s, max %zu): '%s', expected '%s'", c[i].path,
+                  c[i].lead, c[i].max, buf, c[i].want);
+    }
+}
+
 int main(void)
 {
+    RUN(test_path_ident);
     RUN(test_structure_and_examples);
     RUN(test_list_beyond_rank);
     RUN(test_dim_rewrite);

@@ -330,20 +330,11 @@ static int build_model(ctx *c)
 
     c->nsyms = sg_pool_nsymbols(c->pool);
     c->ndims = n;
-    c->dims = sg__calloc(n ? n : 1, sizeof *c->dims);
-    c->first = sg__calloc(c->nsyms + 1, sizeof *c->first);
-    c->info = sg__calloc(c->nsyms + 1, sizeof *c->info);
-    c->repl = sg__calloc(c->nsyms + 1, sizeof *c->repl);
-    c->box = sg__calloc(c->nsyms + 1, sizeof *c->box);
-    c->sbox = sg__calloc(c->nsyms + 1, sizeof *c->sbox);
-    c->hints = sg__calloc(c->nsyms + 1, sizeof *c->hints);
-    c->has_hint = sg__calloc(c->nsyms + 1, sizeof *c->has_hint);
-    c->order = sg__calloc(c->nsyms + 1, sizeof *c->order);
-    c->has_eq = sg__calloc(c->nsyms + 1, sizeof *c->has_eq);
-    c->subst = sg__calloc(c->nsyms + 1, sizeof *c->subst);
-    c->subst_set = sg__calloc(c->nsyms + 1, sizeof *c->subst_set);
-    if (!c->dims || !c->first || !c->info || !c->repl || !c->box || !c->sbox || !c->hints || !c->has_hint || !c->order ||
-        !c->has_eq || !c->subst || !c->subst_set)
+    if (!SG_CALLOC_ALL(SG_SLOT(c->dims, n ? n : 1), SG_SLOT(c->first, c->nsyms + 1), SG_SLOT(c->info, c->nsyms + 1),
+                       SG_SLOT(c->repl, c->nsyms + 1), SG_SLOT(c->box, c->nsyms + 1), SG_SLOT(c->sbox, c->nsyms + 1),
+                       SG_SLOT(c->hints, c->nsyms + 1), SG_SLOT(c->has_hint, c->nsyms + 1),
+                       SG_SLOT(c->order, c->nsyms + 1), SG_SLOT(c->has_eq, c->nsyms + 1),
+                       SG_SLOT(c->subst, c->nsyms + 1), SG_SLOT(c->subst_set, c->nsyms + 1)))
         return SG_ENOMEM;
     for (i = 0; i < c->nsyms; i++) {
         c->first[i] = SIZE_MAX;
@@ -1455,22 +1446,8 @@ static void ctx_dispose(ctx *c)
         sg_free(c->viols[i].msg);
     for (i = 0; i < c->ncongrs; i++)
         sg_free(c->congrs[i].key);
-    sg_free(c->viols);
-    sg_free(c->congrs);
-    sg_free(c->dims);
-    sg_free(c->first);
-    sg_free(c->info);
-    sg_free(c->repl);
-    sg_free(c->box);
-    sg_free(c->sbox);
-    sg_free(c->hints);
-    sg_free(c->has_hint);
-    sg_free(c->order);
-    sg_free(c->has_eq);
-    sg_free(c->subst);
-    sg_free(c->subst_set);
-    sg_free(c->multi);
-    sg_free(c->divisible);
+    SG_FREE_ALL(c->viols, c->congrs, c->dims, c->first, c->info, c->repl, c->box, c->sbox, c->hints, c->has_hint,
+                c->order, c->has_eq, c->subst, c->subst_set, c->multi, c->divisible);
     for (i = 0; c->own_src && i < c->ndims; i++)
         sg_free(c->own_src[i]);
     sg_free(c->own_src);

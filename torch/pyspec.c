@@ -50,17 +50,28 @@ static void path_pop(printer *p, size_t old)
 /* The placeholder for the class of the namedtuple at `path`: its identifier characters, "_type". */
 static void placeholder(char *buf, size_t cap, const char *path)
 {
-    size_t k = 0;
-    for (; *path && k + 8 < cap; path++)
+    size_t k = sg_pyspec__ident(buf, cap - 8, path, "T");
+    snprintf(buf + k, cap - k, "_type");
+}
+
+size_t sg_pyspec__ident(char *buf, size_t max, const char *path, const char *lead)
+{
+    size_t k = 0, nl = strlen(lead);
+    for (; *path && k < max; path++)
         if ((*path >= 'a' && *path <= 'z') || (*path >= 'A' && *path <= 'Z') || (*path >= '0' && *path <= '9') || *path == '_')
             buf[k++] = *path;
         else if (k && buf[k - 1] != '_')
             buf[k++] = '_';
     while (k && buf[k - 1] == '_')
         k--;
-    if (!k || (buf[0] >= '0' && buf[0] <= '9'))
-        buf[k++] = 'T';
-    snprintf(buf + k, cap - k, "_type");
+    if (!k || (buf[0] >= '0' && buf[0] <= '9')) {
+        nl = nl < max ? nl : max;
+        k = k + nl <= max ? k : max - nl;
+        memmove(buf + nl, buf, k);
+        memcpy(buf, lead, nl);
+        k += nl;
+    }
+    return k;
 }
 
 static void py_str(sg_buf *b, const char *s)

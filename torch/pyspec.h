@@ -16,4 +16,12 @@
  */
 int sg_spec_to_python(char **out, const sg_trace *t, const char *spec_json, sg_error *err);
 
+/*
+ * A Python identifier made of pytree path `path` ("['x'][0]" -> "x_0") into `buf`, at most
+ * `max` characters (the end of a longer one cut): the path's identifier characters, each
+ * other run as one '_', none at the end, after `lead` when that leaves nothing or a leading
+ * digit. Returns its length; no NUL is written (callers add a suffix, or the NUL).
+ */
+size_t sg_pyspec__ident(char *buf, size_t max, const char *path, const char *lead);
+
 #endif

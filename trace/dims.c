@@ -267,11 +267,7 @@ int sg_trace_with_dims(sg_trace **out, const sg_trace *t, const char *const *ite
     sg_spec_edits *e = NULL;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_with_dims: no output");
-    *out = NULL;
-    if (!t || (n && !items))
-        return sg_error_set(err, SG_EINVALID, "no trace or no items");
+    SG_ENTRY_CHECK("sg_trace_with_dims", out, t && (!n || items), "no trace or no items", err);
     if ((rc = sg_spec_edits_new(&e, err)) == 0 && (rc = sg_spec_edits_parse_dims(e, t, items, n, err)) == 0)
         rc = n ? sg_trace_edit(out, t, e, err) : sg_trace__clone(out, t, err);
     sg_spec_edits_free(e);

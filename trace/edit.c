@@ -144,8 +144,6 @@ static int pop_oom(sg_spec_edits *e, sg_error *err)
     return sg_error_set(err, SG_ENOMEM, "out of memory");
 }
 
-static char *dup_or_null(const char *s) { return s ? sg__strndup(s, strlen(s)) : NULL; }
-
 int sg_spec_edits__dim(sg_spec_edits *e, size_t input, const char *name, bool has_range, sg_bound min,
                        sg_bound max, sg_error *err)
 {
@@ -155,7 +153,7 @@ int sg_spec_edits__dim(sg_spec_edits *e, size_t input, const char *name, bool ha
     x->has_range = has_range;
     x->min = min;
     x->max = max;
-    if (!name || !(x->name = dup_or_null(name)))
+    if (!name || !(x->name = sg__strdup(name)))
         return name ? pop_oom(e, err) : (e->n--, sg_error_set(err, SG_EINVALID, "a Dim edit needs a name"));
     return 0;
 }
@@ -172,7 +170,7 @@ int sg_spec_edits__derived(sg_spec_edits *e, size_t input, sg_int a, const char 
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     x->a = a;
     x->b = b;
-    if (!root || !(x->root = dup_or_null(root)))
+    if (!root || !(x->root = sg__strdup(root)))
         return root ? pop_oom(e, err) : (e->n--, sg_error_set(err, SG_EINVALID, "a derived edit needs a root"));
     return 0;
 }
@@ -510,9 +508,7 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
         if ((rc = sg_trace__edit_conflict(c, e, i, err)) != 0)
             return rc;
     }
-    in = sg__malloc((c->ninputs + 1) * sizeof *in);
-    mark = sg__calloc(c->ninputs + 1, 1);
-    if (!in || !mark) {
+    if (!SG_CALLOC_ALL(SG_SLOT(in, c->ninputs + 1), SG_SLOT(mark, c->ninputs + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -552,16 +548,10 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
     for (j = 0; j < c->ninputs; j++)
         if (mark[j] && in[j].kind == SG_SPEC_DERIVED && (rc = sg_trace__derive_bounds(c, &in[j], err)) != 0)
             goto cleanup;
-    if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) != 0)
-        goto cleanup;
-    if (c->ninputs)
-        memcpy(c->inputs, in, c->ninputs * sizeof *in);
-    c->has_flat_spec = true;
-    c->spec_overridden = true;
-    c->dynamic_shapes_json = js;
+    if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) == 0)
+        sg_trace__install_spec(c, in, true, js);
 cleanup:
-    sg_free(in);
-    sg_free(mark);
+    SG_FREE_ALL(in, mark);
     return rc;
 }
 
@@ -570,11 +560,7 @@ int sg_trace_edit(sg_trace **out, const sg_trace *t, const sg_spec_edits *e, sg_
     sg_trace *c = NULL;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_edit: no output");
-    *out = NULL;
-    if (!t || !e)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_edit: no trace or no edits");
+    SG_ENTRY_CHECK("sg_trace_edit", out, t && e, "sg_trace_edit: no trace or no edits", err);
     if ((rc = sg_trace__clone(&c, t, err)) != 0)
         return rc;
     if (e->n && (rc = apply(c, e, err)) != 0) {

@@ -297,6 +297,17 @@ static void put_struct_bound(sg_buf *b, sg_bound v, const char *unavailable)
         sg__json_put_int(b, v.v);
 }
 
+/* `lead` (up to the min's key), then the min and the max of a range and the object's end. */
+static int put_struct_range(sg_buf *b, const char *lead, sg_bound min, const char *min_unavailable, sg_bound max,
+                            const char *max_unavailable)
+{
+    sg_buf_puts(b, lead);
+    put_struct_bound(b, min, min_unavailable);
+    sg_buf_puts(b, ",\"max\":");
+    put_struct_bound(b, max, max_unavailable);
+    return sg_buf_putc(b, '}');
+}
+
 /* The structured-form leaf of one dim's spec. */
 static int put_struct_leaf(sg_buf *b, const sg_input_dim *d, sg_error *err)
 {
@@ -307,11 +318,7 @@ static int put_struct_leaf(sg_buf *b, const sg_input_dim *d, sg_error *err)
     case SG_SPEC_DIM:
         sg_buf_puts(b, "{\"name\":");
         sg__json_put_str(b, d->name);
-        sg_buf_puts(b, ",\"min\":");
-        put_struct_bound(b, d->min, d->min_unavailable);
-        sg_buf_puts(b, ",\"max\":");
-        put_struct_bound(b, d->max, d->max_unavailable);
-        return sg_buf_putc(b, '}');
+        return put_struct_range(b, ",\"min\":", d->min, d->min_unavailable, d->max, d->max_unavailable);
     case SG_SPEC_DERIVED:
         if ((rc = sg_expr_print(&expr, d->derived, SG_SYNTAX_SYMPY, NULL, NULL, err)) != 0)
             return rc;
@@ -322,24 +329,16 @@ static int put_struct_leaf(sg_buf *b, const sg_input_dim *d, sg_error *err)
         sg_free(expr);
         sg_buf_puts(b, ",\"root\":{\"name\":");
         sg__json_put_str(b, d->root_name);
-        sg_buf_puts(b, ",\"min\":");
-        put_struct_bound(b, d->root_min, NULL);
-        sg_buf_puts(b, ",\"max\":");
-        put_struct_bound(b, d->root_max, NULL);
-        sg_buf_puts(b, "},\"min\":");
-        put_struct_bound(b, d->min, d->min_unavailable);
-        sg_buf_puts(b, ",\"max\":");
-        put_struct_bound(b, d->max, d->max_unavailable);
-        return sg_buf_putc(b, '}');
+        put_struct_range(b, ",\"min\":", d->root_min, NULL, d->root_max, NULL);
+        return put_struct_range(b, ",\"min\":", d->min, d->min_unavailable, d->max, d->max_unavailable);
     case SG_SPEC_AUTO:
     case SG_SPEC_DYNAMIC:
         if (!d->has_bounds)
             return sg_buf_puts(b, d->kind == SG_SPEC_AUTO ? "\"AUTO\"" : "\"DYNAMIC\"");
-        sg_buf_puts(b, d->kind == SG_SPEC_AUTO ? "{\"hint\":\"AUTO\",\"min\":" : "{\"hint\":\"DYNAMIC\",\"min\":");
-        put_struct_bound(b, d->min, d->min_unavailable);
-        sg_buf_puts(b, ",\"max\":");
-        put_struct_bound(b, d->max, d->max_unavailable);
-        return sg_buf_putc(b, '}');
+        return put_struct_range(b,
+                                d->kind == SG_SPEC_AUTO ? "{\"hint\":\"AUTO\",\"min\":"
+                                                        : "{\"hint\":\"DYNAMIC\",\"min\":",
+                                d->min, d->min_unavailable, d->max, d->max_unavailable);
     case SG_SPEC_STATIC:
         if (d->has_static_size)
             return sg__json_put_int(b, d->static_size);
@@ -875,11 +874,7 @@ static int set_spec_json(sg_trace *t, const char *json, size_t len, const char *
             sg_trace__clear_spec(&in[i]);
     if ((rc = sg_trace__keep_json(&L, &js, spec)) != 0)
         goto cleanup;
-    if (t->ninputs)
-        memcpy(t->inputs, in, t->ninputs * sizeof *in);
-    t->has_flat_spec = flat;
-    t->spec_overridden = true;
-    t->dynamic_shapes_json = js;
+    sg_trace__install_spec(t, in, flat, js);
 cleanup:
     if (rc == SG_EUNSUPPORTED) { /* a derived expr torch would not accept either: a wrong leaf */
         rc = SG_EINVALID;
@@ -895,6 +890,15 @@ cleanup:
     return rc;
 }
 
+void sg_trace__install_spec(sg_trace *t, const sg_input_dim *in, bool flat, const char *json)
+{
+    if (t->ninputs)
+        memcpy(t->inputs, in, t->ninputs * sizeof *in);
+    t->has_flat_spec = flat;
+    t->spec_overridden = true;
+    t->dynamic_shapes_json = json;
+}
+
 int sg_trace__set_spec_json(sg_trace *t, const char *json, size_t len, const char *what, sg_error *err)
 {
     return set_spec_json(t, json, len, what, err);
@@ -906,11 +910,7 @@ int sg_trace_with_spec_json(sg_trace **out, const sg_trace *t, const char *json,
     sg_trace *c = NULL;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_with_spec_json: no output");
-    *out = NULL;
-    if (!t)
-        return sg_error_set(err, SG_EINVALID, "no trace");
+    SG_ENTRY_CHECK("sg_trace_with_spec_json", out, t, "no trace", err);
     if ((rc = sg_trace__clone(&c, t, err)) != 0)
         return rc;
     if ((rc = set_spec_json(c, json, len, what, err)) != 0) {
@@ -927,11 +927,7 @@ int sg_trace_with_spec_file(sg_trace **out, const sg_trace *t, const char *path,
     size_t len = 0;
     int rc;
 
-    if (!out)
-        return sg_error_set(err, SG_EINVALID, "sg_trace_with_spec_file: no output");
-    *out = NULL;
-    if (!t || !path)
-        return sg_error_set(err, SG_EINVALID, "no trace or no spec file");
+    SG_ENTRY_CHECK("sg_trace_with_spec_file", out, t && path, "no trace or no spec file", err);
     rc = sg__read_file(&text, &len, path, SG_TRACE_MAX_FILE, path, err);
     if (rc == 0)
         rc = sg_trace_with_spec_json(out, t, text, len, path, err);

@@ -122,10 +122,7 @@ void sg_trace_free(sg_trace *t)
         next = b->next;
         sg_free(b);
     }
-    sg_free(t->symbols);
-    sg_free(t->guards);
-    sg_free(t->inputs);
-    sg_free(t->sym_map);
+    SG_FREE_ALL(t->symbols, t->guards, t->inputs, t->sym_map);
     sg_pool_free(t->pool);
     sg_trace_free(t->origin);
     sg_free(t);
@@ -492,6 +489,19 @@ int sg_trace__read_int_expr(sg_trace__reader *R, const sg_expr **out, const char
 int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text)
 {
     return sg_trace__read_int_expr(R, &d->value, text, "value");
+}
+
+int sg_trace__add_symbol(sg_trace__reader *R, const sg_symbol_info *info, const char *name)
+{
+    sg_symbol_info *si;
+    bool added;
+
+    if (!(si = sg_trace__symbol(R->t, info->sym, &added)))
+        return sg_trace__oom(R);
+    if (!added)
+        return sg_trace__fail(R, SG_EINVALID, "symbol '%.40s' listed twice", name);
+    *si = *info;
+    return 0;
 }
 
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */

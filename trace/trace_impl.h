@@ -33,7 +33,7 @@ struct sg_trace {
     bool strict;
     bool has_shape_env;
     bool has_flat_spec;
-    bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_override_dims, ...) */
+    bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_with_dims, typed edits, ...) */
     const char *dynamic_shapes_json; /* compact JSON or NULL */
     const char *inputs_json;         /* compact JSON or NULL */
     const char *torch_fixes_json;    /* torch's "Suggested fixes" lines, a JSON array, or NULL */
@@ -126,6 +126,9 @@ int sg_trace__read_replacement(sg_trace__reader *R, const char *text, const sg_e
 int sg_trace__read_guard(sg_trace__reader *R, const char *text, sg_guard_origin origin, sg_guard **out);
 int sg_trace__read_value(sg_trace__reader *R, sg_input_dim *d, const char *text);
 int sg_trace__read_int_expr(sg_trace__reader *R, const sg_expr **out, const char *text, const char *key);
+/* Symbol `info->sym` (named `name`) added with everything `info` says of it: its range, hint,
+ * flags, replacement and sources (arena). SG_EINVALID when the trace lists it already. */
+int sg_trace__add_symbol(sg_trace__reader *R, const sg_symbol_info *info, const char *name);
 
 /* sg_trace_load_json() with `what` naming the text in messages (a file name). */
 int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, const char *what,
@@ -193,6 +196,9 @@ void sg_trace__copy_spec(sg_input_dim *to, const sg_input_dim *from);
 bool sg_trace__affine_in(const sg_expr *e, const sg_expr *root, sg_int *a, sg_int *b);
 /* Recompute the derived bounds of DERIVED `d` from its root's bounds, as torch does. */
 int sg_trace__derive_bounds(sg_trace *t, sg_input_dim *d, sg_error *err);
+/* The spec of `t` replaced after tracing: the per-dim specs `in` (a working copy of its t->ninputs
+ * dims) and its structured dynamic_shapes `json` (arena, or NULL); `flat`: the specs are per dim. */
+void sg_trace__install_spec(sg_trace *t, const sg_input_dim *in, bool flat, const char *json);
 /* The structured dynamic_shapes of the per-dim specs `in` (n of them), into `*out` (arena). */
 int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, const char **out,
                                 sg_error *err);

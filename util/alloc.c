@@ -61,6 +61,8 @@ char *sg__strndup(const char *s, size_t n)
     return r;
 }
 
+char *sg__strdup(const char *s) { return s ? sg__strndup(s, strlen(s)) : NULL; }
+
 void sg_free(void *p) { free(p); }
 
 void sg__free_array(void *arr, size_t n)
@@ -70,6 +72,22 @@ void sg__free_array(void *arr, size_t n)
     for (i = 0; a && i < n; i++)
         sg_free(a[i]);
     sg_free(a);
+}
+
+bool sg__calloc_slots(const sg__slot *slots, size_t n)
+{
+    size_t i;
+    bool ok = true;
+    for (i = 0; i < n; i++)
+        ok &= (*slots[i].at = sg__calloc(slots[i].count, slots[i].size)) != NULL;
+    return ok;
+}
+
+void sg__free_each(void *const *ptrs, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        sg_free(ptrs[i]);
 }
 
 void *sg__push(void **arr, size_t *cap, size_t *n, size_t elem)

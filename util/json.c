@@ -437,6 +437,12 @@ int sg__json_put_str_or_null(sg_buf *b, const char *s)
     return s ? sg__json_put_str(b, s) : sg_buf_puts(b, "null");
 }
 
+int sg__json_put_field(sg_buf *b, const char *lead, const char *s)
+{
+    sg_buf_puts(b, lead);
+    return sg__json_put_str_or_null(b, s);
+}
+
 int sg__json_put_opt_member(sg_buf *b, const char *key, const char *s)
 {
     if (!s)

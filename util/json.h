@@ -90,6 +90,10 @@ int sg__json_put_str(sg_buf *b, const char *s);
 /* Append `s` as a JSON string literal, or `null` when `s` is NULL. */
 int sg__json_put_str_or_null(sg_buf *b, const char *s);
 
+/* Append `lead` (a separator and key as the writer spells them: `, "source": ` or `,"source":`),
+ * then `s` as a JSON string literal, or `null` when `s` is NULL: one string member. */
+int sg__json_put_field(sg_buf *b, const char *lead, const char *s);
+
 /* Append `, "key": "s"` when `s` is not NULL (an optional member); nothing otherwise. */
 int sg__json_put_opt_member(sg_buf *b, const char *key, const char *s);
 

@@ -31,6 +31,20 @@ int sg_error_set(sg_error *err, int code, const char *fmt, ...) SG_PRINTF(3, 4);
 int sg_error_set_at(sg_error *err, int code, int col, const char *fmt, ...) SG_PRINTF(4, 5);
 
 /*
+ * The checks a public entry point `fn` starts with: an output to write (`*out` is then cleared),
+ * else SG_EINVALID "FN: no output"; then its inputs (`have`), else SG_EINVALID with `msg`.
+ * Returns from the calling function; `err` is its sg_error.
+ */
+#define SG_ENTRY_CHECK(fn, out, have, msg, err)                                                        \
+    do {                                                                                               \
+        if (!(out))                                                                                    \
+            return sg_error_set((err), SG_EINVALID, "%s: no output", (fn));                            \
+        *(out) = NULL;                                                                                 \
+        if (!(have))                                                                                   \
+            return sg_error_set((err), SG_EINVALID, "%s", (msg));                                      \
+    } while (0)
+
+/*
  * Allocation-failure injection for tests (docs/robustness.md): after `n`
  * more successful allocations of the calling thread through shapegate's
  * allocator, every further one of that thread fails until this is called
@@ -47,10 +61,31 @@ void *sg__malloc(size_t n);
 void *sg__calloc(size_t count, size_t size);
 void *sg__realloc(void *p, size_t n);
 char *sg__strndup(const char *s, size_t n);
+/* A copy of `s`; NULL when `s` is NULL or out of memory. */
+char *sg__strdup(const char *s);
 
 /* Free each of the `n` pointers of `arr` (an array of owned allocations: strings, records),
  * then `arr` itself. NULL-safe (`arr` and its entries). */
 void sg__free_array(void *arr, size_t n);
+
+/* sg_free() each of the `n` pointers of `ptrs` (NULL entries too). SG_FREE_ALL(a, b, ...) is the
+ * dispose step of a record owning several plain arrays: SG_FREE_ALL(p->x, p->y, p->z). */
+void sg__free_each(void *const *ptrs, size_t n);
+#define SG_FREE_ALL(...) \
+    sg__free_each((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
+/* Zeroed arrays for several pointers at once: SG_CALLOC_ALL(SG_SLOT(p->a, n + 1), SG_SLOT(p->b, n + 1))
+ * sets each `*at` to sg__calloc(count, size) and is true when every one was allocated; otherwise
+ * the others are left allocated for the caller's cleanup. One call, so no pointer can be left out
+ * of the NULL check. */
+typedef struct sg__slot {
+    void **at;
+    size_t count, size;
+} sg__slot;
+#define SG_SLOT(ptr, n) {(void **)&(ptr), (n), sizeof *(ptr)}
+bool sg__calloc_slots(const sg__slot *slots, size_t n);
+#define SG_CALLOC_ALL(...) \
+    sg__calloc_slots((const sg__slot[]){__VA_ARGS__}, sizeof((const sg__slot[]){__VA_ARGS__}) / sizeof(sg__slot))
 
 /* Grow `*arr` (of `*cap` elements of `elem` bytes) to hold at least `need`.
  * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */

@@ -260,7 +260,7 @@ SG_API const char *sg_graph_dtype_name(int dtype);
  *   other expression Dim.DYNAMIC. Example sizes are a point inside the
  *   ranges where the asserts hold (found with Z3), else the lower bounds;
  * - spec.inputs.arg_names: the argument names heading the input paths, so
- *   that sg_trace_set_spec_json() can replace the spec.
+ *   that sg_trace_with_spec_json() can replace the spec.
  * Returns 0 with a new trace in `*out` (free with sg_trace_free(); it has
  * its own pool), or SG_EUNSUPPORTED (a size with no example value),
  * SG_ENOMEM, or an error of sg_trace_load_json().

@@ -8,7 +8,7 @@ Numbers: integers the JSON gives as decimal strings (beyond 2**53) become Python
 infinite range bound (JSON null) is None.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Dict, List, Optional, Tuple
 
 
@@ -24,18 +24,30 @@ def _int(v):
     return v
 
 
+class _Flat:
+    """A dataclass of plain members, read from the JSON object of the same member names: an absent
+    member is the field's default, else "" for a ``str`` field and None for the others; the
+    fields named in ``_INTS`` are integers (decimal strings beyond 2**53 included)."""
+    _INTS = ()
+
+    @classmethod
+    def from_json(cls, j):
+        vals = {}
+        for f in fields(cls):
+            v = j.get(f.name, f.default if f.default is not MISSING else ("" if f.type is str else None))
+            vals[f.name] = _int(v) if f.name in cls._INTS else v
+        return cls(**vals)
+
+
 @dataclass
-class CoreItem:
+class CoreItem(_Flat):
     """One member of a minimal conflicting set: a guard, a traced range, a replacement, a traced
     input shape or a spec item (``kind``), its index, its text and torch's source location."""
     kind: str
     index: Optional[int]
     text: str
     loc: Optional[str] = None
-
-    @classmethod
-    def from_json(cls, j):
-        return cls(j.get("kind", ""), _int(j.get("index")), j.get("text", ""), j.get("loc"))
+    _INTS = ("index",)
 
 
 @dataclass
@@ -63,16 +75,12 @@ class Violation:
 
 
 @dataclass
-class DimResult:
+class DimResult(_Flat):
     """The answer for one dynamic dim: ``status`` proved / refuted / unknown (with ``reason``)."""
     source: str
     name: Optional[str]
     status: str
     reason: Optional[str] = None
-
-    @classmethod
-    def from_json(cls, j):
-        return cls(j.get("source", ""), j.get("name"), j.get("status", ""), j.get("reason"))
 
 
 @dataclass
@@ -100,6 +108,25 @@ class Inferred:
 
 
 @dataclass
+class _DerivedSpec:
+    """What a fix and a generated spec both carry (their first fields): whether the derived spec
+    was ``verified``, the re-check's verdict, the rounds it took, its lines (torch's "Suggested
+    fixes" form), the spec (the structured form), as Python, and notes."""
+    verified: bool
+    recheck: Optional[str]
+    rounds: int
+    lines: List[str]
+    spec: Any
+    python: Optional[str]
+    notes: List[str]
+
+    @staticmethod
+    def _members(j):
+        return (bool(j.get("verified", False)), j.get("recheck"), _int(j.get("rounds") or 0),
+                list(j.get("lines") or []), j.get("spec"), j.get("python"), list(j.get("notes") or []))
+
+
+@dataclass
 class TorchFixes:
     """torch's own suggested fixes, re-checked as refine_dynamic_shapes_from_suggested_fixes
     applies them: their ``verdict`` and, when wrong, ``why``."""
@@ -109,7 +136,7 @@ class TorchFixes:
 
 
 @dataclass
-class Fixes:
+class Fixes(_DerivedSpec):
     """The fix shapegate derived and re-checked (docs/fixes.md). ``verified`` means the fixed spec
     was proved; only then are ``lines`` / ``python`` offered. ``spec`` is the fixed spec in the
     structured form (``Report.fixed_dynamic_shapes()`` turns it into torch objects).
@@ -118,13 +145,6 @@ class Fixes:
     against); export with it and check the new trace. A trace with guards is never untraced.
     ``repaired`` means the fix rebuilds a spec torch refused (its structure, Dims whose examples
     disagree), as the notes say: the Python is the fix (a split Dim has no line)."""
-    verified: bool
-    recheck: Optional[str]
-    rounds: int
-    lines: List[str]
-    spec: Any
-    python: Optional[str]
-    notes: List[str]
     torch_message: Optional[str] = None
     torch: Optional[TorchFixes] = None
     untraced: bool = False
@@ -133,9 +153,7 @@ class Fixes:
     @classmethod
     def from_json(cls, j):
         t = j.get("torch")
-        return cls(bool(j.get("verified", False)), j.get("recheck"), _int(j.get("rounds") or 0),
-                   list(j.get("lines") or []), j.get("spec"), j.get("python"), list(j.get("notes") or []),
-                   j.get("torch_message"),
+        return cls(*cls._members(j), j.get("torch_message"),
                    TorchFixes(list(t.get("lines") or []), t.get("verdict"), t.get("why")) if isinstance(t, dict) else None,
                    bool(j.get("untraced", False)), bool(j.get("repaired", False)))
 
@@ -247,16 +265,9 @@ def _short_loc(loc):
 
 
 @dataclass
-class SpecReport(_FixedSpec):
+class SpecReport(_DerivedSpec, _FixedSpec):
     """The answer of ``shapegate spec``: the widest valid dynamic_shapes, when ``verified``.
     ``untraced``: as ``Fixes.untraced`` (a spec from no recorded guard is never verified)."""
-    verified: bool
-    recheck: Optional[str]
-    rounds: int
-    lines: List[str]
-    spec: Any
-    python: Optional[str]
-    notes: List[str]
     untraced: bool = False
     backend: str = ""
     input: str = ""
@@ -265,9 +276,8 @@ class SpecReport(_FixedSpec):
 
     @classmethod
     def from_json(cls, j, backend="", input="", exit_code=None):
-        return cls(bool(j.get("verified", False)), j.get("recheck"), _int(j.get("rounds") or 0),
-                   list(j.get("lines") or []), j.get("spec"), j.get("python"), list(j.get("notes") or []),
-                   bool(j.get("untraced", False)), backend=backend, input=input, exit_code=exit_code, raw=j)
+        return cls(*cls._members(j), bool(j.get("untraced", False)), backend=backend, input=input,
+                   exit_code=exit_code, raw=j)
 
     def _fixed_spec_json(self):
         return self.spec if self.verified else None

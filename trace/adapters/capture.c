@@ -813,5 +813,3 @@ cleanup:
     return rc;
 }
 
-/* ---- spec overrides (sg_trace_override_dims, sg_trace_set_spec_json) ------------------- */
-

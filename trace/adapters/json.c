@@ -158,8 +158,7 @@ static int put_input(sg_buf *b, const sg_input_dim *d, sg_error *err)
         sg_buf_puts(b, ", \"expr\": ");
         if ((rc = put_expr(b, d->derived, err)) != 0)
             return rc;
-        sg_buf_puts(b, ", \"root\": {\"name\": ");
-        sg__json_put_str_or_null(b, d->root_name);
+        sg__json_put_field(b, ", \"root\": {\"name\": ", d->root_name);
         sg_buf_puts(b, ", \"min\": ");
         put_bound(b, d->root_min);
         sg_buf_puts(b, ", \"max\": ");
@@ -317,13 +316,9 @@ static int read_symbols(reader *R, const cJSON *arr)
     int rc, i = 0;
 
     cJSON_ArrayForEach(it, arr) {
-        const char *name;
+        const char *name, *repl_text, **list = NULL;
         const cJSON *range, *hint, *srcs, *s;
-        const sg_expr *sym, *repl = NULL;
-        const char *repl_text, **list = NULL;
-        sg_symbol_info *si;
-        sg_bound lo = {0, -1}, hi = {0, 1};
-        bool added, unbacked, size_like;
+        sg_symbol_info si = {.lo = {0, -1}, .hi = {0, 1}};
         size_t n = 0;
 
         sg_trace__set_field(R, "symbols[%d]", i++);
@@ -331,22 +326,22 @@ static int read_symbols(reader *R, const cJSON *arr)
             return sg_trace__fail(R, SG_EINVALID, "expected an object");
         if ((rc = get_str(R, &name, it, "name", true)) != 0)
             return rc;
-        if ((rc = sg_trace__symbol_named(&sym, R->t, name, R->what, R->field, R->err)) != 0)
+        if ((rc = sg_trace__symbol_named(&si.sym, R->t, name, R->what, R->field, R->err)) != 0)
             return rc;
         range = sg__json_get(it, "range");
         if (!sg__json_is_none(range)) {
             if (!cJSON_IsArray(range) || cJSON_GetArraySize(range) != 2)
                 return sg_trace__fail(R, SG_EINVALID, "range: expected [lo, hi]");
-            if ((rc = read_bound(R, &lo, cJSON_GetArrayItem(range, 0), "range")) != 0
-                || (rc = read_bound(R, &hi, cJSON_GetArrayItem(range, 1), "range")) != 0)
+            if ((rc = read_bound(R, &si.lo, cJSON_GetArrayItem(range, 0), "range")) != 0
+                || (rc = read_bound(R, &si.hi, cJSON_GetArrayItem(range, 1), "range")) != 0)
                 return rc;
         }
-        if ((rc = get_bool(R, &unbacked, it, "unbacked")) != 0
-            || (rc = get_bool(R, &size_like, it, "size_like")) != 0
+        if ((rc = get_bool(R, &si.unbacked, it, "unbacked")) != 0
+            || (rc = get_bool(R, &si.size_like, it, "size_like")) != 0
             || (rc = get_str(R, &repl_text, it, "replacement", false)) != 0
             || (rc = get_arr(R, &srcs, it, "sources")) != 0)
             return rc;
-        if (repl_text && (rc = sg_trace__read_replacement(R, repl_text, &repl)) != 0)
+        if (repl_text && (rc = sg_trace__read_replacement(R, repl_text, &si.replacement)) != 0)
             return rc;
         if (srcs) {
             list = sg_trace__alloc(R->t, ((size_t)cJSON_GetArraySize(srcs) + 1) * sizeof *list);
@@ -359,23 +354,13 @@ static int read_symbols(reader *R, const cJSON *arr)
                     return sg_trace__oom(R);
             }
         }
-        if (!(si = sg_trace__symbol(R->t, sym, &added)))
-            return sg_trace__oom(R);
-        if (!added)
-            return sg_trace__fail(R, SG_EINVALID, "symbol '%.40s' listed twice", name);
-        si->lo = lo;
-        si->hi = hi;
+        si.sources = list;
+        si.nsources = n;
         hint = sg__json_get(it, "hint");
-        if (!sg__json_is_none(hint)) {
-            if (!sg__json_int(hint, &si->hint))
-                return sg_trace__fail(R, SG_EINVALID, "hint: expected an integer or null");
-            si->has_hint = true;
-        }
-        si->unbacked = unbacked;
-        si->size_like = size_like;
-        si->replacement = repl;
-        si->sources = list;
-        si->nsources = n;
+        if (!sg__json_is_none(hint) && !(si.has_hint = sg__json_int(hint, &si.hint)))
+            return sg_trace__fail(R, SG_EINVALID, "hint: expected an integer or null");
+        if ((rc = sg_trace__add_symbol(R, &si, name)) != 0)
+            return rc;
     }
     return 0;
 }
