@@ -55,6 +55,7 @@ typedef struct checker {
     sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
     long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
     bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
+    bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     sg_error *err;
 } checker;
 
@@ -443,6 +444,9 @@ static void set_unknown_in(checker *c, size_t d, long comp, const char *why)
                  dim_name(&c->p->inputs[c->inputs.idx[c->inputs.start[comp]]]), n);
 }
 
+/* sg_check__first_rt's stop: a violation is recorded, so the verdict is known and the rest is not read. */
+static bool stop(const checker *c) { return c->first && c->r->nviolations > 0; }
+
 /* ---- Phase 1: relations ---------------------------------------------------------------------- */
 
 /*
@@ -641,7 +645,7 @@ static int phase_relations(checker *c)
     size_t i;
     int rc = 0;
 
-    for (i = 0; i < p->ninputs && !rc; i++) {
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) {
         const sg_input_dim *d = &p->inputs[i];
         const sg_term *rel = NULL, *val = NULL;
         size_t root = SIZE_MAX;
@@ -1042,10 +1046,10 @@ static int phase_hints(checker *c)
     sg_problem *p = c->p;
     size_t i;
     int rc = 0;
-    for (i = 0; i < p->ninputs && !rc; i++)
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++)
         if (bounded_hint(c, i) && !c->decided[i])
             rc = hint_in(c, i);
-    for (i = 0; i < p->ninputs && !rc; i++) /* each component once, at its first dim */
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) /* each component once, at its first dim */
         if (c->inputs.idx[c->inputs.start[p->input_comp[i]]] == i)
             rc = hints_jointly(c, p->input_comp[i]);
     return rc;
@@ -1217,7 +1221,7 @@ static int values_in(checker *c, long comp)
     size_t i, j, k, ndims = c->inputs.start[comp + 1] - c->inputs.start[comp];
     int rc = 0, round;
 
-    for (round = 0; round <= (int)ndims && !rc; round++) {
+    for (round = 0; round <= (int)ndims && !rc && !stop(c); round++) {
         tvec hard = TVEC_INIT, checked = TVEC_INIT, hard2 = TVEC_INIT, lits = TVEC_INIT;
         int *kind_of = NULL;
         size_t *index_of = NULL, nlits, nproved = 0;
@@ -1418,7 +1422,7 @@ static int phase_values(checker *c)
     c->box = make_box(c, &c->nbox);
     if (!c->box)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    for (i = 0; i < p->ninputs && !rc; i++) { /* each component once, at its first dim */
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) { /* each component once, at its first dim */
         long comp = p->input_comp[i];
         if (c->inputs.idx[c->inputs.start[comp]] != i)
             continue;
@@ -1562,23 +1566,32 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     return sg_check_rt(out, t, opts, NULL, err);
 }
 
+/* How much of the report a caller reads (check_rt). */
+enum { CHECK_FULL, CHECK_LEAN, CHECK_FIRST };
+
 static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
-                    bool lean, sg_error *err);
+                    int mode, sg_error *err);
 
 int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
                 sg_error *err)
 {
-    return check_rt(out, t, opts_in, rt, false, err);
+    return check_rt(out, t, opts_in, rt, CHECK_FULL, err);
 }
 
 int sg_check__lean_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
                       sg_error *err)
 {
-    return check_rt(out, t, opts_in, rt, true, err);
+    return check_rt(out, t, opts_in, rt, CHECK_LEAN, err);
+}
+
+int sg_check__first_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                       sg_error *err)
+{
+    return check_rt(out, t, opts_in, rt, CHECK_FIRST, err);
 }
 
 static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
-                    bool lean, sg_error *err)
+                    int mode, sg_error *err)
 {
     sg_check_options opts;
     checker c;
@@ -1596,7 +1609,8 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     if ((rc = sg_check__options(&opts, opts_in, err)) != 0)
         return rc;
     memset(&c, 0, sizeof c);
-    c.lean = lean;
+    c.lean = mode == CHECK_LEAN;
+    c.first = mode == CHECK_FIRST;
     c.opts = &opts;
     c.err = err;
     c.budget.query_timeout_ms = c.opts->query_timeout_ms;
@@ -1686,7 +1700,11 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
     if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = phase_values(&c)))
         goto cleanup;
-    if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
+    if (stop(&c)) { /* the rest was not looked at: what is still "proved" is not */
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status == SG_DIM_PROVED && !c.decided[i])
+                set_unknown(&r->dims[i], "not decided (the check stopped at the first violation)");
+    } else if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
         goto cleanup;
 done:
     /* (an internal error before the spec was built leaves nothing to decide: no_spec says so) */
