@@ -53,6 +53,8 @@ typedef struct checker {
     unsigned char *fixed_kind;
     size_t *rel_root;
     sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
+    sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
+    long spec_comp;
     long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
     bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
@@ -495,7 +497,39 @@ static sg_tri spec_states_cheaply(const sg_problem *p, size_t i, size_t root, bo
     return SG_TRI_UNKNOWN;
 }
 
-static int spec_states(checker *c, size_t i, const sg_term *rel, sg_tri *states)
+/*
+ * spec_states without Z3: the definitions and the user's spec items of i's component (the facts
+ * of spec_states' question, given to c->spec_ps once per component) read by the presolve, and the
+ * relation D_i = a * D_root + b (root SIZE_MAX: D_i = b) asked of them. TRUE only when proved.
+ */
+static sg_tri spec_states_by_presolve(checker *c, size_t i, size_t root)
+{
+    sg_problem *p = c->p;
+    const sg_input_dim *d = &p->inputs[i];
+    long comp = p->input_comp[i];
+    const sg_expr *sym = NULL;
+    sg_int a = 0, b = 0;
+    size_t j, k;
+    if (!sg_presolve_enabled() || !d->value || !sg_expr_affine(d->value, &sym, &a, &b))
+        return SG_TRI_UNKNOWN;
+    if (sym && (root >= p->ninputs || p->inputs[root].value != sym))
+        return SG_TRI_UNKNOWN; /* D_i over the root's traced shape, not its size: Z3 */
+    if (!c->spec_ps && sg_presolve_new(&c->spec_ps, p, NULL) != 0)
+        return SG_TRI_UNKNOWN;
+    if (c->spec_comp != comp) {
+        sg_presolve_begin(c->spec_ps);
+        FOR_MEMBERS(c->syms, comp, j, k)
+            if (sg_q_def(p, k))
+                sg_presolve_def(c->spec_ps, k);
+        FOR_MEMBERS(c->inputs, comp, j, k)
+            if (sg_q_spec(p, k))
+                sg_presolve_spec(c->spec_ps, k);
+        c->spec_comp = comp;
+    }
+    return sg_presolve_implies(c->spec_ps, i, a, sym ? root : SIZE_MAX, b);
+}
+
+static int spec_states(checker *c, size_t i, size_t root, const sg_term *rel, sg_tri *states)
 {
     sg_problem *p = c->p;
     long comp = p->input_comp[i];
@@ -506,6 +540,11 @@ static int spec_states(checker *c, size_t i, const sg_term *rel, sg_tri *states)
     memset(&r, 0, sizeof r);
     r.answer = SG_Q_UNKNOWN;
     *states = SG_TRI_UNKNOWN;
+    if (spec_states_by_presolve(c, i, root) == SG_TRI_TRUE) { /* the same answer as Z3's UNSAT */
+        *states = SG_TRI_TRUE;
+        c->r->stats.decided_cheaply++;
+        return 0;
+    }
     push_defs(c, &hard, comp);
     tv_push(&hard, sg_q_not(p, rel));
     FOR_MEMBERS(c->inputs, comp, j, k)
@@ -683,7 +722,7 @@ static int phase_relations(checker *c)
         }
         states = constant ? SG_TRI_UNKNOWN : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);
         if (states == SG_TRI_UNKNOWN)
-            rc = spec_states(c, i, rel, &states);
+            rc = spec_states(c, i, root, rel, &states);
         if (rc || states != SG_TRI_FALSE) {
             if (!rc && states == SG_TRI_UNKNOWN) {
                 c->r->dims[i].status = SG_DIM_UNKNOWN;
@@ -1697,6 +1736,7 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     if ((rc = sg_presolve_new(&c.ps, c.p, err)))
         goto cleanup;
     c.forest_comp = -1;
+    c.spec_comp = -1;
     /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
     if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = phase_values(&c)))
         goto cleanup;
@@ -1718,6 +1758,7 @@ done:
     r = NULL;
 cleanup:
     sg_presolve_free(c.ps);
+    sg_presolve_free(c.spec_ps);
     sg_problem_free(c.p);
     free_bucket(&c.inputs);
     free_bucket(&c.syms);

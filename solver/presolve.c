@@ -1032,6 +1032,27 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
     return ps->empty ? SG_TRI_UNKNOWN : r;
 }
 
+sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
+{
+    lin f, g;
+    sg_interval r;
+    if (presolve_off || ps->empty || x >= ps->nnodes || (y != SIZE_MAX && y >= ps->nnodes))
+        return SG_TRI_UNKNOWN;
+    ps->work = 0;
+    if (!lin_node(ps, x, &f))
+        return SG_TRI_UNKNOWN;
+    if (y != SIZE_MAX && (!lin_node(ps, y, &g) || !lin_axpy(&f, -a, &g)))
+        return SG_TRI_UNKNOWN;
+    if (!sg__sub(f.k, b, &f.k) || ps->empty)
+        return SG_TRI_UNKNOWN;
+    if (f.n == 0) /* the same form on both sides: it holds identically */
+        return f.k == 0 ? SG_TRI_TRUE : SG_TRI_UNKNOWN;
+    /* a form over roots whose box is the single point 0 */
+    if (lin_range(ps, &f, &r) && !r.lo_inf && !r.hi_inf && r.lo == 0 && r.hi == 0)
+        return SG_TRI_TRUE;
+    return SG_TRI_UNKNOWN;
+}
+
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
 {
     const sg_problem *p = ps->p;

@@ -74,6 +74,12 @@ bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
  * sg_presolve_begin? TRUE / FALSE only when certain; UNKNOWN otherwise. */
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t cons);
 
+/* Does node x = a * node y + b hold on every model of the facts (y SIZE_MAX: x = b)? TRUE when
+ * the union-find (and its substitutions) writes both sides as the same form over class roots, or
+ * their difference is 0 over the whole box; UNKNOWN otherwise (never FALSE: a relation the facts
+ * do not force may still hold on every model of facts the presolve left out). */
+sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b);
+
 /* Does boolean `e` (over the trace's symbols) hold on every model of the facts? */
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e);
 
