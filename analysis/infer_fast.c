@@ -43,6 +43,7 @@ void sg__infer_fast_free(sg_infer_fast *f)
     sg_free(f->root);
     sg_free(f->a);
     sg_free(f->b);
+    sg_presolve_free(f->ps);
     memset(f, 0, sizeof *f);
 }
 
@@ -479,7 +480,8 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     }
     f->all = f->ndone == p->nsyms && !open && sg_presolve_consistent(ps);
 cleanup:
-    sg_presolve_free(ps);
+    /* kept: every fact it read is implied by F, so what it proves holds on every model of F */
+    f->ps = ps;
     sg_free(tainted);
     sg_free(ddef);
     sg_free(dcons);

@@ -1032,6 +1032,28 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
     return ps->empty ? SG_TRI_UNKNOWN : r;
 }
 
+sg_tri sg_presolve_implies_lin(sg_presolve *ps, const size_t *nodes, const sg_int *coef, size_t n, sg_int k)
+{
+    lin f, g;
+    sg_interval r;
+    size_t i;
+    if (presolve_off || ps->empty)
+        return SG_TRI_UNKNOWN;
+    ps->work = 0;
+    memset(&f, 0, sizeof f);
+    f.k = k;
+    for (i = 0; i < n; i++)
+        if (coef[i] != 0 && (nodes[i] >= ps->nnodes || !lin_node(ps, nodes[i], &g) || !lin_axpy(&f, coef[i], &g)))
+            return SG_TRI_UNKNOWN;
+    if (ps->empty)
+        return SG_TRI_UNKNOWN;
+    if (f.n == 0)
+        return f.k == 0 ? SG_TRI_TRUE : SG_TRI_UNKNOWN;
+    if (lin_range(ps, &f, &r) && !r.lo_inf && !r.hi_inf && r.lo == 0 && r.hi == 0)
+        return SG_TRI_TRUE;
+    return SG_TRI_UNKNOWN;
+}
+
 sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
 {
     lin f, g;

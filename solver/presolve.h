@@ -80,6 +80,10 @@ sg_tri sg_presolve_decide(sg_presolve *ps, size_t cons);
  * do not force may still hold on every model of facts the presolve left out). */
 sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b);
 
+/* Does sum coef[i] * node nodes[i] + k = 0 hold on every model of the facts? As
+ * sg_presolve_implies: TRUE or UNKNOWN. */
+sg_tri sg_presolve_implies_lin(sg_presolve *ps, const size_t *nodes, const sg_int *coef, size_t n, sg_int k);
+
 /* Does boolean `e` (over the trace's symbols) hold on every model of the facts? */
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e);
 
