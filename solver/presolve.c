@@ -978,6 +978,20 @@ bool sg_presolve_take_dropped(sg_presolve *ps)
 
 bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
 
+bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
+{
+    lin f;
+    if (ps->empty || x >= ps->nnodes)
+        return false;
+    ps->work = 0;
+    if (!lin_node(ps, x, &f) || f.n > 1 || ps->empty)
+        return false;
+    *root = f.n ? f.v[0] : SIZE_MAX;
+    *a = f.n ? f.c[0] : 0;
+    *b = f.k;
+    return f.n == 0 || !get(ps, f.v[0])->elim;
+}
+
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
     if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b) || get(ps, *root)->elim)

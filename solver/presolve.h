@@ -67,6 +67,10 @@ void sg_presolve_constraint(sg_presolve *ps, size_t cons);       /* an assumed c
  * ninputs + nsyms + spec root n.
  */
 bool sg_presolve_take_dropped(sg_presolve *ps);
+/* Node x as a * root + b over one class root (read through substitutions: a may be any nonzero
+ * integer, 2*r + 1), or a constant (*root SIZE_MAX, a = 0); false when it is over several roots,
+ * on overflow, or when inconsistent. The root's domain: sg_presolve_class(root). */
+bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b);
 bool sg_presolve_consistent(const sg_presolve *ps);
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
 
