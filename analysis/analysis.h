@@ -30,6 +30,13 @@ int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts
 int sg_check__lean_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
                       sg_error *err);
 
+/* sg_check_rt() for a caller that reads only the verdict and the first violation (torch's own
+ * lines re-checked): the check stops once a violation is recorded, that violation made in full
+ * (the same text, core and counterexample as sg_check_rt's first); dims it did not reach are
+ * unknown ("not decided"), and no inference runs after a stop. */
+int sg_check__first_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
+                       sg_error *err);
+
 /* sg_fixes_suggest(), sg_spec_generate(), sg_fixes_check_lines() with the engine's runtime. */
 int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
                         const sg_runtime *rt, sg_error *err);

@@ -53,8 +53,11 @@ typedef struct checker {
     unsigned char *fixed_kind;
     size_t *rel_root;
     sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
+    sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
+    long spec_comp;
     long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
     bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
+    bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     sg_error *err;
 } checker;
 
@@ -443,6 +446,9 @@ static void set_unknown_in(checker *c, size_t d, long comp, const char *why)
                  dim_name(&c->p->inputs[c->inputs.idx[c->inputs.start[comp]]]), n);
 }
 
+/* sg_check__first_rt's stop: a violation is recorded, so the verdict is known and the rest is not read. */
+static bool stop(const checker *c) { return c->first && c->r->nviolations > 0; }
+
 /* ---- Phase 1: relations ---------------------------------------------------------------------- */
 
 /*
@@ -491,7 +497,39 @@ static sg_tri spec_states_cheaply(const sg_problem *p, size_t i, size_t root, bo
     return SG_TRI_UNKNOWN;
 }
 
-static int spec_states(checker *c, size_t i, const sg_term *rel, sg_tri *states)
+/*
+ * spec_states without Z3: the definitions and the user's spec items of i's component (the facts
+ * of spec_states' question, given to c->spec_ps once per component) read by the presolve, and the
+ * relation D_i = a * D_root + b (root SIZE_MAX: D_i = b) asked of them. TRUE only when proved.
+ */
+static sg_tri spec_states_by_presolve(checker *c, size_t i, size_t root)
+{
+    sg_problem *p = c->p;
+    const sg_input_dim *d = &p->inputs[i];
+    long comp = p->input_comp[i];
+    const sg_expr *sym = NULL;
+    sg_int a = 0, b = 0;
+    size_t j, k;
+    if (!sg_presolve_enabled() || !d->value || !sg_expr_affine(d->value, &sym, &a, &b))
+        return SG_TRI_UNKNOWN;
+    if (sym && (root >= p->ninputs || p->inputs[root].value != sym))
+        return SG_TRI_UNKNOWN; /* D_i over the root's traced shape, not its size: Z3 */
+    if (!c->spec_ps && sg_presolve_new(&c->spec_ps, p, NULL) != 0)
+        return SG_TRI_UNKNOWN;
+    if (c->spec_comp != comp) {
+        sg_presolve_begin(c->spec_ps);
+        FOR_MEMBERS(c->syms, comp, j, k)
+            if (sg_q_def(p, k))
+                sg_presolve_def(c->spec_ps, k);
+        FOR_MEMBERS(c->inputs, comp, j, k)
+            if (sg_q_spec(p, k))
+                sg_presolve_spec(c->spec_ps, k);
+        c->spec_comp = comp;
+    }
+    return sg_presolve_implies(c->spec_ps, i, a, sym ? root : SIZE_MAX, b);
+}
+
+static int spec_states(checker *c, size_t i, size_t root, const sg_term *rel, sg_tri *states)
 {
     sg_problem *p = c->p;
     long comp = p->input_comp[i];
@@ -502,6 +540,11 @@ static int spec_states(checker *c, size_t i, const sg_term *rel, sg_tri *states)
     memset(&r, 0, sizeof r);
     r.answer = SG_Q_UNKNOWN;
     *states = SG_TRI_UNKNOWN;
+    if (spec_states_by_presolve(c, i, root) == SG_TRI_TRUE) { /* the same answer as Z3's UNSAT */
+        *states = SG_TRI_TRUE;
+        c->r->stats.decided_cheaply++;
+        return 0;
+    }
     push_defs(c, &hard, comp);
     tv_push(&hard, sg_q_not(p, rel));
     FOR_MEMBERS(c->inputs, comp, j, k)
@@ -641,7 +684,7 @@ static int phase_relations(checker *c)
     size_t i;
     int rc = 0;
 
-    for (i = 0; i < p->ninputs && !rc; i++) {
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) {
         const sg_input_dim *d = &p->inputs[i];
         const sg_term *rel = NULL, *val = NULL;
         size_t root = SIZE_MAX;
@@ -679,7 +722,7 @@ static int phase_relations(checker *c)
         }
         states = constant ? SG_TRI_UNKNOWN : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);
         if (states == SG_TRI_UNKNOWN)
-            rc = spec_states(c, i, rel, &states);
+            rc = spec_states(c, i, root, rel, &states);
         if (rc || states != SG_TRI_FALSE) {
             if (!rc && states == SG_TRI_UNKNOWN) {
                 c->r->dims[i].status = SG_DIM_UNKNOWN;
@@ -1042,10 +1085,10 @@ static int phase_hints(checker *c)
     sg_problem *p = c->p;
     size_t i;
     int rc = 0;
-    for (i = 0; i < p->ninputs && !rc; i++)
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++)
         if (bounded_hint(c, i) && !c->decided[i])
             rc = hint_in(c, i);
-    for (i = 0; i < p->ninputs && !rc; i++) /* each component once, at its first dim */
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) /* each component once, at its first dim */
         if (c->inputs.idx[c->inputs.start[p->input_comp[i]]] == i)
             rc = hints_jointly(c, p->input_comp[i]);
     return rc;
@@ -1217,7 +1260,7 @@ static int values_in(checker *c, long comp)
     size_t i, j, k, ndims = c->inputs.start[comp + 1] - c->inputs.start[comp];
     int rc = 0, round;
 
-    for (round = 0; round <= (int)ndims && !rc; round++) {
+    for (round = 0; round <= (int)ndims && !rc && !stop(c); round++) {
         tvec hard = TVEC_INIT, checked = TVEC_INIT, hard2 = TVEC_INIT, lits = TVEC_INIT;
         int *kind_of = NULL;
         size_t *index_of = NULL, nlits, nproved = 0;
@@ -1414,7 +1457,7 @@ static int phase_values(checker *c)
     c->box = make_box(c, &c->nbox);
     if (!c->box)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    for (i = 0; i < p->ninputs && !rc; i++) { /* each component once, at its first dim */
+    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) { /* each component once, at its first dim */
         long comp = p->input_comp[i];
         if (c->inputs.idx[c->inputs.start[comp]] != i)
             continue;
@@ -1558,23 +1601,32 @@ int sg_check(sg_report **out, const sg_trace *t, const sg_check_options *opts, s
     return sg_check_rt(out, t, opts, NULL, err);
 }
 
+/* How much of the report a caller reads (check_rt). */
+enum { CHECK_FULL, CHECK_LEAN, CHECK_FIRST };
+
 static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
-                    bool lean, sg_error *err);
+                    int mode, sg_error *err);
 
 int sg_check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
                 sg_error *err)
 {
-    return check_rt(out, t, opts_in, rt, false, err);
+    return check_rt(out, t, opts_in, rt, CHECK_FULL, err);
 }
 
 int sg_check__lean_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
                       sg_error *err)
 {
-    return check_rt(out, t, opts_in, rt, true, err);
+    return check_rt(out, t, opts_in, rt, CHECK_LEAN, err);
+}
+
+int sg_check__first_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
+                       sg_error *err)
+{
+    return check_rt(out, t, opts_in, rt, CHECK_FIRST, err);
 }
 
 static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *opts_in, const sg_runtime *rt,
-                    bool lean, sg_error *err)
+                    int mode, sg_error *err)
 {
     sg_check_options opts;
     checker c;
@@ -1592,7 +1644,8 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     if ((rc = sg_check__options(&opts, opts_in, err)) != 0)
         return rc;
     memset(&c, 0, sizeof c);
-    c.lean = lean;
+    c.lean = mode == CHECK_LEAN;
+    c.first = mode == CHECK_FIRST;
     c.opts = &opts;
     c.err = err;
     c.budget.query_timeout_ms = c.opts->query_timeout_ms;
@@ -1679,10 +1732,15 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     if ((rc = sg_presolve_new(&c.ps, c.p, err)))
         goto cleanup;
     c.forest_comp = -1;
+    c.spec_comp = -1;
     /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
     if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = phase_values(&c)))
         goto cleanup;
-    if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
+    if (stop(&c)) { /* the rest was not looked at: what is still "proved" is not */
+        for (i = 0; i < n; i++)
+            if (r->dims[i].status == SG_DIM_PROVED && !c.decided[i])
+                set_unknown(&r->dims[i], "not decided (the check stopped at the first violation)");
+    } else if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
         goto cleanup;
 done:
     /* (an internal error before the spec was built leaves nothing to decide: no_spec says so) */
@@ -1696,6 +1754,7 @@ done:
     r = NULL;
 cleanup:
     sg_presolve_free(c.ps);
+    sg_presolve_free(c.spec_ps);
     sg_problem_free(c.p);
     free_bucket(&c.inputs);
     free_bucket(&c.syms);

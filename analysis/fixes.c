@@ -23,6 +23,7 @@
 
 #include "analysis/analysis.h"
 #include "report/report.h"
+#include "analysis/fix_box.h"
 #include "analysis/fixes.h"
 #include "analysis/infer.h"
 #include "analysis/spec_repair.h"
@@ -134,6 +135,9 @@ typedef struct deriver {
     const sg_inferred **facts; /* the report's facts about the symbol, or NULL */
     bool *dim_value;           /* the symbol is the traced value of some input dim */
     size_t nsym;
+    bool fit_on;               /* fit the groups' ranges inside the joint guards (run(): when no AUTO attempt) */
+    sg_fit_var *fit;           /* the groups' ranges fitted inside the joint guards (fix_box.h) */
+    long *fit_of;              /* by symbol index: its group's entry in fit[], or -1 */
 } deriver;
 
 /* The edit "dim `input` = A*ROOT + B" (the Dim ROOT itself when a = 1, b = 0). */
@@ -415,6 +419,20 @@ static void corner_cut(const deriver *d, const member *g, size_t ng, sg_bound *l
     }
 }
 
+/* [lo, hi] narrowed to the group's range fitted inside the joint guards (fit_groups). */
+static void fitted_range(const deriver *d, const sg_expr *sym, sg_bound *lo, sg_bound *hi)
+{
+    uint32_t k = sg_expr_symbol_index(sym);
+    const sg_fit_var *f;
+    if (!d->fit_of || k >= d->nsym || d->fit_of[k] < 0)
+        return;
+    f = &d->fit[d->fit_of[k]];
+    if (!f->lo.inf && (lo->inf || f->lo.v > lo->v))
+        *lo = f->lo;
+    if (!f->hi.inf && (hi->inf || f->hi.v < hi->v))
+        *hi = f->hi;
+}
+
 /* The override items for one group of members over one symbol. */
 static void derive_group(deriver *d, const member *g, size_t ng)
 {
@@ -447,6 +465,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
                 have_hint = true;
             }
     corner_cut(d, g, ng, &lo, &hi);
+    fitted_range(d, g[0].sym, &lo, &hi);
     if (have_hint && inf->nholes) {
         sg_bound l0 = lo, h0 = hi;
         sg_int m2 = 0, r2 = 0;
@@ -637,6 +656,52 @@ static void fix_hint(deriver *d, size_t i)
 }
 
 /*
+ * The ranges of the groups (members sorted by symbol) fitted inside the trace's joint linear
+ * guards (fix_box.h): each group with facts is one variable over [lo, hi] of its symbol, the
+ * ones this round may change (FIX mode: a refuted dim, and a member the fix may redefine)
+ * narrowed; derive_group reads the result through fitted_range. Returns 0 or SG_ENOMEM.
+ */
+static int fit_groups(deriver *d, const member *mb, size_t nmb, sg_error *err)
+{
+    size_t i, k, n = 0, nchanged = 0;
+    if (nmb < 2 || !d->fit_on)
+        return 0;
+    d->fit = sg__calloc(nmb + 1, sizeof *d->fit);
+    d->fit_of = sg__malloc((d->nsym + 1) * sizeof *d->fit_of);
+    if (!d->fit || !d->fit_of)
+        return sg_error_set(err, SG_ENOMEM, "out of memory deriving fixes");
+    for (i = 0; i < d->nsym; i++)
+        d->fit_of[i] = -1;
+    for (i = 0; i < nmb; i = k) {
+        const sg_inferred *inf = inferred_of(d, mb[i].sym);
+        const sg_symbol_info *si = sg_trace_symbol_info(d->t, mb[i].sym);
+        sg_fit_var *f = &d->fit[n];
+        bool refuted = false, eligible_member = false;
+        for (k = i; k < nmb && mb[k].sym == mb[i].sym; k++) {
+            refuted |= mb[k].input < d->r->ndims && d->r->dims[mb[k].input].status == SG_DIM_REFUTED;
+            eligible_member |= eligible(d, mb[k].input);
+            if (!f->has_example && mb[k].a == 1) { /* as derive_group: a member's example */
+                f->has_example = true;
+                f->example = d->in[mb[k].input].size - mb[k].b;
+            }
+        }
+        if (!inf || sg_expr_symbol_index(mb[i].sym) >= d->nsym)
+            continue;
+        f->sym = mb[i].sym;
+        f->lo = inf->lo;
+        f->hi = inf->hi;
+        if (si && si->has_hint) {
+            f->has_example = true;
+            f->example = si->hint;
+        }
+        f->order = mb[i].input;
+        f->changeable = eligible_member && (d->m == MODE_SPEC || refuted);
+        d->fit_of[sg_expr_symbol_index(mb[i].sym)] = (long)n++;
+    }
+    return sg_fix_fit_box(d->t, d->r->inferred, d->r->ninferred, d->fit, n, &nchanged, err);
+}
+
+/*
  * One round: the override items that make every eligible dim of `d->t` what
  * the report's facts say. In FIX mode only groups with a refuted dim change.
  */
@@ -735,6 +800,8 @@ static int derive(deriver *d, sg_error *err)
         nmb++;
     }
     qsort(mb, nmb, sizeof *mb, cmp_member);
+    if ((rc = fit_groups(d, mb, nmb, err)) != 0)
+        goto cleanup;
     /* FIX mode: a group changes only when it holds a refuted dim */
     for (i = 0; i < nmb; i = k) {
         bool refuted = false;
@@ -750,6 +817,10 @@ cleanup:
     sg_free(mb);
     sg_free((void *)d->facts);
     sg_free(d->dim_value);
+    sg_free(d->fit);
+    sg_free(d->fit_of);
+    d->fit = NULL;
+    d->fit_of = NULL;
     d->facts = NULL;
     d->dim_value = NULL;
     d->nsym = 0;
@@ -1396,6 +1467,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     sg_report *auto_r = NULL;      /* its check */
     bool *keep = NULL;             /* per input: made Dim.AUTO by the AUTO attempt (spec mode keeps it) */
     bool repaired;
+    bool fit;                      /* fit the groups' boxes inside the joint guards (fix_box.h) */
     size_t nnotes0;
 
     *out = NULL;
@@ -1511,6 +1583,12 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     rfirst = r;
     repaired = cur != NULL;
     nnotes0 = notes.n;
+    {
+        /* a box fitted inside the joint guards is tried first only when no Dim.AUTO attempt will be
+         * (too many refuted dims for one, or a repaired spec); else after those attempts failed */
+        size_t cand[MAX_AUTO_DIMS], nc = auto_candidates(t, rfirst, cand, MAX_AUTO_DIMS);
+        fit = repaired || nc == 0 || nc >= MAX_AUTO_DIMS;
+    }
 again:
     for (round = res->rounds + 1; round <= MAX_ROUNDS && !res->verified && !res->untraced; round++) {
         const sg_trace *base = cur ? cur : from; /* the trace `r` was made from */
@@ -1524,6 +1602,7 @@ again:
         d.notes = &notes;
         d.names = round == 1 ? names : NULL;
         d.keep = keep;
+        d.fit_on = fit;
         if ((rc = derive(&d, err)) != 0) {
             sg_spec_edits__dispose(&d.edits);
             goto cleanup;
@@ -1647,6 +1726,22 @@ again:
             }
             rc = 0;
         }
+    }
+    if (!res->verified && !res->untraced && !fit && !rc) {
+        /* the Dim.AUTO attempts failed too: the Dims once more, their box fitted inside the joint
+         * guards (a relation no Dim says, T + l <= 128, kept by narrowing a range instead) */
+        fit = true;
+        while (notes.n > nnotes0)
+            sg_free(notes.s[--notes.n]);
+        sg_free(keep);
+        keep = NULL;
+        sg_trace_free(cur);
+        cur = NULL;
+        from = t;
+        r = rfirst;
+        res->rounds = 0;
+        res->recheck = rfirst->verdict;
+        goto again;
     }
     if (res->verified && !res->untraced && cur && (rc = torch_accepts(&cur, res, &notes, &o, total_ms, start, rt, err)))
         goto cleanup;

@@ -40,6 +40,7 @@
 void sg__infer_fast_free(sg_infer_fast *f)
 {
     SG_FREE_ALL(f->done, f->root, f->a, f->b);
+    sg_presolve_free(f->ps);
     memset(f, 0, sizeof *f);
 }
 
@@ -300,6 +301,301 @@ static void note_dropped(sg_presolve *ps, bool *dropped, long comp, bool *tainte
         *global = true;
 }
 
+/* ---- Components of several classes: a product of per-class valid sets ----------------------- */
+
+#define PROD_ROOTS 8 /* classes of one component enumerated as a product */
+
+/* Add the class root of node x to roots[*n] (a constant adds nothing); false when x is not one
+ * affine form over one root, or there are more than PROD_ROOTS. */
+static bool add_root(sg_presolve *ps, size_t x, size_t *roots, size_t *n)
+{
+    size_t r, i;
+    sg_int a, b;
+    if (!sg_presolve_form1(ps, x, &r, &a, &b))
+        return false;
+    if (r == SIZE_MAX)
+        return true;
+    for (i = 0; i < *n; i++)
+        if (roots[i] == r)
+            return true;
+    if (*n == PROD_ROOTS)
+        return false;
+    roots[(*n)++] = r;
+    return true;
+}
+
+/* The roots of every symbol of `e`; false when one has none (see add_root) or the walk is long. */
+static bool expr_roots(enumer *E, const sg_expr *e, size_t *roots, size_t *n, unsigned *work, int depth)
+{
+    size_t i, na;
+    if (depth > 64 || ++*work > FAST_WALK_MAX)
+        return false;
+    if (sg_expr_kind(e) == SG_SYM) {
+        const sg_symbol_info *si = sg_trace_symbol_info(E->p->trace, e);
+        return si && add_root(E->ps, E->p->ninputs + (size_t)(si - E->p->syms), roots, n);
+    }
+    na = sg_expr_nargs(e);
+    for (i = 0; i < na; i++)
+        if (!expr_roots(E, sg_expr_arg(e, i), roots, n, work, depth + 1))
+            return false;
+    return true;
+}
+
+/* The class roots fact `ef` mentions; false when it cannot tell. */
+static bool fact_roots(enumer *E, const efact *ef, size_t *roots, size_t *n)
+{
+    sg_problem *p = E->p;
+    unsigned work = 0;
+    *n = 0;
+    if (ef->is_def) {
+        const sg_symbol_info *si = &p->syms[ef->idx];
+        return add_root(E->ps, p->ninputs + ef->idx, roots, n) && si->replacement &&
+               expr_roots(E, si->replacement, roots, n, &work, 0);
+    }
+    {
+        const sg_constraint *c = &p->cons[ef->idx];
+        switch (c->kind) {
+        case SG_CORE_GUARD:
+            return c->expr && expr_roots(E, c->expr, roots, n, &work, 0);
+        case SG_CORE_REPLACEMENT:
+            return add_root(E->ps, p->ninputs + c->index, roots, n) &&
+                   expr_roots(E, p->syms[c->index].replacement, roots, n, &work, 0);
+        case SG_CORE_INPUT:
+            return p->inputs[c->index].value && add_root(E->ps, c->index, roots, n) &&
+                   expr_roots(E, p->inputs[c->index].value, roots, n, &work, 0);
+        case SG_CORE_RANGE:
+            return add_root(E->ps, p->ninputs + c->index, roots, n);
+        default:
+            return false;
+        }
+    }
+}
+
+/*
+ * Component `comp` over several classes (roots), every symbol and input dim of it one affine
+ * form over one root (2*r + 1 through a substitution included). Its facts the presolve did not
+ * read exactly (facts[0..nf-1]) are each over one class, or hold on the whole box (the presolve
+ * decides them TRUE: a*d >= 4 over a in [2, 512], d in [2, 256]), which makes them redundant:
+ * then the models of F in the component are exactly the product of each class's valid values
+ * (the class domain, the facts read exactly, and that class's facts evaluated at each value), and
+ * every symbol's range, congruence and holes are read off its class. The traced ranges of
+ * symbols on a non-unit map are evaluated too (their bound reaches the root by division).
+ * Same returns as enumerate_comp.
+ */
+static int enumerate_product(enumer *E, long comp, const size_t *syms, size_t ns, const size_t *ins, size_t ni,
+                             const efact *facts, size_t nf, sg_inferred *res, sg_infer_fast *f, sg_error *err)
+{
+    sg_problem *p = E->p;
+    size_t roots[PROD_ROOTS], nr = 0, j, i, q, *fr = NULL, nfr = 0;
+    efact *fl = NULL;
+    sg_interval dom[PROD_ROOTS];
+    sg_int lo_r[PROD_ROOTS], hi_r[PROD_ROOTS], g_r[PROD_ROOTS];
+    size_t nvalid[PROD_ROOTS];
+    unsigned char *valid[PROD_ROOTS];
+    double cost = 0;
+    int rc = 0;
+
+    memset(valid, 0, sizeof valid);
+    for (j = 0; j < ns; j++)
+        if (sg_expr_sort(p->syms[syms[j]].sym) != SG_SORT_INT || sg_expr_symbol_index(p->syms[syms[j]].sym) >= E->nvals ||
+            !add_root(E->ps, p->ninputs + syms[j], roots, &nr))
+            return 0;
+    for (j = 0; j < ni; j++)
+        if (!add_root(E->ps, ins[j], roots, &nr))
+            return 0;
+    if (nr < 2)
+        return 0; /* one class: enumerate_comp's */
+    for (i = 0; i < nr; i++) {
+        sg_int a, b, span;
+        size_t r2;
+        if (!sg_presolve_class(E->ps, roots[i], &r2, &a, &b, &dom[i]) || r2 != roots[i] || dom[i].lo_inf ||
+            dom[i].hi_inf || !sg__sub(dom[i].hi, dom[i].lo, &span) || span < 0 || span >= FAST_ENUM_MAX)
+            return 0;
+    }
+    /* the facts to evaluate, each with its class: the left-out ones over one class, and the traced
+     * ranges of symbols on a non-unit map; the left-out ones over several must hold on the box */
+    if (!SG_CALLOC_ALL(SG_SLOT(fl, nf + ns + 1), SG_SLOT(fr, nf + ns + 1))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto done;
+    }
+    for (j = 0; j < nf; j++) {
+        size_t fro[PROD_ROOTS], nfro = 0;
+        if (!fact_in_comp(p, &facts[j], comp) || !fact_roots(E, &facts[j], fro, &nfro))
+            goto undecided;
+        if (nfro > 1) {
+            if (facts[j].is_def || sg_presolve_decide(E->ps, facts[j].idx) != SG_TRI_TRUE)
+                goto undecided;
+            continue; /* redundant: true at every point of the box */
+        }
+        if (nfro == 0)
+            goto undecided;
+        fl[nfr] = facts[j];
+        fr[nfr++] = fro[0];
+    }
+    for (j = 0; j < ns; j++) {
+        size_t r;
+        sg_int a, b;
+        const sg_symbol_info *si = &p->syms[syms[j]];
+        if (!sg_presolve_form1(E->ps, p->ninputs + syms[j], &r, &a, &b) || a == 1 || a == -1 || r == SIZE_MAX ||
+            (si->lo.inf && si->hi.inf))
+            continue;
+        for (q = 0; q < p->ncons; q++) /* its traced range, as a constraint of the problem */
+            if (p->cons[q].kind == SG_CORE_RANGE && p->cons[q].index == syms[j])
+                break;
+        if (q == p->ncons)
+            continue;
+        fl[nfr].is_def = false;
+        fl[nfr].idx = q;
+        fr[nfr++] = r;
+    }
+    for (i = 0; i < nr; i++) {
+        size_t cnt = 0;
+        for (j = 0; j < nfr; j++)
+            cnt += fr[j] == roots[i];
+        cost += (double)(dom[i].hi - dom[i].lo + 1) * (double)(cnt ? cnt : 1);
+    }
+    if ((double)E->evals + cost > FAST_EVAL_BUDGET)
+        goto undecided;
+    /* every class on its own: its symbols and input dims on their maps, its facts evaluated */
+    for (i = 0; i < nr; i++) {
+        sg_int v, span = dom[i].hi - dom[i].lo;
+        valid[i] = sg__calloc((size_t)span + 1, 1);
+        if (!valid[i]) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+            goto done;
+        }
+        nvalid[i] = 0;
+        g_r[i] = 0;
+        lo_r[i] = hi_r[i] = 0;
+        for (v = dom[i].lo; v <= dom[i].hi; v++) {
+            bool ok = true;
+            for (j = 0; j < ns; j++) {
+                size_t r;
+                sg_int a, b, x;
+                if (!sg_presolve_form1(E->ps, p->ninputs + syms[j], &r, &a, &b))
+                    goto undecided;
+                if (r != roots[i] && r != SIZE_MAX)
+                    continue;
+                if (!sg__mul(a, r == SIZE_MAX ? 0 : v, &x) || !sg__add(x, b, &x))
+                    goto undecided;
+                E->vals[sg_expr_symbol_index(p->syms[syms[j]].sym)] = x;
+            }
+            for (j = 0; j < ni; j++) {
+                size_t r;
+                sg_int a, b, x;
+                if (!sg_presolve_form1(E->ps, ins[j], &r, &a, &b))
+                    goto undecided;
+                if (r != roots[i] && r != SIZE_MAX)
+                    continue;
+                if (!sg__mul(a, r == SIZE_MAX ? 0 : v, &x) || !sg__add(x, b, &x))
+                    goto undecided;
+                E->dval[ins[j]] = x;
+            }
+            for (j = 0; j < nfr && ok; j++) {
+                int h;
+                if (fr[j] != roots[i])
+                    continue;
+                h = fact_holds(p, &fl[j], E->vals, E->nvals, E->dval);
+                E->evals++;
+                if (h < 0)
+                    goto undecided; /* undefined somewhere: Z3's encoding decides what that means */
+                ok = h == 1;
+            }
+            valid[i][v - dom[i].lo] = ok;
+            if (ok) {
+                if (!nvalid[i]++)
+                    lo_r[i] = v;
+                hi_r[i] = v;
+                g_r[i] = sg__gcd(g_r[i], v - lo_r[i]);
+            }
+        }
+        if (nvalid[i] == 0) {
+            rc = -1; /* F has no model */
+            goto done;
+        }
+    }
+    /* every symbol: a * (valid values of its class) + b */
+    for (j = 0; j < ns; j++) {
+        size_t k = syms[j], r, ci, nh = 0, nholes = 0;
+        sg_int a, b, x1, x2, v, g, step;
+        sg_inferred o = res[k];
+        if (!sg_presolve_form1(E->ps, p->ninputs + k, &r, &a, &b))
+            goto undecided;
+        for (ci = 0; ci < nr && roots[ci] != r; ci++)
+            ;
+        o.lo.inf = o.hi.inf = 0;
+        o.range_exact = true;
+        o.modulus = 1;
+        o.residue = 0;
+        o.holes = NULL;
+        o.nholes = 0;
+        o.holes_complete = true;
+        o.equals = NULL;
+        if (r == SIZE_MAX || ci == nr || nvalid[ci] == 1) { /* a constant */
+            sg_int c = b;
+            if (r != SIZE_MAX && (ci == nr || !sg__mul(a, lo_r[ci], &c) || !sg__add(c, b, &c)))
+                goto undecided;
+            o.lo.v = o.hi.v = c;
+            o.is_constant = true;
+            o.constant = c;
+        } else {
+            if (!sg__mul(a, lo_r[ci], &x1) || !sg__add(x1, b, &x1) || !sg__mul(a, hi_r[ci], &x2) ||
+                !sg__add(x2, b, &x2) || !sg__mul(a < 0 ? -a : a, g_r[ci], &g))
+                goto undecided;
+            o.lo.v = x1 < x2 ? x1 : x2;
+            o.hi.v = x1 < x2 ? x2 : x1;
+            o.is_constant = false;
+            o.constant = 0;
+            if (g >= 2) {
+                o.modulus = g;
+                if (!sg__pymod(o.lo.v, g, &o.residue))
+                    goto undecided;
+            }
+            step = g_r[ci];
+            for (v = lo_r[ci]; step > 0 && v <= hi_r[ci]; v += step)
+                nholes += !valid[ci][v - dom[ci].lo];
+            if (nholes > FAST_MAX_HOLES)
+                goto undecided;
+            if (nholes) {
+                o.holes = sg__calloc(nholes, sizeof *o.holes);
+                if (!o.holes) {
+                    rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+                    goto done;
+                }
+                for (v = lo_r[ci]; v <= hi_r[ci]; v += step)
+                    if (!valid[ci][v - dom[ci].lo])
+                        o.holes[nh++] = a * v + b;
+                if (a < 0)
+                    for (i = 0; i < nh / 2; i++) {
+                        sg_int t = o.holes[i];
+                        o.holes[i] = o.holes[nh - 1 - i];
+                        o.holes[nh - 1 - i] = t;
+                    }
+                o.nholes = nh;
+            }
+        }
+        sg_free(res[k].holes);
+        res[k] = o;
+        f->root[k] = r;
+        f->a[k] = a;
+        f->b[k] = b;
+    }
+    for (j = 0; j < ns; j++) {
+        f->done[syms[j]] = true;
+        f->ndone++;
+    }
+    rc = 1;
+    goto done;
+undecided:
+    rc = 0;
+done:
+    for (i = 0; i < nr; i++)
+        sg_free(valid[i]);
+    sg_free(fl);
+    sg_free(fr);
+    return rc;
+}
+
 int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *err)
 {
     size_t nnodes = p->ninputs + p->nsyms + p->nx, k;
@@ -438,13 +734,17 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
             nf = fstart[c + 1] - fstart[c];
             for (j = 0; j < ns && ok; j++)
                 ok = sg_expr_sort(p->syms[slist[sstart[c] + j]].sym) == SG_SORT_INT;
-            if (!ok || (ns == 0 && ni == 0) ||
-                !sg_presolve_class(ps, ns ? p->ninputs + slist[sstart[c]] : ilist[istart[c]], &r, &a, &b, &dom)) {
+            if (!ok || (ns == 0 && ni == 0)) {
                 open = true;
                 continue;
             }
-            er = enumerate_comp(&E, (long)c, r, &dom, slist + sstart[c], ns, ilist + istart[c], ni,
-                                flist + fstart[c], nf, res, f, err);
+            er = 0;
+            if (sg_presolve_class(ps, ns ? p->ninputs + slist[sstart[c]] : ilist[istart[c]], &r, &a, &b, &dom))
+                er = enumerate_comp(&E, (long)c, r, &dom, slist + sstart[c], ns, ilist + istart[c], ni,
+                                    flist + fstart[c], nf, res, f, err);
+            if (er == 0) /* several classes: a product of theirs, when their links are redundant */
+                er = enumerate_product(&E, (long)c, slist + sstart[c], ns, ilist + istart[c], ni, flist + fstart[c],
+                                       nf, res, f, err);
             if (er < 0 && er != -1) {
                 rc = er;
                 goto cleanup;
@@ -467,7 +767,8 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     }
     f->all = f->ndone == p->nsyms && !open && sg_presolve_consistent(ps);
 cleanup:
-    sg_presolve_free(ps);
+    /* kept: every fact it read is implied by F, so what it proves holds on every model of F */
+    f->ps = ps;
     sg_free(tainted);
     sg_free(ddef);
     sg_free(dcons);
@@ -500,21 +801,33 @@ int sg__infer_fast_relations(sg_problem *p, const sg_infer_fast *f, const size_t
         if (!f->done[m] || out[m].is_constant || out[m].equals)
             continue;
         /* the first column of m's class: m = a_m r + b_m, e = a_e r + b_e, so
-         * m = a_m a_e (e - b_e) + b_m (a = +-1 inverts exactly) */
+         * a_e m - a_m e + (a_m b_e - a_e b_m) = 0, divided by the gcd, m's coefficient positive
+         * (a = +-1: m = a_m a_e (e - b_e) + b_m, as before; a product component's classes may
+         * have any a, 2*r + 1) */
         for (j = 0; j < i; j++) {
             size_t e = colk[j];
-            sg_int s, t, c;
+            sg_int t1, t2, c, g;
             if (!f->done[e] || out[e].is_constant || f->root[e] != f->root[m])
                 continue;
-            s = f->a[m] * f->a[e];
-            if (!sg__mul(s, f->b[e], &t) || !sg__sub(f->b[m], t, &c))
+            if (f->a[m] == 0 || f->a[e] == 0 || f->a[m] == SG_INT_MIN || f->a[e] == SG_INT_MIN ||
+                !sg__mul(f->a[m], f->b[e], &t1) || !sg__mul(f->a[e], f->b[m], &t2) || !sg__sub(t1, t2, &c) ||
+                c == SG_INT_MIN)
                 break; /* overflow: no relation reported (sound) */
             memset(row, 0, (ncol + 1) * sizeof *row);
-            row[i] = 1;
-            row[j] = -s;
-            row[ncol] = c == SG_INT_MIN ? 0 : -c;
-            if (c == SG_INT_MIN)
-                break;
+            row[i] = f->a[e];
+            row[j] = -f->a[m];
+            row[ncol] = c;
+            g = sg__gcd(sg__gcd(row[i] < 0 ? -row[i] : row[i], row[j] < 0 ? -row[j] : row[j]), c < 0 ? -c : c);
+            if (g > 1) {
+                row[i] /= g;
+                row[j] /= g;
+                row[ncol] /= g;
+            }
+            if (row[i] < 0) {
+                row[i] = -row[i];
+                row[j] = -row[j];
+                row[ncol] = -row[ncol];
+            }
             out[m].equals = sg__infer_relation_expr(p, row, colk, ncol, i);
             if (!out[m].equals) {
                 const sg_error *pe = sg_pool_error(p->pool);

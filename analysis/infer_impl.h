@@ -22,6 +22,8 @@ typedef struct sg_infer_fast {
     sg_int *a, *b;  /* [nsyms] when done: symbol = a * root + b, a = +-1 */
     size_t ndone;
     bool all;       /* every symbol done, and F is satisfiable: no Z3 query is needed */
+    struct sg_presolve *ps; /* the facts of F it read (each implied by F), or NULL: what it proves
+                             * holds on every model of F (sg_infer__relations' candidates) */
 } sg_infer_fast;
 
 /*

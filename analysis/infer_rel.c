@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/infer_ctx.h"
+#include "solver/presolve.h"
 
 /* Divide vector v (w entries) by the gcd of its entries. */
 static void normalize(sg_int *v, size_t w)
@@ -148,6 +149,24 @@ const sg_expr *sg__infer_relation_expr(sg_problem *prob, const sg_int *row, cons
     return res;
 }
 
+/* Is row (over the columns, the constant last) = 0 on every model of F, by the presolve of
+ * infer_fast (facts of F only: TRUE is Z3's UNSAT of "F and not row")? */
+static bool proved_by_presolve(ictx *x, const sg_infer_fast *fast, const sg_int *row, const size_t *colk,
+                               size_t ncol)
+{
+    size_t *nodes, j;
+    bool ok;
+    if (!fast->ps)
+        return false;
+    if (!(nodes = sg__malloc((ncol + 1) * sizeof *nodes)))
+        return false;
+    for (j = 0; j < ncol; j++)
+        nodes[j] = x->p->ninputs + colk[j];
+    ok = sg_presolve_implies_lin(fast->ps, nodes, row, ncol, row[ncol]) == SG_TRI_TRUE;
+    sg_free(nodes);
+    return ok;
+}
+
 /* Order of symbol indices by input dim (key), then by index. */
 static int cmp_col(const void *a, const void *b, const long *key)
 {
@@ -276,10 +295,17 @@ int sg_infer__relations(ictx *x, sg_inferred *out, const size_t *allk, size_t na
                 known = same_vec(&proved[j * w], &R[i * w], w);
             if (known)
                 continue;
-            rc = sg_infer__query_f(x, mk_not(x, mk_eq(x, lin_term(x, &R[i * w], colk, ncol), num(x, 0))), &res, &pt);
-            sg_q_release(x->p, mark);
-            if (rc)
-                goto cleanup;
+            if (proved_by_presolve(x, fast, &R[i * w], colk, ncol)) {
+                res = SG_Q_UNSAT; /* what Z3 would answer: the presolve read only facts of F */
+                if (x->stats)
+                    x->stats->decided_cheaply++;
+            } else {
+                rc = sg_infer__query_f(x, mk_not(x, mk_eq(x, lin_term(x, &R[i * w], colk, ncol), num(x, 0))), &res,
+                                       &pt);
+                sg_q_release(x->p, mark);
+                if (rc)
+                    goto cleanup;
+            }
             if (res == SG_Q_UNSAT && nproved < w) {
                 memcpy(&proved[nproved++ * w], &R[i * w], w * sizeof *R);
             } else if (res == SG_Q_SAT && pt >= 0) {

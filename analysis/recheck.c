@@ -53,7 +53,7 @@ int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, 
         rc = 0;
         goto cleanup;
     }
-    if ((rc = sg_check_rt(&rep, copy, &o, rt, err)) != 0)
+    if ((rc = sg_check__first_rt(&rep, copy, &o, rt, err)) != 0) /* the verdict and the first violation */
         goto cleanup;
     *verdict = rep->verdict;
     if (rep->nviolations) {

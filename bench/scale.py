@@ -5,7 +5,8 @@
 
 For each trace (default: every one listed in bench/traces.tsv that is present in --traces),
 runs `shapegate check --json --timeout MS TRACE` N times (default 1) as a child process and
-reports the median wall time and the peak RSS of the child (wait4), the verdict, how many dims
+reports the median wall time, the CPU time (user + system) and the peak RSS of the child (wait4; CPU
+is the steadier figure on a shared machine), the verdict, how many dims
 were proved / refuted / unknown (and the commonest reason), the suggested-fix lines printed and
 whether they were verified, and the Z3 query count. Side by side: torch's time on the same trace
 (produce_guards_s + dim_constraints_total_s of case.json, the time torch spent deciding these
@@ -88,15 +89,17 @@ def run_once(cmd, limit_s):
     return wall, p.returncode if not killed else None, out
 
 
-def peak_children_kib():
+def children_usage():
+    """(peak RSS in KiB, user CPU s, system CPU s) of the waited-for children: here, the one run."""
     import resource
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_maxrss, ru.ru_utime, ru.ru_stime
 
 
 def check(shapegate, path, timeout_ms, runs, extra=()):
     cmd = [shapegate, "check", "--json", "--timeout", str(timeout_ms)] + list(extra) + [path]
     limit = timeout_ms / 1000.0 * 3 + 30 if timeout_ms else 3600
-    walls, res = [], None
+    walls, users, res = [], [], None
     for _ in range(runs):
         # each run in a fresh helper process so that RUSAGE_CHILDREN's maximum is this run's
         r, w = os.pipe()
@@ -104,7 +107,9 @@ def check(shapegate, path, timeout_ms, runs, extra=()):
         if pid == 0:
             os.close(r)
             wall, rc, out = run_once(cmd, limit)
-            info = {"wall": wall, "rc": rc, "peak_kib": peak_children_kib(), "out": out.decode("utf-8", "replace")}
+            peak, user, sys_s = children_usage()
+            info = {"wall": wall, "rc": rc, "peak_kib": peak, "user": user, "sys": sys_s,
+                    "out": out.decode("utf-8", "replace")}
             with os.fdopen(w, "w") as fh:
                 json.dump(info, fh)
             os._exit(0)
@@ -114,9 +119,12 @@ def check(shapegate, path, timeout_ms, runs, extra=()):
         os.waitpid(pid, 0)
         info = json.loads(data)
         walls.append(info["wall"])
+        users.append(info["user"] + info["sys"])
         res = info
     walls.sort()
+    users.sort()
     res["wall"] = walls[len(walls) // 2]
+    res["cpu"] = users[len(users) // 2]
     return res
 
 
@@ -200,9 +208,9 @@ def main():
         print(f"scale: not in bench/traces.tsv: {' '.join(bad)}", file=sys.stderr)
         return 2
     print(f"shapegate {a.shapegate}, --timeout {a.timeout} ms, median of {a.runs} run(s) per trace, whole process")
-    hdr = ("trace", "verdict", "prv", "ref", "unk", "fixes", "qry", "sg s", "peak MiB", "torch s", "export s",
-           "torch/sg", "unknown reason")
-    print("%-12s %-10s %5s %5s %5s %6s %6s %9s %8s %8s %9s %9s  %s" % hdr)
+    hdr = ("trace", "verdict", "prv", "ref", "unk", "fixes", "qry", "sg s", "cpu s", "peak MiB", "torch s",
+           "export s", "torch/sg", "unknown reason")
+    print("%-12s %-10s %5s %5s %5s %6s %6s %9s %7s %8s %8s %9s %9s  %s" % hdr)
     rows = {n: (k, w) for n, k, w in table}
     for name in names:
         path = ensure(a.traces, name, *rows[name])
@@ -214,19 +222,19 @@ def main():
         s = summarise(info)
         fixes = "%d%s" % (s["fixes"], "v" if s["verified"] else "")
         ratio = ts / info["wall"] if ts else None
-        print("%-12s %-10s %5d %5d %5d %6s %6s %9.3f %8.1f %8s %9s %9s  %s" % (
+        print("%-12s %-10s %5d %5d %5d %6s %6s %9.3f %7.2f %8.1f %8s %9s %9s  %s" % (
             name, s["verdict"], s["proved"], s["refuted"], s["unknown"], fixes, fmt(s["queries"], "%d"),
-            info["wall"], info["peak_kib"] / 1024.0, fmt(ts), fmt(ex, "%.1f"), fmt(ratio, "%.2f"), s["reason"]),
-            flush=True)
+            info["wall"], info["cpu"], info["peak_kib"] / 1024.0, fmt(ts), fmt(ex, "%.1f"), fmt(ratio, "%.2f"),
+            s["reason"]), flush=True)
         if tfix is not None:
             print("%-12s torch printed %d fix lines" % ("", tfix))
         if a.phases:
             for extra in (["--no-infer", "--no-fix"], ["--no-fix"]):
                 pi = check(a.shapegate, path, a.timeout, a.runs, extra)
                 ps = summarise(pi)
-                print("%-12s %-10s %5d %5d %5d %6s %6s %9.3f %8.1f  (%s)" % (
+                print("%-12s %-10s %5d %5d %5d %6s %6s %9.3f %7.2f %8.1f  (%s)" % (
                     "", ps["verdict"], ps["proved"], ps["refuted"], ps["unknown"], "-", fmt(ps["queries"], "%d"),
-                    pi["wall"], pi["peak_kib"] / 1024.0, " ".join(extra)), flush=True)
+                    pi["wall"], pi["cpu"], pi["peak_kib"] / 1024.0, " ".join(extra)), flush=True)
     if a.corpus:
         total_sg = total_torch = 0.0
         n = 0

@@ -29,25 +29,82 @@ static cJSON *num(sg_int v)
 
 static cJSON *bound(sg_bound b) { return b.inf ? cJSON_CreateNull() : num(b.v); }
 
-/* {"['x']": [2, 3], ...}: the sizes of every input, grouped by tensor path. */
-static cJSON *shapes(const sg_trace *t, const sg_int *sizes)
+/* The keys of shapes(): key[i] is input i's path as a JSON string ("\"['x']\"", escaped by
+ * cJSON's own printer) when input i starts a run of one path, NULL inside a run. Made once per
+ * report: every counterexample has the same keys. */
+typedef struct shape_keys {
+    char **key;
+    size_t n;
+} shape_keys;
+
+static void shape_keys_free(shape_keys *k)
+{
+    size_t i;
+    for (i = 0; k->key && i < k->n; i++)
+        cJSON_free(k->key[i]);
+    sg_free(k->key);
+    k->key = NULL;
+    k->n = 0;
+}
+
+/* Returns 0 or SG_ENOMEM. */
+static int shape_keys_make(shape_keys *k, const sg_trace *t)
 {
     size_t n = 0, i;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
-    cJSON *o = cJSON_CreateObject(), *arr = NULL;
     const char *path = NULL;
-    if (!o)
-        return NULL;
+    k->n = n;
+    if (!(k->key = sg__calloc(n + 1, sizeof *k->key)))
+        return SG_ENOMEM;
     for (i = 0; i < n; i++) {
-        if (!path || strcmp(path, in[i].path) != 0) {
-            path = in[i].path;
-            arr = cJSON_AddArrayToObject(o, path);
-            if (!arr)
-                break;
-        }
-        cJSON_AddItemToArray(arr, num(sizes[i]));
+        cJSON *str;
+        if (path && strcmp(path, in[i].path) == 0)
+            continue;
+        path = in[i].path;
+        str = cJSON_CreateString(path);
+        k->key[i] = str ? cJSON_PrintUnformatted(str) : NULL;
+        cJSON_Delete(str);
+        if (!k->key[i])
+            return SG_ENOMEM;
     }
-    return o;
+    return 0;
+}
+
+/* {"['x']": [2, 3], ...}: the sizes of every input, grouped by tensor path, as the raw JSON text
+ * cJSON would print for that object (a counterexample of a 1,000-input trace has 1,000 numbers:
+ * as cJSON nodes that was four allocations each, most of a large report's rendering). */
+static cJSON *shapes(const shape_keys *k, const sg_int *sizes)
+{
+    sg_buf b;
+    size_t i;
+    cJSON *raw;
+    char num_s[SG_INT_STRLEN];
+    sg_buf_init(&b, (size_t)1 << 30);
+    sg_buf_putc(&b, '{');
+    for (i = 0; i < k->n; i++) {
+        bool exact = sizes[i] <= ((sg_int)1 << 53) && sizes[i] >= -((sg_int)1 << 53); /* as num() */
+        if (k->key[i]) {
+            if (i > 0)
+                sg_buf_puts(&b, "],");
+            sg_buf_puts(&b, k->key[i]);
+            sg_buf_puts(&b, ":[");
+        } else {
+            sg_buf_putc(&b, ',');
+        }
+        sg_int_format(num_s, sizes[i]);
+        if (exact)
+            sg_buf_puts(&b, num_s);
+        else
+            sg_buf_printf(&b, "\"%s\"", num_s);
+    }
+    sg_buf_puts(&b, k->n ? "]}" : "}");
+    if (b.failed) {
+        sg_buf_dispose(&b);
+        return NULL;
+    }
+    raw = cJSON_CreateRaw(b.data);
+    sg_buf_dispose(&b);
+    return raw;
 }
 
 /* A symbol as the source of the first input whose traced shape it is (else its own first
@@ -147,9 +204,10 @@ static cJSON *check_object(const sg_report *r, unsigned flags, sg_error *err, in
     cJSON *root = cJSON_CreateObject(), *arr, *o, *x;
     size_t n = 0, i, k;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
+    shape_keys keys = {NULL, 0};
 
     *rc = 0;
-    if (!root)
+    if (!root || shape_keys_make(&keys, t) != 0)
         goto oom;
     cJSON_AddStringToObject(root, "verdict", sg_verdict_name(r->verdict));
     if (r->no_spec)
@@ -171,7 +229,7 @@ static cJSON *check_object(const sg_report *r, unsigned flags, sg_error *err, in
         if (v->root < n)
             cJSON_AddStringToObject(o, "related_to", in[v->root].source);
         if (v->has_counterexample)
-            cJSON_AddItemToObject(o, "counterexample", shapes(t, v->counterexample));
+            cJSON_AddItemToObject(o, "counterexample", shapes(&keys, v->counterexample));
         else
             cJSON_AddNullToObject(o, "counterexample");
         x = cJSON_AddArrayToObject(o, "core");
@@ -249,13 +307,16 @@ static cJSON *check_object(const sg_report *r, unsigned flags, sg_error *err, in
     if (r->fixes) {
         cJSON *fx = fixes_object(r, err, rc);
         if (!fx) {
+            shape_keys_free(&keys);
             cJSON_Delete(root);
             return NULL;
         }
         cJSON_AddItemToObject(root, "fixes", fx);
     }
+    shape_keys_free(&keys);
     return root;
 oom:
+    shape_keys_free(&keys);
     cJSON_Delete(root);
     *rc = sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
     return NULL;

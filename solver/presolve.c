@@ -18,6 +18,9 @@
 #define LIN_MAX 8     /* terms of a linear form; a longer one is left to Z3 */
 #define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
 #define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
+#define ENUM_SPAN 4096          /* root values one question may enumerate */
+#define ENUM_SYMS 16            /* symbols of one enumerated question */
+#define ENUM_BUDGET (1u << 22)  /* evaluations, every question of a presolve together */
 
 typedef struct node {
     unsigned epoch;  /* valid when == ps->epoch */
@@ -65,6 +68,8 @@ struct sg_presolve {
     lin *defs;            /* storage of the substitutions of this epoch */
     size_t ndefs, defs_cap;
     unsigned work;        /* nodes visited by the current question or fact */
+    sg_int *vals;         /* [nbox] symbol values of an enumerated question (made on first use) */
+    unsigned evals;       /* evaluations spent of ENUM_BUDGET */
     strslot *xmap;        /* spec root name -> X index, open addressing */
     size_t xcap;
     /* the equality graph of sg_presolve_forest: edges (label: constraint id, or ncons + k for
@@ -138,7 +143,7 @@ void sg_presolve_free(sg_presolve *ps)
 {
     if (!ps)
         return;
-    SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
+    SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->vals, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
                 ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue);
     sg_free(ps);
 }
@@ -867,8 +872,16 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
         if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {
             if (!sym)
                 bound_point(ps, i, b);
-            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0)
+            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0 && (a == 1 || a == -1))
                 unite(ps, i, a, p->ninputs + p->nsyms + (size_t)x, b);
+            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0) { /* 2*X + 1: substituted */
+                lin f, g;
+                if (lin_node(ps, i, &f) && lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) && lin_axpy(&f, -a, &g) &&
+                    sg__sub(f.k, b, &f.k))
+                    fact_eq(ps, &f);
+                else
+                    ps->dropped = true;
+            }
         }
         break;
     }
@@ -945,6 +958,20 @@ bool sg_presolve_take_dropped(sg_presolve *ps)
 
 bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
 
+bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
+{
+    lin f;
+    if (ps->empty || x >= ps->nnodes)
+        return false;
+    ps->work = 0;
+    if (!lin_node(ps, x, &f) || f.n > 1 || ps->empty)
+        return false;
+    *root = f.n ? f.v[0] : SIZE_MAX;
+    *a = f.n ? f.c[0] : 0;
+    *b = f.k;
+    return f.n == 0 || !get(ps, f.v[0])->elim;
+}
+
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
     if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b) || get(ps, *root)->elim)
@@ -1002,6 +1029,77 @@ static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int de
     return sg_interval_holds(ps->p->pool, e, ps->box, ps->nbox);
 }
 
+/* Collect the distinct symbols of `e` into syms[*n] (at most ENUM_SYMS); false when there are more
+ * or the walk is too long. */
+static bool symbols_of(sg_presolve *ps, const sg_expr *e, const sg_expr **syms, size_t *n, int depth)
+{
+    size_t i, na = sg_expr_nargs(e);
+    if (depth > 64 || ++ps->work > WORK_MAX)
+        return false;
+    if (sg_expr_kind(e) == SG_SYM) {
+        for (i = 0; i < *n; i++)
+            if (syms[i] == e)
+                return true;
+        if (*n == ENUM_SYMS)
+            return false;
+        syms[(*n)++] = e;
+        return true;
+    }
+    for (i = 0; i < na; i++)
+        if (!symbols_of(ps, sg_expr_arg(e, i), syms, n, depth + 1))
+            return false;
+    return true;
+}
+
+/*
+ * A question over one class: every symbol of `e` is a * root + b of the same class root, whose
+ * domain is finite and small. Then every value of the root is tried and `e` evaluated exactly
+ * (Python semantics, expr/eval.c): TRUE when it is defined and true at every one (every model
+ * of the facts puts the root in its domain and the symbols on their maps). FALSE is never
+ * answered (a failing value of the box need not be a model); UNKNOWN otherwise.
+ */
+static sg_tri decide_by_values(sg_presolve *ps, const sg_expr *e)
+{
+    const sg_expr *syms[ENUM_SYMS];
+    sg_int a[ENUM_SYMS], b[ENUM_SYMS], span, v;
+    size_t n = 0, i, r = SIZE_MAX;
+    const sg_interval *dom;
+    if (!symbols_of(ps, e, syms, &n, 0) || n == 0)
+        return SG_TRI_UNKNOWN;
+    for (i = 0; i < n; i++) { /* each symbol as a form over one root (a substitution read through) */
+        long x = sym_node(ps, syms[i]);
+        lin f;
+        if (x < 0 || sg_expr_sort(syms[i]) != SG_SORT_INT || sg_expr_symbol_index(syms[i]) >= ps->nbox ||
+            !lin_node(ps, (size_t)x, &f) || f.n > 1 || (f.n == 1 && r != SIZE_MAX && f.v[0] != r))
+            return SG_TRI_UNKNOWN;
+        a[i] = f.n ? f.c[0] : 0;
+        b[i] = f.k;
+        if (f.n)
+            r = f.v[0];
+    }
+    if (r == SIZE_MAX || get(ps, r)->elim)
+        return SG_TRI_UNKNOWN;
+    dom = &get(ps, r)->dom;
+    if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= ENUM_SPAN ||
+        ps->evals + (unsigned)span + 1 > ENUM_BUDGET)
+        return SG_TRI_UNKNOWN;
+    if (!ps->vals && !(ps->vals = sg__calloc(ps->nbox + 1, sizeof *ps->vals)))
+        return SG_TRI_UNKNOWN;
+    for (v = dom->lo; v <= dom->hi; v++) {
+        sg_value val;
+        ps->evals++;
+        for (i = 0; i < n; i++) {
+            sg_int x;
+            if (!sg__mul(a[i], v, &x) || !sg__add(x, b[i], &x))
+                return SG_TRI_UNKNOWN;
+            ps->vals[sg_expr_symbol_index(syms[i])] = x;
+        }
+        if (sg_expr_eval(&val, ps->p->pool, e, ps->vals, ps->nbox, NULL) != 0 || val.kind != SG_VAL_BOOL || !val.num)
+            return SG_TRI_UNKNOWN; /* undefined, or false somewhere in the box */
+    }
+    return SG_TRI_TRUE;
+}
+
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
 {
     bool total;
@@ -1010,7 +1108,54 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
         return SG_TRI_UNKNOWN;
     ps->work = 0;
     r = decide_bool(ps, e, &total, 0);
+    if (r == SG_TRI_UNKNOWN && !ps->empty) {
+        ps->work = 0;
+        r = decide_by_values(ps, e);
+    }
     return ps->empty ? SG_TRI_UNKNOWN : r;
+}
+
+sg_tri sg_presolve_implies_lin(sg_presolve *ps, const size_t *nodes, const sg_int *coef, size_t n, sg_int k)
+{
+    lin f, g;
+    sg_interval r;
+    size_t i;
+    if (presolve_off || ps->empty)
+        return SG_TRI_UNKNOWN;
+    ps->work = 0;
+    memset(&f, 0, sizeof f);
+    f.k = k;
+    for (i = 0; i < n; i++)
+        if (coef[i] != 0 && (nodes[i] >= ps->nnodes || !lin_node(ps, nodes[i], &g) || !lin_axpy(&f, coef[i], &g)))
+            return SG_TRI_UNKNOWN;
+    if (ps->empty)
+        return SG_TRI_UNKNOWN;
+    if (f.n == 0)
+        return f.k == 0 ? SG_TRI_TRUE : SG_TRI_UNKNOWN;
+    if (lin_range(ps, &f, &r) && !r.lo_inf && !r.hi_inf && r.lo == 0 && r.hi == 0)
+        return SG_TRI_TRUE;
+    return SG_TRI_UNKNOWN;
+}
+
+sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
+{
+    lin f, g;
+    sg_interval r;
+    if (presolve_off || ps->empty || x >= ps->nnodes || (y != SIZE_MAX && y >= ps->nnodes))
+        return SG_TRI_UNKNOWN;
+    ps->work = 0;
+    if (!lin_node(ps, x, &f))
+        return SG_TRI_UNKNOWN;
+    if (y != SIZE_MAX && (!lin_node(ps, y, &g) || !lin_axpy(&f, -a, &g)))
+        return SG_TRI_UNKNOWN;
+    if (!sg__sub(f.k, b, &f.k) || ps->empty)
+        return SG_TRI_UNKNOWN;
+    if (f.n == 0) /* the same form on both sides: it holds identically */
+        return f.k == 0 ? SG_TRI_TRUE : SG_TRI_UNKNOWN;
+    /* a form over roots whose box is the single point 0 */
+    if (lin_range(ps, &f, &r) && !r.lo_inf && !r.hi_inf && r.lo == 0 && r.hi == 0)
+        return SG_TRI_TRUE;
+    return SG_TRI_UNKNOWN;
 }
 
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)

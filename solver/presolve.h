@@ -67,12 +67,26 @@ void sg_presolve_constraint(sg_presolve *ps, size_t cons);       /* an assumed c
  * ninputs + nsyms + spec root n.
  */
 bool sg_presolve_take_dropped(sg_presolve *ps);
+/* Node x as a * root + b over one class root (read through substitutions: a may be any nonzero
+ * integer, 2*r + 1), or a constant (*root SIZE_MAX, a = 0); false when it is over several roots,
+ * on overflow, or when inconsistent. The root's domain: sg_presolve_class(root). */
+bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b);
 bool sg_presolve_consistent(const sg_presolve *ps);
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
 
 /* Does checked constraint `cons` hold on every model of the facts given since
  * sg_presolve_begin? TRUE / FALSE only when certain; UNKNOWN otherwise. */
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t cons);
+
+/* Does node x = a * node y + b hold on every model of the facts (y SIZE_MAX: x = b)? TRUE when
+ * the union-find (and its substitutions) writes both sides as the same form over class roots, or
+ * their difference is 0 over the whole box; UNKNOWN otherwise (never FALSE: a relation the facts
+ * do not force may still hold on every model of facts the presolve left out). */
+sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b);
+
+/* Does sum coef[i] * node nodes[i] + k = 0 hold on every model of the facts? As
+ * sg_presolve_implies: TRUE or UNKNOWN. */
+sg_tri sg_presolve_implies_lin(sg_presolve *ps, const size_t *nodes, const sg_int *coef, size_t n, sg_int k);
 
 /* Does boolean `e` (over the trace's symbols) hold on every model of the facts? */
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e);

@@ -3,14 +3,13 @@
  * problem.c - building the constraint set of a trace (solver/problem.h) and
  * running budgeted Z3 queries over it.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include "solver/problem.h"
+#include "solver/watchdog.h"
 #include "util/util.h"
 
 /* ---- Z3 helpers ----------------------------------------------------------------- */
@@ -663,6 +662,7 @@ void sg_problem_free(sg_problem *p)
         Z3_solver_dec_ref(p->ctx, p->inc);
     if (p->nia)
         Z3_solver_dec_ref(p->ctx, p->nia);
+    sg_watchdog_free(p->watch);
     sg_free(p->seen);
     for (i = 0; i < p->nkeep; i++)
         Z3_dec_ref(p->ctx, p->keep[i]);
@@ -675,83 +675,6 @@ void sg_problem_free(sg_problem *p)
 
 /* ---- Queries ------------------------------------------------------------------------ */
 
-/*
- * The wall-clock limit of a query. Z3 4.8.12's own "timeout" parameter can
- * deadlock when it fires (its scoped_timer, fixed upstream later), so the
- * limit is a watchdog thread that calls Z3_interrupt when time is up; the
- * deterministic budget is Z3's "rlimit". Z3_interrupt outside a running
- * check does nothing, and the watchdog holds the lock while it interrupts,
- * so it never outlives the query it guards.
- */
-#define WATCH_REPEAT_MS 20L
-
-typedef struct watchdog {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t done_cv;
-    bool done, fired, started;
-    struct timespec until;
-    Z3_context ctx;
-} watchdog;
-
-static void *watch(void *arg)
-{
-    watchdog *w = arg;
-    int rc = 0;
-    pthread_mutex_lock(&w->lock);
-    while (!w->done && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&w->done_cv, &w->lock, &w->until);
-    /* Time is up: interrupt, and again every WATCH_REPEAT_MS until the query returns: a
-     * Z3_interrupt that lands before the check has installed its handler (a budget's last
-     * millisecond) does nothing, and the query would run on under the rlimit alone. (It does
-     * not help where Z3 does not poll at all: Z3 4.8.12's QF_NIA preprocessing on prod300
-     * runs 10 s past a 3 s limit, docs/presolve.md "Budget".) */
-    while (!w->done) {
-        w->fired = true;
-        Z3_interrupt(w->ctx);
-        w->until.tv_nsec += WATCH_REPEAT_MS * 1000000L;
-        if (w->until.tv_nsec >= 1000000000L) {
-            w->until.tv_sec++;
-            w->until.tv_nsec -= 1000000000L;
-        }
-        rc = 0;
-        while (!w->done && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&w->done_cv, &w->lock, &w->until);
-    }
-    pthread_mutex_unlock(&w->lock);
-    return NULL;
-}
-
-static void watchdog_start(watchdog *w, Z3_context ctx, unsigned ms)
-{
-    memset(w, 0, sizeof *w);
-    w->ctx = ctx;
-    clock_gettime(CLOCK_REALTIME, &w->until);
-    w->until.tv_sec += ms / 1000;
-    w->until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (w->until.tv_nsec >= 1000000000L) {
-        w->until.tv_sec++;
-        w->until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_init(&w->lock, NULL);
-    pthread_cond_init(&w->done_cv, NULL);
-    w->started = pthread_create(&w->thread, NULL, watch, w) == 0;
-}
-
-/* Stop the watchdog; true when it interrupted the query. */
-static bool watchdog_stop(watchdog *w)
-{
-    if (w->started) {
-        pthread_mutex_lock(&w->lock);
-        w->done = true;
-        pthread_cond_signal(&w->done_cv);
-        pthread_mutex_unlock(&w->lock);
-        pthread_join(w->thread, NULL);
-    }
-    pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->done_cv);
-    return w->fired;
-}
 
 /*
  * Z3's reason for "unknown", made to fit `reason[64]`: the tactic wrapper's
@@ -965,16 +888,17 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
         if (hard[i])
             Z3_solver_assert(c, s, hard[i]);
     {
-        watchdog w;
         /* a cancel request from another thread interrupts the check through the token */
         if (!sg_cancel__enter(cancel, c)) {
             snprintf(reason, 64, "canceled");
             goto cleanup;
         }
+        if (timeout && !p->watch)
+            p->watch = sg_watchdog_new(); /* NULL: the rlimit and the deadline still hold */
         if (timeout)
-            watchdog_start(&w, c, timeout);
+            sg_watchdog_arm(p->watch, c, timeout);
         *res = nassume ? Z3_solver_check_assumptions(c, s, (unsigned)nassume, assumptions) : Z3_solver_check(c, s);
-        *fired = timeout ? watchdog_stop(&w) : false;
+        *fired = timeout ? sg_watchdog_disarm(p->watch) : false;
         sg_cancel__leave(cancel, c);
         if (*res == Z3_L_UNDEF && sg_cancel_requested(cancel)) {
             snprintf(reason, 64, "canceled");

@@ -10,7 +10,9 @@
  *  - a spec torch refused before tracing the model (an example outside its
  *    range, two definitions of one Dim, a negative derived min) gets a repair
  *    that passes torch's spec checks, offered as untraced, never verified;
- *  - a torch 2.6 dataclass spec (a list over fields its paths name as keys) stays a list.
+ *  - a torch 2.6 dataclass spec (a list over fields its paths name as keys) stays a list;
+ *  - a derived box is fitted inside a joint linear guard (T + L <= 128, read through a
+ *    replacement), the later group narrowed first, never past an example (analysis/fix_box.c).
  *
  * Budgets are Z3's resource limit only (no wall clock).
  */
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/fix_box.h"
 #include "analysis/fixes.h"
 #include "torch/pyspec.h"
 #include "trace/edit.h"
@@ -280,8 +283,67 @@ static void test_namedtuple_printer(void)
     sg_trace_free(t);
 }
 
+
+/* kv48's position table: T + L <= 128 (L through the replacement s2 -> s1), M = T + L <= 190. */
+static void test_fit_box(void)
+{
+    static const char trace[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"shape_env\": true,"
+        " \"symbols\": [{\"name\": \"s0\", \"range\": [2, 64], \"hint\": 5, \"sources\": [\"L['t'].size()[0]\"]},"
+        " {\"name\": \"s1\", \"range\": [2, 126], \"hint\": 7, \"sources\": [\"L['c'].size()[0]\"]},"
+        " {\"name\": \"s2\", \"range\": [2, 126], \"hint\": 7, \"replacement\": \"s1\", \"sources\": [\"L['d'].size()[0]\"]},"
+        " {\"name\": \"s3\", \"range\": [4, 150], \"hint\": 12, \"replacement\": \"s0 + s1\", \"sources\": []}],"
+        " \"guards\": [{\"origin\": \"shape\", \"expr\": \"s0 + s2 <= 128\"}, {\"origin\": \"shape\", \"expr\": \"s1 >= 2\"}],"
+        " \"inputs\": [{\"path\": \"['t']\", \"dim\": 0, \"size\": 5, \"source\": \"L['t'].size()[0]\", \"value\": \"s0\","
+        " \"spec\": {\"kind\": \"dim\", \"name\": \"T\", \"min\": 0, \"max\": 64}},"
+        " {\"path\": \"['c']\", \"dim\": 0, \"size\": 7, \"source\": \"L['c'].size()[0]\", \"value\": \"s1\","
+        " \"spec\": {\"kind\": \"dim\", \"name\": \"L\", \"min\": 0, \"max\": 192}}],"
+        " \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    sg_trace *t = NULL;
+    sg_error err = SG_ERROR_INIT;
+    const sg_symbol_info *si;
+    size_t ns = 0, n = 0;
+    sg_fit_var v[2];
+    int rc = sg_trace_load_json(&t, trace, strlen(trace), &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc)
+        return;
+    si = sg_trace_symbols(t, &ns);
+    memset(v, 0, sizeof v);
+    v[0].sym = si[0].sym; /* T in [2, 64], example 5, the earlier input */
+    v[0].lo.v = 2;
+    v[0].hi.v = 64;
+    v[0].has_example = true;
+    v[0].example = 5;
+    v[0].order = 0;
+    v[0].changeable = true;
+    v[1] = v[0];
+    v[1].sym = si[1].sym; /* L in [2, 126], example 7: narrowed first */
+    v[1].hi.v = 126;
+    v[1].example = 7;
+    v[1].order = 1;
+    CHECK_EQ_INT(sg_fix_fit_box(t, NULL, 0, v, 2, &n, &err), 0);
+    CHECK(v[1].hi.v == 64 && v[0].hi.v == 64 && n == 1); /* T + L <= 128; M = T + L <= 150 then too */
+    /* M <= 150 alone (the guard gone by a wider L example): L stops at its example 100, T moves */
+    v[0].hi.v = 64;
+    v[1].hi.v = 126;
+    v[1].example = 100;
+    CHECK_EQ_INT(sg_fix_fit_box(t, NULL, 0, v, 2, &n, &err), 0);
+    CHECK_MSG(v[1].hi.v == 100 && v[0].hi.v == 28 && n == 2, "T <= %lld, L <= %lld", (long long)v[0].hi.v,
+              (long long)v[1].hi.v);
+    /* a group the fix may not change: guards over it are left to the re-check */
+    v[0].hi.v = 64;
+    v[1].hi.v = 126;
+    v[1].example = 7;
+    v[0].changeable = false;
+    CHECK_EQ_INT(sg_fix_fit_box(t, NULL, 0, v, 2, &n, &err), 0);
+    CHECK(v[1].hi.v == 126 && v[0].hi.v == 64 && n == 0);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
+    RUN(test_fit_box);
     RUN(test_namedtuple_printer);
     RUN(test_zero_one_edit);
     RUN(test_staged);
