@@ -289,6 +289,33 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     return 1;
 }
 
+/*
+ * Constraints the presolve left out but that hold at every point of its box are redundant:
+ * with no substitution the box is the product of the class domains, which is exactly the set
+ * of models of the facts read (a bound read wider than it is widens a domain and is itself
+ * among the left out), so a left-out constraint TRUE on the whole box removes no model
+ * (large_100_list_auto_ok in torch 2.6: `Ne(s2 - 1, 1)` with s2 = s0 + 1, s0 >= 2). They are
+ * taken off `dcons`, and `tainted` is made again from what is left (definitions left out
+ * always taint: they are not asked about).
+ */
+static void rescue_implied(sg_problem *p, sg_presolve *ps, const bool *ddef, bool *dcons, bool *tainted,
+                           size_t nnodes)
+{
+    size_t k;
+    memset(tainted, 0, nnodes * sizeof *tainted);
+    for (k = 0; k < p->nsyms; k++)
+        if (ddef[k])
+            tainted[p->sym_comp[k]] = true;
+    for (k = 0; k < p->ncons; k++) {
+        if (!dcons[k])
+            continue;
+        if (sg_presolve_decide(ps, k) == SG_TRI_TRUE)
+            dcons[k] = false;
+        else
+            tainted[p->cons_comp[k]] = true;
+    }
+}
+
 int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *err)
 {
     size_t nnodes = p->ninputs + p->nsyms + p->nx, k;
@@ -341,6 +368,8 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     }
     if (global || !sg_presolve_consistent(ps))
         goto cleanup;
+    if (!sg_presolve_substituted(ps))
+        rescue_implied(p, ps, ddef, dcons, tainted, nnodes);
     for (k = 0; k < p->nsyms; k++) {
         sg_inferred o = res[k];
         sg_interval dom;

@@ -964,6 +964,8 @@ bool sg_presolve_take_dropped(sg_presolve *ps)
 
 bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
 
+bool sg_presolve_substituted(const sg_presolve *ps) { return ps->ndefs > 0; }
+
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
     if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b) || get(ps, *root)->elim)

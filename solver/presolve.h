@@ -68,6 +68,9 @@ void sg_presolve_constraint(sg_presolve *ps, size_t cons);       /* an assumed c
  */
 bool sg_presolve_take_dropped(sg_presolve *ps);
 bool sg_presolve_consistent(const sg_presolve *ps);
+/* Whether an equality was substituted since sg_presolve_begin (a fact with several variables or a
+ * non-unit coefficient): the models are then no longer the product of the class domains. */
+bool sg_presolve_substituted(const sg_presolve *ps);
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
 
 /* Does checked constraint `cons` hold on every model of the facts given since

@@ -425,11 +425,54 @@ static void test_inference_without_z3(void)
     sb_free(&b);
 }
 
+/* A guard the presolve does not read (Ne) but that holds on the whole box of the facts it reads
+ * is redundant: inference over the unbounded chain asks no Z3 query (torch 2.6's
+ * large_100_list_auto_ok: `Ne(s2 - 1, 1)` with s2 = s0 + 1, s0 >= 2). */
+static void test_implied_guard_without_z3(void)
+{
+    static const char js[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.6.0\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, \"int_oo\"], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}, "
+        "{\"name\": \"s1\", \"range\": [3, \"int_oo\"], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": \"s0 + 1\", \"sources\": [\"L['y'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"Eq(s0 + 1, s1)\", \"user_loc\": \"m.py:1 in forward\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Ne(s1 - 1, 1)\", \"user_loc\": \"m.py:2 in forward\"}], \"inputs\": ["
+        "{\"path\": \"['x']\", \"dim\": 0, \"size\": 6, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s0\", \"spec\": {\"kind\": \"auto\"}}, "
+        "{\"path\": \"['y']\", \"dim\": 0, \"size\": 7, \"source\": \"L['y'].size()[0]\", "
+        "\"traced_source\": \"L['y'].size()[0]\", \"value\": \"s0 + 1\", \"spec\": {\"kind\": \"auto\"}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    size_t i;
+
+    CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+        CHECK_EQ_INT((int)r->ninferred, 2);
+        for (i = 0; i < r->ninferred; i++) {
+            const sg_inferred *f = &r->inferred[i];
+            bool s1 = strcmp(sg_expr_symbol_name(f->sym), "s1") == 0;
+            CHECK(f->range_exact && f->holes_complete && f->nholes == 0 && f->modulus == 1);
+            CHECK(!f->lo.inf && f->lo.v == (s1 ? 3 : 2) && f->hi.inf == 1);
+        }
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
     RUN(test_equalities_without_z3);
     RUN(test_three_variables_without_z3);
     RUN(test_inference_without_z3);
+    RUN(test_implied_guard_without_z3);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
     return test_summary();
