@@ -696,79 +696,163 @@ void sg_problem_free(sg_problem *p)
 /*
  * The wall-clock limit of a query. Z3 4.8.12's own "timeout" parameter can
  * deadlock when it fires (its scoped_timer, fixed upstream later), so the
- * limit is a watchdog thread that calls Z3_interrupt when time is up; the
- * deterministic budget is Z3's "rlimit". Z3_interrupt outside a running
- * check does nothing, and the watchdog holds the lock while it interrupts,
- * so it never outlives the query it guards.
+ * limit is a watchdog that calls Z3_interrupt when time is up; the
+ * deterministic budget is Z3's "rlimit". One timer thread serves every query
+ * of the process (started at the first one): a query arms a watchdog (its
+ * context and deadline) and disarms it when Z3 returns. A thread per query
+ * cost a clone, a stack and a join per query, as much as a small query itself
+ * (issue 16). Z3_interrupt outside a running check does nothing, and the
+ * timer holds the lock while it interrupts, so once disarmed a watchdog never
+ * reaches its context again.
  */
 #define WATCH_REPEAT_MS 20L
 
 typedef struct watchdog {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t done_cv;
-    bool done, fired, started;
-    struct timespec until;
     Z3_context ctx;
+    struct timespec until; /* CLOCK_MONOTONIC */
+    bool fired;
+    bool armed;
+    struct watchdog *next; /* in wd.armed, under wd.lock */
 } watchdog;
 
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;     /* a watchdog armed earlier than the timer waits for */
+    watchdog *armed;
+    bool running;          /* the timer thread runs (in this process: a fork's child starts its own) */
+    bool atfork;
+    bool waits;            /* the timer sleeps until `wakes` (else until signalled) */
+    struct timespec wakes;
+} wd = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, false, false, false, {0, 0}};
+
+static void ts_add_ms(struct timespec *t, long ms)
+{
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* The timer: sleep until the earliest deadline; interrupt every query past its own, and again
+ * every WATCH_REPEAT_MS until it is disarmed: a Z3_interrupt that lands before the check has
+ * installed its handler (a budget's last millisecond) does nothing, and the query would run on
+ * under the rlimit alone. (It does not help where Z3 does not poll at all: Z3 4.8.12's QF_NIA
+ * preprocessing, docs/presolve.md "Budget".) */
 static void *watch(void *arg)
 {
-    watchdog *w = arg;
-    int rc = 0;
-    pthread_mutex_lock(&w->lock);
-    while (!w->done && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&w->done_cv, &w->lock, &w->until);
-    /* Time is up: interrupt, and again every WATCH_REPEAT_MS until the query returns: a
-     * Z3_interrupt that lands before the check has installed its handler (a budget's last
-     * millisecond) does nothing, and the query would run on under the rlimit alone. (It does
-     * not help where Z3 does not poll at all: Z3 4.8.12's QF_NIA preprocessing on prod300
-     * runs 10 s past a 3 s limit, docs/presolve.md "Budget".) */
-    while (!w->done) {
-        w->fired = true;
-        Z3_interrupt(w->ctx);
-        w->until.tv_nsec += WATCH_REPEAT_MS * 1000000L;
-        if (w->until.tv_nsec >= 1000000000L) {
-            w->until.tv_sec++;
-            w->until.tv_nsec -= 1000000000L;
+    (void)arg;
+    pthread_mutex_lock(&wd.lock);
+    for (;;) {
+        struct timespec now, first;
+        watchdog *w;
+        bool any = false;
+        for (w = wd.armed; w; w = w->next)
+            if (!any || ts_before(&w->until, &first)) {
+                first = w->until;
+                any = true;
+            }
+        if (!any) {
+            wd.waits = false;
+            pthread_cond_wait(&wd.cv, &wd.lock);
+            continue;
         }
-        rc = 0;
-        while (!w->done && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&w->done_cv, &w->lock, &w->until);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (ts_before(&now, &first)) {
+            wd.waits = true;
+            wd.wakes = first;
+            pthread_cond_timedwait(&wd.cv, &wd.lock, &first);
+            continue;
+        }
+        for (w = wd.armed; w; w = w->next)
+            if (!ts_before(&now, &w->until)) {
+                w->fired = true;
+                Z3_interrupt(w->ctx);
+                w->until = now;
+                ts_add_ms(&w->until, WATCH_REPEAT_MS);
+            }
     }
-    pthread_mutex_unlock(&w->lock);
     return NULL;
 }
 
+/* In a fork's child the timer thread is gone: the first query there starts one. */
+static void wd_after_fork(void)
+{
+    pthread_mutex_init(&wd.lock, NULL);
+    pthread_cond_init(&wd.cv, NULL);
+    wd.armed = NULL;
+    wd.running = false;
+    wd.waits = false;
+}
+
+/* Start the timer thread unless it runs; false when it cannot be started. Under wd.lock. */
+static bool wd_start(void)
+{
+    pthread_condattr_t ca;
+    pthread_attr_t ta;
+    pthread_t th;
+    if (wd.running)
+        return true;
+    if (!wd.atfork)
+        wd.atfork = pthread_atfork(NULL, NULL, wd_after_fork) == 0;
+    /* the deadlines are monotonic: the condition variable waits on that clock */
+    if (pthread_condattr_init(&ca) == 0) {
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_destroy(&wd.cv);
+        pthread_cond_init(&wd.cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
+    if (pthread_attr_init(&ta) != 0)
+        return false;
+    pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    wd.running = pthread_create(&th, &ta, watch, NULL) == 0;
+    pthread_attr_destroy(&ta);
+    return wd.running;
+}
+
+/* Arm a watchdog on `ctx` for `ms` milliseconds from now (without a timer thread: not armed,
+ * the rlimit alone bounds the query, as before when a thread could not be made). */
 static void watchdog_start(watchdog *w, Z3_context ctx, unsigned ms)
 {
     memset(w, 0, sizeof *w);
     w->ctx = ctx;
-    clock_gettime(CLOCK_REALTIME, &w->until);
-    w->until.tv_sec += ms / 1000;
-    w->until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (w->until.tv_nsec >= 1000000000L) {
-        w->until.tv_sec++;
-        w->until.tv_nsec -= 1000000000L;
+    clock_gettime(CLOCK_MONOTONIC, &w->until);
+    ts_add_ms(&w->until, (long)ms);
+    pthread_mutex_lock(&wd.lock);
+    if (wd_start()) {
+        w->armed = true;
+        w->next = wd.armed;
+        wd.armed = w;
+        /* wake the timer only when it would sleep past this deadline (queries of equal budgets
+         * arm in deadline order: most never wake it) */
+        if (!wd.waits || ts_before(&w->until, &wd.wakes))
+            pthread_cond_signal(&wd.cv);
     }
-    pthread_mutex_init(&w->lock, NULL);
-    pthread_cond_init(&w->done_cv, NULL);
-    w->started = pthread_create(&w->thread, NULL, watch, w) == 0;
+    pthread_mutex_unlock(&wd.lock);
 }
 
-/* Stop the watchdog; true when it interrupted the query. */
+/* Disarm the watchdog; true when it interrupted the query. */
 static bool watchdog_stop(watchdog *w)
 {
-    if (w->started) {
-        pthread_mutex_lock(&w->lock);
-        w->done = true;
-        pthread_cond_signal(&w->done_cv);
-        pthread_mutex_unlock(&w->lock);
-        pthread_join(w->thread, NULL);
-    }
-    pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->done_cv);
-    return w->fired;
+    watchdog **pp;
+    bool fired;
+    if (!w->armed)
+        return false;
+    pthread_mutex_lock(&wd.lock);
+    for (pp = &wd.armed; *pp; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
+    fired = w->fired;
+    pthread_mutex_unlock(&wd.lock);
+    return fired;
 }
 
 /*
