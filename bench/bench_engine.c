@@ -19,7 +19,7 @@
  *   bench_engine --corpus [--warm] [-n RUNS] [PATH...]
  *
  * The allocator is set as `shapegate serve` sets it (sg_service_tune_memory in
- * service/service.h: 64 MiB trim threshold, 16 MiB top pad), so that the two
+ * service/service.h: 64 MiB trim threshold, 16 MiB top pad, 32 MiB mmap threshold), so that the two
  * compare like for like; SG_BENCH_MALLOC_DEFAULTS=1 keeps glibc's defaults.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -275,6 +275,7 @@ int main(int argc, char **argv)
     if (!getenv("SG_BENCH_MALLOC_DEFAULTS")) {
         mallopt(M_TRIM_THRESHOLD, 64 << 20);
         mallopt(M_TOP_PAD, 16 << 20);
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
     }
 #endif
     if (argc > 1 && strcmp(argv[1], "--corpus") == 0)
