@@ -18,6 +18,10 @@
 #define LIN_MAX 8     /* terms of a linear form; a longer one is left to Z3 */
 #define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
 #define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
+#define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
+#define ENUM_BUDGET (1u << 18)  /* evaluations one presolve may spend enumerating, all questions */
+#define ENUM_SYMS 8             /* symbols of an enumerated question */
+#define ENUM_ROOTS 4            /* class roots its symbols range over */
 
 typedef struct node {
     unsigned epoch;  /* valid when == ps->epoch */
@@ -74,6 +78,8 @@ struct sg_presolve {
     bool has_forest;
     unsigned *fepoch, forest; /* fpar, fdist valid when fepoch == forest */
     size_t *fpar, *fdist, *hseq, qcap, nseq;
+    sg_int *evals;        /* [nbox] symbol values of an enumerated point (enum_decide), or NULL */
+    unsigned enum_spent;  /* evaluations spent of ENUM_BUDGET */
 };
 
 static _Thread_local bool presolve_off;
@@ -156,6 +162,7 @@ void sg_presolve_free(sg_presolve *ps)
     sg_free(ps->estart);
     sg_free(ps->eadj);
     sg_free(ps->queue);
+    sg_free(ps->evals);
     sg_free(ps);
 }
 
@@ -886,8 +893,16 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
         if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {
             if (!sym)
                 bound_point(ps, i, b);
-            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0)
+            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0 && (a == 1 || a == -1))
                 unite(ps, i, a, p->ninputs + p->nsyms + (size_t)x, b);
+            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0) { /* D = a X + b: substituted */
+                lin f, g;
+                if (!lin_node(ps, i, &f) || !lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) ||
+                    !lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
+                    ps->dropped = true;
+                else
+                    fact_eq(ps, &f);
+            }
         }
         break;
     }
@@ -1023,6 +1038,108 @@ static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int de
     return sg_interval_holds(ps->p->pool, e, ps->box, ps->nbox);
 }
 
+/* The distinct symbols of `e` into syms[0..*n-1] (at most ENUM_SYMS); false when there are more,
+ * or `e` is too large to walk. */
+static bool enum_symbols(sg_presolve *ps, const sg_expr *e, const sg_expr **syms, size_t *n, int depth)
+{
+    size_t i, k = sg_expr_nargs(e);
+    if (depth > 64 || ++ps->work > WORK_MAX)
+        return false;
+    if (sg_expr_kind(e) == SG_SYM) {
+        for (i = 0; i < *n; i++)
+            if (syms[i] == e)
+                return true;
+        if (*n == ENUM_SYMS)
+            return false;
+        syms[(*n)++] = e;
+        return true;
+    }
+    for (i = 0; i < k; i++)
+        if (!enum_symbols(ps, sg_expr_arg(e, i), syms, n, depth + 1))
+            return false;
+    return true;
+}
+
+/*
+ * `e` at every point of the box, exactly: TRUE when every integer symbol of `e` is an affine form
+ * over at most ENUM_ROOTS class roots with finite domains whose product has at most ENUM_POINTS
+ * points, and `e` evaluates (expr/eval.c: Python's integer semantics) to True at each of them;
+ * UNKNOWN otherwise - a False or undefined point may lie outside H's models, so FALSE is never
+ * concluded here. Sound as the interval evaluator is: every model of H is a point of the box (the
+ * class maps and substitutions are equalities of H, the domains enclose its values). err_div_2d
+ * _reshape's fixed spec (B = 2*_B, _B in [1, 32], guards with floors and modulos of products)
+ * is proved in 32 evaluations instead of a non-linear Z3 query.
+ */
+static sg_tri enum_decide(sg_presolve *ps, const sg_expr *e)
+{
+    const sg_expr *syms[ENUM_SYMS];
+    size_t nsyms = 0, roots[ENUM_ROOTS], nroots = 0, i, j;
+    sg_int lo[ENUM_ROOTS], at[ENUM_ROOTS];
+    lin form[ENUM_SYMS];
+    size_t idx[ENUM_SYMS];
+    double points;
+
+    ps->work = 0;
+    if (!enum_symbols(ps, e, syms, &nsyms, 0) || nsyms == 0)
+        return SG_TRI_UNKNOWN;
+    for (i = 0; i < nsyms; i++) {
+        long x = sg_expr_sort(syms[i]) == SG_SORT_INT ? sym_node(ps, syms[i]) : -1;
+        idx[i] = sg_expr_symbol_index(syms[i]);
+        if (x < 0 || idx[i] >= ps->nbox || !lin_node(ps, (size_t)x, &form[i]))
+            return SG_TRI_UNKNOWN;
+        for (j = 0; j < (size_t)form[i].n; j++) {
+            size_t r = form[i].v[j], m;
+            for (m = 0; m < nroots && roots[m] != r; m++)
+                ;
+            if (m == nroots) {
+                if (nroots == ENUM_ROOTS)
+                    return SG_TRI_UNKNOWN;
+                roots[nroots++] = r;
+            }
+        }
+    }
+    points = 1;
+    for (j = 0; j < nroots; j++) {
+        const sg_interval *d = &get(ps, roots[j])->dom;
+        sg_int span;
+        if (d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 || span >= ENUM_POINTS)
+            return SG_TRI_UNKNOWN;
+        points *= (double)(span + 1);
+        lo[j] = at[j] = d->lo;
+    }
+    if (points > ENUM_POINTS || ps->enum_spent + points > ENUM_BUDGET)
+        return SG_TRI_UNKNOWN;
+    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
+        return SG_TRI_UNKNOWN;
+    ps->enum_spent += (unsigned)points;
+    for (;;) {
+        sg_value v;
+        for (i = 0; i < nsyms; i++) { /* symbol i = form.k + sum c_j * root_j */
+            sg_int x = form[i].k, t;
+            for (j = 0; j < (size_t)form[i].n; j++) {
+                size_t m;
+                for (m = 0; form[i].v[j] != roots[m]; m++)
+                    ;
+                if (!sg__mul(form[i].c[j], at[m], &t) || !sg__add(x, t, &x))
+                    return SG_TRI_UNKNOWN;
+            }
+            ps->evals[idx[i]] = x;
+        }
+        if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_BOOL || !v.num)
+            return SG_TRI_UNKNOWN;
+        for (j = 0; j < nroots; j++) { /* the next point, odometer order */
+            const sg_interval *d = &get(ps, roots[j])->dom;
+            if (at[j] < d->hi) {
+                at[j]++;
+                break;
+            }
+            at[j] = lo[j];
+        }
+        if (j == nroots)
+            return SG_TRI_TRUE;
+    }
+}
+
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
 {
     bool total;
@@ -1031,6 +1148,8 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
         return SG_TRI_UNKNOWN;
     ps->work = 0;
     r = decide_bool(ps, e, &total, 0);
+    if (r == SG_TRI_UNKNOWN && !ps->empty)
+        r = enum_decide(ps, e);
     return ps->empty ? SG_TRI_UNKNOWN : r;
 }
 

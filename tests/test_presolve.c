@@ -467,12 +467,58 @@ static void test_implied_guard_without_z3(void)
     sg_trace_free(t);
 }
 
+/* Non-linear guards over a derived dim B = 2*_B, _B in [1, 32] (err_div_2d_reshape's fixed spec):
+ * proved by evaluating them at the 32 values of _B, with no Z3 query; a guard that fails at one
+ * of them is left to Z3, whose counterexample is reported as before. */
+static void test_enumerated_without_z3(void)
+{
+    static const char head[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s77\", \"range\": [2, 64], \"hint\": 4, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"Eq(6*s77, 4*(((3*s77)//2)))\", \"user_loc\": \"m.py:1 in forward\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Ne(Mod(s77, ((3*s77)//2)), 0)\", \"user_loc\": \"m.py:2 in forward\"}";
+    static const char tail[] =
+        "], \"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 4, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s77\", \"spec\": {\"kind\": \"derived\", "
+        "\"name\": \"2*_B\", \"expr\": \"2*_B\", \"root\": {\"name\": \"_B\", \"min\": 1, \"max\": 32}, "
+        "\"min\": 2, \"max\": 64}}], \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    static const char *extra[] = {"", ", {\"origin\": \"shape\", \"expr\": \"Ne(s77, 36)\", \"user_loc\": \"m.py:3 in forward\"}"};
+    size_t k;
+
+    for (k = 0; k < 2; k++) {
+        sbuf b = {0};
+        sg_trace *t = NULL;
+        sg_report *r = NULL;
+        sg_error err = SG_ERROR_INIT;
+        sg_check_options o = options();
+        o.infer = false;
+        sb_printf(&b, "%s%s%s", head, extra[k], tail);
+        CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
+        if (t)
+            CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+        if (r && k == 0) {
+            CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_OK);
+            CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+        }
+        if (r && k == 1) { /* 36 = 2*18 fails Ne(s77, 36): refuted, by Z3's counterexample */
+            CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_VIOLATIONS);
+            CHECK(r->stats.queries > 0 && r->nviolations == 1);
+        }
+        sg_report_free(r);
+        sg_trace_free(t);
+        sb_free(&b);
+    }
+}
+
 int main(void)
 {
     RUN(test_equalities_without_z3);
     RUN(test_three_variables_without_z3);
     RUN(test_inference_without_z3);
     RUN(test_implied_guard_without_z3);
+    RUN(test_enumerated_without_z3);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
     return test_summary();
