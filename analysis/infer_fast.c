@@ -34,7 +34,7 @@
 
 #define FAST_ENUM_MAX 4096           /* root values one component may enumerate */
 #define FAST_EVAL_BUDGET (1u << 22)  /* fact evaluations, all components together */
-#define FAST_MAX_HOLES 64            /* as infer.c's INF_MAX_HOLES: more, and Z3 decides */
+#define FAST_MAX_HOLES 64            /* as infer.c's INF_MAX_HOLES: the smallest ones, incomplete beyond */
 #define FAST_WALK_MAX 4096           /* nodes visited checking what a fact mentions */
 
 void sg__infer_fast_free(sg_infer_fast *f)
@@ -182,7 +182,7 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
                           sg_infer_fast *f, sg_error *err)
 {
     sg_problem *p = E->p;
-    sg_int span, v, lo_r = 0, hi_r = 0, g = 0, t;
+    sg_int span, v, lo_r = 0, hi_r = 0, g = 0;
     size_t nvalid = 0, j, i, nholes_r = 0;
     if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= FAST_ENUM_MAX)
         return 0;
@@ -239,8 +239,7 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     /* holes of the root, in its class: lo_r + m*g not valid */
     if (g > 0)
         for (v = lo_r; v <= hi_r; v += g)
-            if (!E->valid[v - dom->lo] && ++nholes_r > FAST_MAX_HOLES)
-                return 0;
+            nholes_r += !E->valid[v - dom->lo];
     for (j = 0; j < ns; j++) {
         size_t k = syms[j], nh = 0;
         sg_inferred o = res[k];
@@ -262,21 +261,25 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
         }
         o.holes = NULL;
         o.nholes = 0;
-        o.holes_complete = true;
+        o.holes_complete = o.is_constant || nholes_r <= FAST_MAX_HOLES;
         o.equals = NULL;
         if (!o.is_constant && nholes_r) {
-            o.holes = sg__calloc(nholes_r, sizeof *o.holes);
+            /* the smallest FAST_MAX_HOLES of the symbol: from the root's lowest up (a > 0) or its
+             * highest down (a < 0); more are left out, the list marked incomplete (as Z3's search
+             * does at INF_MAX_HOLES, whose 64 are the ones it happened to meet) */
+            size_t want = nholes_r < FAST_MAX_HOLES ? nholes_r : FAST_MAX_HOLES;
+            o.holes = sg__calloc(want, sizeof *o.holes);
             if (!o.holes)
                 return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
-            for (v = lo_r; v <= hi_r; v += g)
-                if (!E->valid[v - dom->lo])
-                    o.holes[nh++] = a * v + b;
-            if (a < 0) /* descending: reverse */
-                for (i = 0; i < nh / 2; i++) {
-                    t = o.holes[i];
-                    o.holes[i] = o.holes[nh - 1 - i];
-                    o.holes[nh - 1 - i] = t;
-                }
+            if (a > 0) {
+                for (v = lo_r; v <= hi_r && nh < want; v += g)
+                    if (!E->valid[v - dom->lo])
+                        o.holes[nh++] = a * v + b;
+            } else {
+                for (v = hi_r; v >= lo_r && nh < want; v -= g)
+                    if (!E->valid[v - dom->lo])
+                        o.holes[nh++] = a * v + b;
+            }
             o.nholes = nh;
         }
         sg_free(res[k].holes);

@@ -512,6 +512,40 @@ static void test_enumerated_without_z3(void)
     }
 }
 
+/* More holes than are listed (a stride-2 conv's guard: 124 holes in [8, 256]): the smallest 64
+ * are listed, marked incomplete, without a Z3 query (the Z3 search listed the 64 it met). */
+static void test_many_holes_without_z3(void)
+{
+    static const char js[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.6.0\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s1\", \"range\": [8, 256], \"hint\": 32, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"Eq(Mod((((s1 - 1)//2)) - 1, 2), 0)\", \"user_loc\": \"m.py:1 in f\"}], "
+        "\"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 32, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s1\", \"spec\": {\"kind\": \"auto\"}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+
+    CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        const sg_inferred *f = r->ninferred == 1 ? &r->inferred[0] : NULL;
+        size_t i;
+        CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+        CHECK(f && f->range_exact && f->lo.v == 8 && f->hi.v == 256 && f->modulus == 1);
+        CHECK(f && f->nholes == 64 && !f->holes_complete);
+        for (i = 0; f && i < f->nholes; i++) /* 9, 10, 13, 14, ...: 1 and 2 (mod 4), ascending */
+            CHECK_MSG(f->holes[i] == 9 + 4 * (sg_int)(i / 2) + (sg_int)(i % 2), "hole %zu", i);
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
     RUN(test_equalities_without_z3);
@@ -519,6 +553,7 @@ int main(void)
     RUN(test_inference_without_z3);
     RUN(test_implied_guard_without_z3);
     RUN(test_enumerated_without_z3);
+    RUN(test_many_holes_without_z3);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
     return test_summary();
