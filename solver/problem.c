@@ -664,7 +664,12 @@ void sg_problem_free(sg_problem *p)
         return;
     if (p->solver)
         Z3_solver_dec_ref(p->ctx, p->solver);
-    if (p->inc)
+    /* the incremental solver is left at scope 0 with no assertion (every query pops its own):
+     * a pool keeping warm solvers takes it for the context's next user */
+    if (p->inc && !sg_ctxpool_park_solver(p->contexts, p->ctx, p->inc,
+                                          Z3_get_error_code(p->ctx) == Z3_OK &&
+                                              Z3_solver_get_num_scopes(p->ctx, p->inc) == 0,
+                                          p->rlimit_set[0]))
         Z3_solver_dec_ref(p->ctx, p->inc);
     if (p->nia)
         Z3_solver_dec_ref(p->ctx, p->nia);
@@ -1038,9 +1043,11 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
     int rc = 0;
 
     *fired = false;
-    if (!*slot) { /* made on first use, kept until sg_problem_free */
+    if (!*slot) { /* made on first use (or the context's warm one), kept until sg_problem_free */
         if (slot == &p->nia) {
             *slot = nia_solver(c);
+        } else if (incremental && (*slot = sg_ctxpool_take_solver(p->contexts, c, set)) != NULL) {
+            /* a warm one: *set says the parameters its last user left it with */
         } else {
             *slot = incremental ? Z3_mk_simple_solver(c) : Z3_mk_solver(c);
             Z3_solver_inc_ref(c, *slot);
