@@ -886,9 +886,17 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
         const sg_expr *sym = NULL;
         sg_int a = 0, b = 0;
         sg_bound two = {2, 0}, none = {0, 1};
+        sg_bound rlo = d->root_min;
+        sg_int da = 0, db = 0;
         if ((x = x_of(ps, d->root_name)) < 0)
             return;
-        bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(d->root_min, d->root_max));
+        /* the root from 2 as problem.c encodes it (torch creates a phantom root like a size),
+         * unless the derived dim is `root - k` */
+        if ((rlo.inf || rlo.v < 2) && !(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0)) {
+            rlo.inf = 0;
+            rlo.v = 2;
+        }
+        bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(rlo, d->root_max));
         bound(ps, i, iv_of(two, none));
         if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {
             if (!sym)
