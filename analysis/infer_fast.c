@@ -171,6 +171,69 @@ typedef struct enumer {
     unsigned evals;        /* spent of FAST_EVAL_BUDGET */
 } enumer;
 
+#define FAST_PERIOD_MAX 64 /* the modulus of a periodic fact that lets enumeration skip values */
+
+/* The values of root value `v` into E->vals (symbols syms[]) and E->dval (input dims ins[]);
+ * false on overflow or when a dim is not of class `r` (then nothing is decided). */
+static bool set_point(enumer *E, size_t r, sg_int v, const size_t *syms, size_t ns, const size_t *ins, size_t ni,
+                      const sg_infer_fast *f)
+{
+    sg_problem *p = E->p;
+    size_t j;
+    for (j = 0; j < ns; j++) {
+        size_t k = syms[j];
+        sg_int x;
+        if (!sg__mul(f->a[k], v, &x) || !sg__add(x, f->b[k], &x))
+            return false;
+        E->vals[sg_expr_symbol_index(p->syms[k].sym)] = x;
+    }
+    for (j = 0; j < ni; j++) {
+        size_t root, in = ins[j];
+        sg_int a, b, x;
+        sg_interval d;
+        if (!sg_presolve_class(E->ps, in, &root, &a, &b, &d) || root != r || !sg__mul(a, v, &x) || !sg__add(x, b, &x))
+            return false;
+        E->dval[in] = x;
+    }
+    return true;
+}
+
+/*
+ * The modulus m of fact `ef` when it is periodic in the root with period m: a guard comparing
+ * Mod(X, m) with an integer, m a literal in [2, FAST_PERIOD_MAX] and X affine in one symbol of
+ * the component (so affine in the root: X(v + m) = X(v) + a*m, the same residue); 0 otherwise.
+ * `Eq(Mod(s, 8), 0)` rules out 7 values in 8 without evaluating the other facts there.
+ */
+static sg_int fact_period(const sg_problem *p, const efact *ef, const size_t *syms, size_t ns)
+{
+    const sg_expr *e, *mod, *num, *sym = NULL;
+    sg_kind k;
+    sg_int a = 0, b = 0, m;
+    size_t j;
+    if (ef->is_def || p->cons[ef->idx].kind != SG_CORE_GUARD || !(e = p->cons[ef->idx].expr))
+        return 0;
+    k = sg_expr_kind(e);
+    if ((k != SG_EQ && k != SG_NE && k != SG_LT && k != SG_LE && k != SG_GT && k != SG_GE) || sg_expr_nargs(e) != 2)
+        return 0;
+    mod = sg_expr_arg(e, 0);
+    num = sg_expr_arg(e, 1);
+    if (sg_expr_kind(mod) == SG_INT) {
+        const sg_expr *t = mod;
+        mod = num;
+        num = t;
+    }
+    if (sg_expr_kind(num) != SG_INT || (sg_expr_kind(mod) != SG_MOD && sg_expr_kind(mod) != SG_PYMOD) ||
+        sg_expr_nargs(mod) != 2 || sg_expr_kind(sg_expr_arg(mod, 1)) != SG_INT)
+        return 0;
+    m = sg_expr_int_value(sg_expr_arg(mod, 1));
+    if (m < 2 || m > FAST_PERIOD_MAX || !sg_expr_affine(sg_expr_arg(mod, 0), &sym, &a, &b) || !sym)
+        return 0;
+    for (j = 0; j < ns; j++)
+        if (p->syms[syms[j]].sym == sym)
+            return m;
+    return 0;
+}
+
 /*
  * Component `comp`, one class over root `r` with domain `dom`: its symbols syms[0..ns-1] and
  * input dims ins[0..ni-1], the facts left out facts[0..nf-1]. Fills res[] and f for its
@@ -182,8 +245,9 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
                           sg_infer_fast *f, sg_error *err)
 {
     sg_problem *p = E->p;
-    sg_int span, v, lo_r = 0, hi_r = 0, g = 0;
+    sg_int span, v, lo_r = 0, hi_r = 0, g = 0, period = 0, t;
     size_t nvalid = 0, j, i, nholes_r = 0;
+    bool holds[FAST_PERIOD_MAX];
     if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= FAST_ENUM_MAX)
         return 0;
     if ((double)E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > FAST_EVAL_BUDGET)
@@ -200,25 +264,31 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
             return 0;
         f->root[syms[j]] = root;
     }
+    /* a periodic fact: its residues of the root that hold, from one period; the others are not
+     * valid (the fact is defined and false there), and nothing else is evaluated at them */
+    for (j = 0; j < nf && !period; j++)
+        if ((period = fact_period(p, &facts[j], syms, ns)) != 0) {
+            for (t = 0; t < period && t <= span && period; t++) {
+                int h;
+                if (!set_point(E, r, dom->lo + t, syms, ns, ins, ni, f))
+                    return 0;
+                h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
+                E->evals++;
+                if (h < 0)
+                    period = 0; /* undefined: enumerate every value */
+                else
+                    holds[t] = h == 1;
+            }
+        }
     for (i = 0; i <= (size_t)span; i++) {
         bool ok = true;
         v = dom->lo + (sg_int)i;
-        for (j = 0; j < ns; j++) {
-            size_t k = syms[j];
-            sg_int x;
-            if (!sg__mul(f->a[k], v, &x) || !sg__add(x, f->b[k], &x))
-                return 0;
-            E->vals[sg_expr_symbol_index(p->syms[k].sym)] = x;
+        if (period && !holds[(sg_int)i % period]) {
+            E->valid[i] = false;
+            continue;
         }
-        for (j = 0; j < ni; j++) {
-            size_t root, in = ins[j];
-            sg_int a, b, x;
-            sg_interval d;
-            if (!sg_presolve_class(E->ps, in, &root, &a, &b, &d) || root != r || !sg__mul(a, v, &x) ||
-                !sg__add(x, b, &x))
-                return 0;
-            E->dval[in] = x;
-        }
+        if (!set_point(E, r, v, syms, ns, ins, ni, f))
+            return 0;
         for (j = 0; j < nf && ok; j++) {
             int h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
             E->evals++;
