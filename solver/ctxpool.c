@@ -97,6 +97,8 @@ void sg_ctxpool_keep_solvers(sg_ctxpool *p, bool on)
     pthread_mutex_unlock(&p->lock);
 }
 
+bool sg_ctxpool_warm(const sg_ctxpool *p) { return p && p->keep_solvers; }
+
 Z3_solver sg_ctxpool_take_solver(sg_ctxpool *p, Z3_context c, uint64_t *tag)
 {
     Z3_solver s = NULL;

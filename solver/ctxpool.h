@@ -61,6 +61,9 @@ void sg_ctxpool_give(sg_ctxpool *p, Z3_context c, bool reuse);
  */
 #define SG_CTXPOOL_SOLVER_USES 256
 void sg_ctxpool_keep_solvers(sg_ctxpool *p, bool on);
+/* Whether `p` keeps warm solvers: its users' answers may depend on their history anyway, so
+ * they may also skip Z3 where the answer is known (query.c's witnesses). False for NULL. */
+bool sg_ctxpool_warm(const sg_ctxpool *p);
 /* The warm solver that came with context `c` (its reference now the caller's), or NULL; `*tag`
  * gets what its last user parked with it (the parameters it set), 0 with NULL. */
 Z3_solver sg_ctxpool_take_solver(sg_ctxpool *p, Z3_context c, uint64_t *tag);

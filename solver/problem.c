@@ -662,6 +662,10 @@ void sg_problem_free(sg_problem *p)
     size_t i;
     if (!p)
         return;
+    if (p->witness)
+        Z3_model_dec_ref(p->ctx, p->witness);
+    if (p->example)
+        Z3_model_dec_ref(p->ctx, p->example);
     if (p->solver)
         Z3_solver_dec_ref(p->ctx, p->solver);
     /* the incremental solver is left at scope 0 with no assertion (every query pops its own):
