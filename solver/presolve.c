@@ -80,6 +80,12 @@ struct sg_presolve {
     size_t *fpar, *fdist, *hseq, qcap, nseq;
     sg_int *evals;        /* [nbox] symbol values of an enumerated point (enum_decide), or NULL */
     unsigned enum_spent;  /* evaluations spent of ENUM_BUDGET */
+    /* what sg_presolve_enumerate needs to know of this epoch's facts: the constraints and the
+     * definitions left out or read wider (left[]: constraint k, or ncons + symbol k), which it
+     * evaluates at each point; a spec item, pin or relation not read exactly makes it give up */
+    size_t *left;
+    size_t nleft, left_cap;
+    bool inexact;
 };
 
 static _Thread_local bool presolve_off;
@@ -163,6 +169,7 @@ void sg_presolve_free(sg_presolve *ps)
     sg_free(ps->eadj);
     sg_free(ps->queue);
     sg_free(ps->evals);
+    sg_free(ps->left);
     sg_free(ps);
 }
 
@@ -174,6 +181,31 @@ void sg_presolve_begin(sg_presolve *ps)
     ps->ntouched = 0;
     ps->ndefs = 0;
     ps->box_stale = true;
+    ps->nleft = 0;
+    ps->inexact = false;
+}
+
+/* Bracket the reading of one fact: the dropped flag of this fact alone, kept apart from the
+ * epoch's (sg_presolve_take_dropped), which it joins at the end. */
+static bool fact_start(sg_presolve *ps)
+{
+    bool before = ps->dropped;
+    ps->dropped = false;
+    return before;
+}
+
+/* The fact read since fact_start: left out or read wider? `left` >= 0: an expression fact,
+ * noted for sg_presolve_enumerate; < 0: one it cannot evaluate (the epoch becomes inexact). */
+static void fact_end(sg_presolve *ps, bool before, long left)
+{
+    if (ps->dropped) {
+        if (left < 0 ||
+            sg__grow((void **)&ps->left, &ps->left_cap, ps->nleft + 1, sizeof *ps->left) != 0)
+            ps->inexact = true;
+        else
+            ps->left[ps->nleft++] = (size_t)left;
+    }
+    ps->dropped |= before;
 }
 
 /* ---- Union-find ------------------------------------------------------------------------------ */
@@ -852,6 +884,7 @@ void sg_presolve_def(sg_presolve *ps, size_t k)
     const sg_symbol_info *si = &p->syms[k];
     size_t sn = p->ninputs + k, i;
     long x = -1;
+    bool before = fact_start(ps);
     ps->work = 0;
     for (i = 0; i < si->nsources && x < 0; i++)
         x = x_of(ps, si->sources[i]);
@@ -861,9 +894,21 @@ void sg_presolve_def(sg_presolve *ps, size_t k)
         unite(ps, sn, 1, p->ninputs + p->nsyms + (size_t)x, 0);
     else if (si->replacement && !si->unbacked)
         fact_node_eq(ps, sn, si->replacement, NULL, 0);
+    /* only the replacement is an expression; the unions above never drop */
+    fact_end(ps, before, p->sym_input[k] < 0 && x < 0 ? (long)(p->ncons + k) : -1);
 }
 
+static void spec_item(sg_presolve *ps, size_t i);
+
 void sg_presolve_spec(sg_presolve *ps, size_t i)
+{
+    bool before = fact_start(ps);
+    spec_item(ps, i);
+    fact_end(ps, before, -1);
+}
+
+/* Dim i's spec item; one that cannot be read is left out (dropped). */
+static void spec_item(sg_presolve *ps, size_t i)
 {
     const sg_problem *p = ps->p;
     const sg_input_dim *d = &p->inputs[i];
@@ -872,8 +917,10 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
     switch (d->kind) {
     case SG_SPEC_DIM: {
         sg_bound lo = d->min;
-        if ((x = x_of(ps, d->name)) < 0)
+        if ((x = x_of(ps, d->name)) < 0) {
+            ps->dropped = true;
             return;
+        }
         if (lo.inf || lo.v < 2) {
             lo.inf = 0;
             lo.v = 2;
@@ -888,8 +935,10 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
         sg_bound two = {2, 0}, none = {0, 1};
         sg_bound rlo = d->root_min;
         sg_int da = 0, db = 0;
-        if ((x = x_of(ps, d->root_name)) < 0)
+        if ((x = x_of(ps, d->root_name)) < 0) {
+            ps->dropped = true;
             return;
+        }
         /* the root from 2 as problem.c encodes it (torch creates a phantom root like a size),
          * unless the derived dim is `root - k` */
         if ((rlo.inf || rlo.v < 2) && !(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0)) {
@@ -910,7 +959,11 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
                     ps->dropped = true;
                 else
                     fact_eq(ps, &f);
+            } else {
+                ps->dropped = true; /* over another symbol */
             }
+        } else {
+            ps->dropped = true; /* not affine */
         }
         break;
     }
@@ -924,18 +977,36 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
     }
 }
 
-void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size) { bound_point(ps, i, size); }
+void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size)
+{
+    bool before = fact_start(ps);
+    bound_point(ps, i, size);
+    fact_end(ps, before, -1);
+}
+
+static void relation(sg_presolve *ps, size_t i, size_t root);
 
 void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
+{
+    bool before = fact_start(ps);
+    relation(ps, i, root);
+    fact_end(ps, before, -1);
+}
+
+static void relation(sg_presolve *ps, size_t i, size_t root)
 {
     const sg_problem *p = ps->p;
     const sg_expr *v = p->inputs[i].value;
     ps->work = 0;
-    if (!v)
+    if (!v) {
+        ps->dropped = true;
         return;
+    }
     if (root == SIZE_MAX || root >= p->ninputs) {
         if (sg_expr_kind(v) == SG_INT)
             bound_point(ps, i, sg_expr_int_value(v));
+        else
+            ps->dropped = true;
         return;
     }
     if (sg_expr_kind(p->inputs[root].value) == SG_SYM) { /* D_i = value[sym := D_root] */
@@ -946,7 +1017,16 @@ void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
     fact_node_eq(ps, root, p->inputs[root].value, NULL, 0);
 }
 
+static void constraint(sg_presolve *ps, size_t k);
+
 void sg_presolve_constraint(sg_presolve *ps, size_t k)
+{
+    bool before = fact_start(ps);
+    constraint(ps, k);
+    fact_end(ps, before, (long)k);
+}
+
+static void constraint(sg_presolve *ps, size_t k)
 {
     const sg_problem *p = ps->p;
     const sg_constraint *c = &p->cons[k];
@@ -1146,6 +1226,174 @@ static sg_tri enum_decide(sg_presolve *ps, const sg_expr *e)
         if (j == nroots)
             return SG_TRI_TRUE;
     }
+}
+
+/* ---- Enumeration of the models (sg_presolve_enumerate) ------------------------------------------ */
+
+static int eval_int_at(sg_presolve *ps, const sg_expr *e, sg_int *out)
+{
+    sg_value v;
+    if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_INT)
+        return -1;
+    *out = v.num;
+    return 0;
+}
+
+/* Constraint k, or symbol k - ncons's definition by its replacement, at the point set in ps->evals
+ * (symbols) and dvals (input dims): 1 holds, 0 does not, -1 undefined or unreadable there. */
+static int holds_at(sg_presolve *ps, size_t k, const sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    const sg_symbol_info *si;
+    sg_value v;
+    sg_int a;
+    if (k >= p->ncons) { /* a definition: s == replacement */
+        si = &p->syms[k - p->ncons];
+        if (!si->replacement || eval_int_at(ps, si->replacement, &a))
+            return -1;
+        return ps->evals[sg_expr_symbol_index(si->sym)] == a;
+    }
+    switch (p->cons[k].kind) {
+    case SG_CORE_GUARD:
+        if (!p->cons[k].expr || sg_expr_eval(&v, p->pool, p->cons[k].expr, ps->evals, ps->nbox, NULL) != 0 ||
+            v.kind != SG_VAL_BOOL)
+            return -1;
+        return v.num != 0;
+    case SG_CORE_RANGE: {
+        sg_int x;
+        si = &p->syms[p->cons[k].index];
+        x = ps->evals[sg_expr_symbol_index(si->sym)];
+        return (si->lo.inf || x >= si->lo.v) && (si->hi.inf || x <= si->hi.v);
+    }
+    case SG_CORE_REPLACEMENT:
+        si = &p->syms[p->cons[k].index];
+        if (!si->replacement || eval_int_at(ps, si->replacement, &a))
+            return -1;
+        return ps->evals[sg_expr_symbol_index(si->sym)] == a;
+    case SG_CORE_INPUT:
+        if (!p->inputs[p->cons[k].index].value || eval_int_at(ps, p->inputs[p->cons[k].index].value, &a))
+            return -1;
+        return dvals[p->cons[k].index] == a;
+    default:
+        return -1;
+    }
+}
+
+int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
+                          bool violation, sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS];
+    sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
+    bool started[ENUM_ROOTS];
+    double points = 1;
+    int res = -1;
+
+    memset(order, 0, sizeof order);
+    if (presolve_off || ps->empty || ps->inexact || ps->ndefs > 0 || nn == 0)
+        return -1;
+    if (!(at_root = sg__malloc(nn * sizeof *at_root)) || !(ma = sg__malloc(nn * sizeof *ma)) ||
+        !(mb = sg__malloc(nn * sizeof *mb)))
+        goto done;
+    for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
+        size_t r;
+        if (nodes[i] >= ps->nnodes || !find(ps, nodes[i], &r, &ma[i], &mb[i]) || get(ps, r)->elim)
+            goto done;
+        if (nodes[i] >= p->ninputs && nodes[i] < p->ninputs + p->nsyms &&
+            (sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
+             sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym) >= ps->nbox))
+            goto done;
+        for (j = 0; j < nroots && roots[j] != r; j++)
+            ;
+        if (j == nroots) {
+            const sg_interval *d = &get(ps, r)->dom;
+            sg_int span;
+            if (nroots == ENUM_ROOTS || d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 ||
+                span >= ENUM_POINTS)
+                goto done;
+            roots[nroots] = r;
+            lo[nroots] = d->lo;
+            hi[nroots] = d->hi;
+            size[nroots] = (size_t)span + 1;
+            started[nroots++] = false;
+            points *= (double)(span + 1);
+        }
+        at_root[i] = j;
+        if (nodes[i] < p->ninputs && !started[j]) { /* the root's value at the example sizes */
+            sg_int t;
+            if (sg__sub(dvals[nodes[i]], mb[i], &t)) {
+                start[j] = ma[i] * t; /* ma = +-1 */
+                start[j] = start[j] < lo[j] ? lo[j] : start[j] > hi[j] ? hi[j] : start[j];
+                started[j] = true;
+            }
+        }
+    }
+    if (points > ENUM_POINTS || ps->enum_spent + points > ENUM_BUDGET || ps->empty)
+        goto done;
+    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
+        goto done;
+    /* each root's values from its example value outwards: s, s+1, s-1, s+2, ... (the lowest
+     * first for a root no input dim gives an example value) */
+    for (j = 0; j < nroots; j++) {
+        sg_int s0 = started[j] ? start[j] : lo[j], up = s0, down = s0 - 1;
+        size_t m = 0;
+        if (!(order[j] = sg__malloc(size[j] * sizeof *order[j])))
+            goto done;
+        while (m < size[j]) {
+            if (up <= hi[j])
+                order[j][m++] = up++;
+            if (m < size[j] && down >= lo[j])
+                order[j][m++] = down--;
+        }
+        at[j] = 0;
+    }
+    ps->enum_spent += (unsigned)points;
+    for (;;) {
+        bool model = true, all = true;
+        for (i = 0; i < nn; i++) {
+            sg_int x;
+            if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
+                goto done;
+            if (nodes[i] < p->ninputs)
+                dvals[nodes[i]] = x;
+            else if (nodes[i] < p->ninputs + p->nsyms)
+                ps->evals[sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym)] = x;
+        }
+        for (j = 0; j < ps->nleft && model; j++) { /* a model: the facts left out hold too */
+            int h = holds_at(ps, ps->left[j], dvals);
+            if (h < 0)
+                goto done;
+            model = h == 1;
+        }
+        for (j = 0; j < nc && model && all; j++) {
+            int h = holds_at(ps, cons[j], dvals);
+            if (h < 0)
+                goto done;
+            all = h == 1;
+        }
+        if (model && all != violation) {
+            res = 1;
+            goto done;
+        }
+        for (j = 0; j < nroots; j++) { /* the next point, odometer order */
+            if (at[j] + 1 < size[j]) {
+                at[j]++;
+                break;
+            }
+            at[j] = 0;
+        }
+        if (j == nroots) {
+            res = 0;
+            goto done;
+        }
+    }
+done:
+    for (j = 0; j < ENUM_ROOTS; j++)
+        sg_free(order[j]);
+    sg_free(at_root);
+    sg_free(ma);
+    sg_free(mb);
+    return res;
 }
 
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)

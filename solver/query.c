@@ -125,6 +125,8 @@ void sg_q_release(sg_problem *p, size_t mark)
         Z3_dec_ref(p->ctx, p->keep[--p->nkeep]);
 }
 
+bool sg_q_warm(const sg_problem *p) { return p && sg_ctxpool_warm(p->contexts); }
+
 int sg_q_failed(const sg_problem *p) { return Z3_get_error_code(p->ctx) != Z3_OK ? SG_ERROR : 0; }
 
 /* ---- Looking into terms -------------------------------------------------------------------- */
