@@ -19,7 +19,7 @@
 #define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
 #define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
 #define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
-#define ENUM_BUDGET (1u << 18)  /* evaluations one presolve may spend enumerating, all questions */
+#define ENUM_BUDGET (1u << 20)  /* evaluations one presolve may spend enumerating, all questions */
 #define ENUM_SYMS 8             /* symbols of an enumerated question */
 #define ENUM_ROOTS 4            /* class roots its symbols range over */
 
@@ -1328,8 +1328,8 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
             }
         }
     }
-    if (points > ENUM_POINTS || ps->enum_spent + points > ENUM_BUDGET || ps->empty)
-        goto done;
+    if (points > ENUM_POINTS || ps->enum_spent >= ENUM_BUDGET || ps->empty)
+        goto done; /* (the budget is charged with the points visited: most searches stop early) */
     if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
         goto done;
     /* each root's values from its example value outwards: s, s+1, s-1, s+2, ... (the lowest
@@ -1347,8 +1347,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
         }
         at[j] = 0;
     }
-    ps->enum_spent += (unsigned)points;
-    for (;;) {
+    for (;; ps->enum_spent++) {
         bool model = true, all = true;
         for (i = 0; i < nn; i++) {
             sg_int x;

@@ -80,11 +80,13 @@ bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
  * no equality was substituted, and the nodes[0..nn-1] (a component's input dims and symbols)
  * range over at most 4 class roots with finite domains of at most 4,096 points together, the
  * models of the facts restricted to those nodes are exactly the points of the box where the
- * facts left out hold. They are visited in odometer order (the first root fastest, each from its
- * lowest value); `violation`: the first model at which some constraint cons[0..nc-1] does not
- * hold; else the first at which all do. Returns 1 with that point's input dim sizes in dvals[]
- * (indexed by input dim; entries of other dims untouched), 0 when there is none, -1 when this
- * cannot tell (the conditions above, an evaluation undefined somewhere, the budget).
+ * facts left out hold. They are visited in odometer order (the first root fastest), each root
+ * from its value at the sizes dvals[] holds on entry (the example sizes: the nearest shapes
+ * first) outwards, s, s+1, s-1, s+2, ...; `violation`: the first model at which some constraint
+ * cons[0..nc-1] does not hold; else the first at which all do. Returns 1 with that point's input
+ * dim sizes in dvals[] (indexed by input dim; entries of other dims untouched), 0 when there is
+ * none, -1 when this cannot tell (the conditions above, an evaluation undefined somewhere, the
+ * budget of 2^20 points per presolve, which the visits are charged to).
  */
 int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
                           bool violation, sg_int *dvals);
