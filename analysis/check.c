@@ -58,6 +58,8 @@ typedef struct checker {
     long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
     bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
+    bool enumerate;    /* warm contexts: a small component's questions answered by its models */
+    struct lit_oracle *orc; /* the explanation being minimised by enumeration, or NULL */
     sg_error *err;
 } checker;
 
@@ -327,10 +329,14 @@ static void tv_free(tvec *v)
 static const sg_term *spec_item(checker *c, size_t i) { return c->fixed[i] ? c->fixed[i] : sg_q_spec(c->p, i); }
 
 /* One question over hard[] under assume[] (either may be NULL), with the check's budget and stats. */
+static bool oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
+
 static int ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume, size_t nassume,
                bool model, bool core, sg_q_result *r)
 {
     sg_question q;
+    if (c->orc && !model && oracle_ask(c, assume, nassume, core, r))
+        return 0;
     q.hard = hard;
     q.nhard = nhard;
     q.assume = assume;
@@ -1249,6 +1255,113 @@ static void presolve_round(checker *c, long comp)
             sg_presolve_constraint(c->ps, k);
 }
 
+/* ---- Small components by their models (warm contexts) ------------------------------------------------ */
+
+/*
+ * On the engine's warm contexts (sg_q_warm: answers may depend on history anyway) a component whose
+ * hard facts the presolve reads exactly, over at most 4,096 points (sg_presolve_enumerate), is
+ * decided by visiting its models instead of asking Z3: the counterexample is its first model that
+ * fails a checked constraint (the lowest sizes first), and the questions of its explanation (is this
+ * set of literals still unsatisfiable?) by whether a model meets them. Every answer is exact; a
+ * question enumeration cannot answer goes to Z3 as before. Contexts of a call's own keep Z3's
+ * answers, so that a report does not depend on the engine (check.md "Which Z3 solver answers").
+ */
+typedef struct lit_oracle {
+    long comp;
+    const sg_term *const *lits; /* the explanation's literals, kind_of / index_of as values_in's */
+    const int *kind_of;
+    const size_t *index_of;
+    size_t n;
+    const sg_int *cex;          /* [ninputs] the counterexample the value literals pin */
+    const size_t *nodes;        /* the component's presolve nodes: input dims, then symbols */
+    size_t nn;
+    bool core;                  /* the core question was answered here (every literal) */
+} lit_oracle;
+
+/* The presolve nodes of component comp (input dims, then symbols), new array; NULL: out of memory. */
+static size_t *comp_nodes(checker *c, long comp, size_t *nn)
+{
+    size_t n = (c->inputs.start[comp + 1] - c->inputs.start[comp]) + (c->syms.start[comp + 1] - c->syms.start[comp]);
+    size_t *v = sg__malloc((n + 1) * sizeof *v), j, k;
+    *nn = 0;
+    if (!v)
+        return NULL;
+    FOR_MEMBERS(c->inputs, comp, j, k)
+        v[(*nn)++] = k;
+    FOR_MEMBERS(c->syms, comp, j, k)
+        v[(*nn)++] = c->p->ninputs + k;
+    return v;
+}
+
+/* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
+ * the component's models answer it (into *r; a core is every assumption), false to ask Z3. */
+static bool oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r)
+{
+    lit_oracle *o = c->orc;
+    sg_problem *p = c->p;
+    bool *kept = NULL;
+    size_t *req = NULL, nreq = 0, a, j, k;
+    sg_int *dv = NULL;
+    int e = -1;
+
+    if (!(kept = sg__calloc(o->n + 1, sizeof *kept)) || !(req = sg__malloc((o->n + 1) * sizeof *req)) ||
+        !(dv = sg__malloc((p->ninputs + 1) * sizeof *dv)))
+        goto done;
+    for (a = 0; a < nassume; a++) {
+        for (j = 0; j < o->n && o->lits[j] != assume[a]; j++)
+            ;
+        if (j == o->n)
+            goto done; /* not one of the explanation's literals */
+        kept[j] = true;
+        if (o->kind_of[j] == 2)
+            req[nreq++] = o->index_of[j];
+    }
+    sg_presolve_begin(c->ps);
+    FOR_MEMBERS(c->syms, o->comp, j, k)
+        if (sg_q_def(p, k))
+            sg_presolve_def(c->ps, k);
+    FOR_MEMBERS(c->inputs, o->comp, j, k) {
+        if (c->fixed_kind[k] == FIX_PIN)
+            sg_presolve_pin(c->ps, k, p->inputs[k].size);
+        else if (c->fixed_kind[k] == FIX_RELATION)
+            sg_presolve_relation(c->ps, k, c->rel_root[k]);
+    }
+    for (j = 0; j < o->n; j++) {
+        if (!kept[j])
+            continue;
+        if (o->kind_of[j] == 1)
+            sg_presolve_spec(c->ps, o->index_of[j]);
+        else if (o->kind_of[j] == 0)
+            sg_presolve_pin(c->ps, o->index_of[j], o->cex[o->index_of[j]]);
+    }
+    FOR_MEMBERS(c->cons, o->comp, j, k)
+        if (!p->cons[k].unbacked && !p->cons[k].checked)
+            sg_presolve_constraint(c->ps, k);
+    for (k = 0; k < p->ninputs; k++)
+        dv[k] = p->inputs[k].size;
+    e = sg_presolve_enumerate(c->ps, o->nodes, o->nn, req, nreq, false, dv);
+    if (e >= 0) {
+        memset(r, 0, sizeof *r);
+        r->answer = e ? SG_Q_SAT : SG_Q_UNSAT;
+        if (core && e == 0) { /* every assumption: a core; the minimisation shrinks it */
+            if (!(r->core = sg__malloc((nassume + 1) * sizeof *r->core))) {
+                r->answer = SG_Q_UNKNOWN;
+                e = -1;
+            } else {
+                for (a = 0; a < nassume; a++)
+                    r->core[a] = a;
+                r->ncore = nassume;
+                o->core = true;
+            }
+        }
+    }
+done:
+    sg_free(kept);
+    sg_free(req);
+    sg_free(dv);
+    return e >= 0;
+}
+
 /*
  * Phase 2 on one component: look for a shape of S' that fails a checked
  * constraint, explain it, charge the dims whose values matter, pin them and
@@ -1265,9 +1378,11 @@ static int values_in(checker *c, long comp)
         int *kind_of = NULL;
         size_t *index_of = NULL, nlits, nproved = 0;
         bool *keep = NULL, *flag = NULL, any_open = false, any;
-        sg_int *cex = NULL;
+        sg_int *cex = NULL, *ecex = NULL; /* ecex: the counterexample enumeration found, or NULL */
+        size_t *ck = NULL, nck = 0, *nodes = NULL, nn = 0; /* the checked constraints asked about */
         sg_q_result r, r2; /* the counterexample's question, its explanation's */
         sg_q_answer res;
+        lit_oracle orc;
 
         memset(&r, 0, sizeof r);
         memset(&r2, 0, sizeof r2);
@@ -1283,6 +1398,10 @@ static int values_in(checker *c, long comp)
         push_defs(c, &hard, comp);
         FOR_MEMBERS(c->inputs, comp, j, i)
             tv_push(&hard, spec_item(c, i));
+        if (c->enumerate && !(ck = sg__malloc((c->cons.start[comp + 1] - c->cons.start[comp] + 1) * sizeof *ck))) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            goto next;
+        }
         FOR_MEMBERS(c->cons, comp, j, k) {
             const sg_constraint *cn = &p->cons[k];
             if (cn->unbacked)
@@ -1297,6 +1416,8 @@ static int values_in(checker *c, long comp)
             }
             nproved += sg_presolve_decide(c->ps, k) == SG_TRI_TRUE;
             tv_push(&checked, sg_q_holds(p, k));
+            if (ck)
+                ck[nck++] = k;
         }
         /* every question proved from the hard facts: no counterexample exists, Z3 is not asked;
          * otherwise Z3 gets the same question as without the presolve (so the same counterexample) */
@@ -1308,8 +1429,23 @@ static int values_in(checker *c, long comp)
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
+        if (ck && checked.n && (nodes = comp_nodes(c, comp, &nn)) != NULL &&
+            (ecex = sg__malloc((p->ninputs + 1) * sizeof *ecex)) != NULL) {
+            int e;
+            for (i = 0; i < p->ninputs; i++)
+                ecex[i] = p->inputs[i].size;
+            /* a small component on warm contexts: its first model failing a checked constraint */
+            if ((e = sg_presolve_enumerate(c->ps, nodes, nn, ck, nck, true, ecex)) == 0)
+                checked.n = 0; /* none: every open dim is proved, as Z3's unsat would say */
+            else if (e < 0) {
+                sg_free(ecex);
+                ecex = NULL;
+            }
+        }
         if (checked.n == 0) {
             res = SG_Q_UNSAT;
+        } else if (ecex) {
+            res = SG_Q_SAT;
         } else {
             tv_push(&hard, sg_q_not(p, sg_q_and(p, checked.a, checked.n)));
             rc = ask(c, hard.a, hard.n, NULL, 0, true, false, &r);
@@ -1343,7 +1479,9 @@ static int values_in(checker *c, long comp)
         for (i = 0; i < p->ninputs; i++)
             cex[i] = p->inputs[i].size;
         FOR_MEMBERS(c->inputs, comp, j, i)
-            if (!sg_q_model_int(p, r.model, sg_q_dim(p, i), &cex[i]))
+            if (ecex)
+                cex[i] = ecex[i];
+            else if (!sg_q_model_int(p, r.model, sg_q_dim(p, i), &cex[i]))
                 cex[i] = p->inputs[i].size;
         /* explain it: value literals of open named dims, spec items, checked constraints */
         push_defs(c, &hard2, comp);
@@ -1387,6 +1525,18 @@ static int values_in(checker *c, long comp)
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
+        if (nodes) { /* its explanation by its models too (lit_oracle; without minimising: every literal) */
+            orc.comp = comp;
+            orc.lits = lits.a;
+            orc.kind_of = kind_of;
+            orc.index_of = index_of;
+            orc.n = lits.n;
+            orc.cex = cex;
+            orc.nodes = nodes;
+            orc.nn = nn;
+            orc.core = false;
+            c->orc = &orc;
+        }
         rc = ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
         if (rc)
             goto next;
@@ -1400,6 +1550,13 @@ static int values_in(checker *c, long comp)
                 keep[r2.core[k]] = true;
             for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
                 order[k] = kind_of[k];
+            /* a core of every literal (lit_oracle): the traced ranges, shapes and replacements are
+             * dropped before the guards, so that what is left names a guard where one conflicts,
+             * as Z3's cores tend to */
+            if (c->orc && c->orc->core)
+                for (k = 0; k < lits.n; k++)
+                    if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
+                        order[k] = 3;
             if (c->opts->minimize_cores && c->lean) {
                 /* only what decides which dims are refuted: the dim values (pass 0), and the spec
                  * items (pass 1) when no value is left (below); the same keep[] of those as the
@@ -1434,6 +1591,10 @@ static int values_in(checker *c, long comp)
             if (flag[i] && !rc)
                 pin(c, i);
     next:
+        c->orc = NULL;
+        sg_free(ck);
+        sg_free(nodes);
+        sg_free(ecex);
         sg_q_result_dispose(p, &r);
         sg_q_result_dispose(p, &r2);
         tv_free(&hard);
@@ -1733,6 +1894,7 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
         goto cleanup;
     c.forest_comp = -1;
     c.spec_comp = -1;
+    c.enumerate = sg_q_warm(c.p) && sg_presolve_enabled(); /* small components by their models */
     /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
     if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = phase_values(&c)))
         goto cleanup;

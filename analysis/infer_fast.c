@@ -34,7 +34,7 @@
 
 #define FAST_ENUM_MAX 4096           /* root values one component may enumerate */
 #define FAST_EVAL_BUDGET (1u << 22)  /* fact evaluations, all components together */
-#define FAST_MAX_HOLES 64            /* as infer.c's INF_MAX_HOLES: more, and Z3 decides */
+#define FAST_MAX_HOLES 64            /* as infer.c's INF_MAX_HOLES: the smallest ones, incomplete beyond */
 #define FAST_WALK_MAX 4096           /* nodes visited checking what a fact mentions */
 
 void sg__infer_fast_free(sg_infer_fast *f)
@@ -169,6 +169,69 @@ typedef struct enumer {
     unsigned evals;        /* spent of FAST_EVAL_BUDGET */
 } enumer;
 
+#define FAST_PERIOD_MAX 64 /* the modulus of a periodic fact that lets enumeration skip values */
+
+/* The values of root value `v` into E->vals (symbols syms[]) and E->dval (input dims ins[]);
+ * false on overflow or when a dim is not of class `r` (then nothing is decided). */
+static bool set_point(enumer *E, size_t r, sg_int v, const size_t *syms, size_t ns, const size_t *ins, size_t ni,
+                      const sg_infer_fast *f)
+{
+    sg_problem *p = E->p;
+    size_t j;
+    for (j = 0; j < ns; j++) {
+        size_t k = syms[j];
+        sg_int x;
+        if (!sg__mul(f->a[k], v, &x) || !sg__add(x, f->b[k], &x))
+            return false;
+        E->vals[sg_expr_symbol_index(p->syms[k].sym)] = x;
+    }
+    for (j = 0; j < ni; j++) {
+        size_t root, in = ins[j];
+        sg_int a, b, x;
+        sg_interval d;
+        if (!sg_presolve_class(E->ps, in, &root, &a, &b, &d) || root != r || !sg__mul(a, v, &x) || !sg__add(x, b, &x))
+            return false;
+        E->dval[in] = x;
+    }
+    return true;
+}
+
+/*
+ * The modulus m of fact `ef` when it is periodic in the root with period m: a guard comparing
+ * Mod(X, m) with an integer, m a literal in [2, FAST_PERIOD_MAX] and X affine in one symbol of
+ * the component (so affine in the root: X(v + m) = X(v) + a*m, the same residue); 0 otherwise.
+ * `Eq(Mod(s, 8), 0)` rules out 7 values in 8 without evaluating the other facts there.
+ */
+static sg_int fact_period(const sg_problem *p, const efact *ef, const size_t *syms, size_t ns)
+{
+    const sg_expr *e, *mod, *num, *sym = NULL;
+    sg_kind k;
+    sg_int a = 0, b = 0, m;
+    size_t j;
+    if (ef->is_def || p->cons[ef->idx].kind != SG_CORE_GUARD || !(e = p->cons[ef->idx].expr))
+        return 0;
+    k = sg_expr_kind(e);
+    if ((k != SG_EQ && k != SG_NE && k != SG_LT && k != SG_LE && k != SG_GT && k != SG_GE) || sg_expr_nargs(e) != 2)
+        return 0;
+    mod = sg_expr_arg(e, 0);
+    num = sg_expr_arg(e, 1);
+    if (sg_expr_kind(mod) == SG_INT) {
+        const sg_expr *t = mod;
+        mod = num;
+        num = t;
+    }
+    if (sg_expr_kind(num) != SG_INT || (sg_expr_kind(mod) != SG_MOD && sg_expr_kind(mod) != SG_PYMOD) ||
+        sg_expr_nargs(mod) != 2 || sg_expr_kind(sg_expr_arg(mod, 1)) != SG_INT)
+        return 0;
+    m = sg_expr_int_value(sg_expr_arg(mod, 1));
+    if (m < 2 || m > FAST_PERIOD_MAX || !sg_expr_affine(sg_expr_arg(mod, 0), &sym, &a, &b) || !sym)
+        return 0;
+    for (j = 0; j < ns; j++)
+        if (p->syms[syms[j]].sym == sym)
+            return m;
+    return 0;
+}
+
 /*
  * Component `comp`, one class over root `r` with domain `dom`: its symbols syms[0..ns-1] and
  * input dims ins[0..ni-1], the facts left out facts[0..nf-1]. Fills res[] and f for its
@@ -180,8 +243,9 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
                           sg_infer_fast *f, sg_error *err)
 {
     sg_problem *p = E->p;
-    sg_int span, v, lo_r = 0, hi_r = 0, g = 0, t;
+    sg_int span, v, lo_r = 0, hi_r = 0, g = 0, period = 0, t;
     size_t nvalid = 0, j, i, nholes_r = 0;
+    bool holds[FAST_PERIOD_MAX];
     if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= FAST_ENUM_MAX)
         return 0;
     if ((double)E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > FAST_EVAL_BUDGET)
@@ -198,25 +262,31 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
             return 0;
         f->root[syms[j]] = root;
     }
+    /* a periodic fact: its residues of the root that hold, from one period; the others are not
+     * valid (the fact is defined and false there), and nothing else is evaluated at them */
+    for (j = 0; j < nf && !period; j++)
+        if ((period = fact_period(p, &facts[j], syms, ns)) != 0) {
+            for (t = 0; t < period && t <= span && period; t++) {
+                int h;
+                if (!set_point(E, r, dom->lo + t, syms, ns, ins, ni, f))
+                    return 0;
+                h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
+                E->evals++;
+                if (h < 0)
+                    period = 0; /* undefined: enumerate every value */
+                else
+                    holds[t] = h == 1;
+            }
+        }
     for (i = 0; i <= (size_t)span; i++) {
         bool ok = true;
         v = dom->lo + (sg_int)i;
-        for (j = 0; j < ns; j++) {
-            size_t k = syms[j];
-            sg_int x;
-            if (!sg__mul(f->a[k], v, &x) || !sg__add(x, f->b[k], &x))
-                return 0;
-            E->vals[sg_expr_symbol_index(p->syms[k].sym)] = x;
+        if (period && !holds[(sg_int)i % period]) {
+            E->valid[i] = false;
+            continue;
         }
-        for (j = 0; j < ni; j++) {
-            size_t root, in = ins[j];
-            sg_int a, b, x;
-            sg_interval d;
-            if (!sg_presolve_class(E->ps, in, &root, &a, &b, &d) || root != r || !sg__mul(a, v, &x) ||
-                !sg__add(x, b, &x))
-                return 0;
-            E->dval[in] = x;
-        }
+        if (!set_point(E, r, v, syms, ns, ins, ni, f))
+            return 0;
         for (j = 0; j < nf && ok; j++) {
             int h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
             E->evals++;
@@ -237,8 +307,7 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     /* holes of the root, in its class: lo_r + m*g not valid */
     if (g > 0)
         for (v = lo_r; v <= hi_r; v += g)
-            if (!E->valid[v - dom->lo] && ++nholes_r > FAST_MAX_HOLES)
-                return 0;
+            nholes_r += !E->valid[v - dom->lo];
     for (j = 0; j < ns; j++) {
         size_t k = syms[j], nh = 0;
         sg_inferred o = res[k];
@@ -260,21 +329,25 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
         }
         o.holes = NULL;
         o.nholes = 0;
-        o.holes_complete = true;
+        o.holes_complete = o.is_constant || nholes_r <= FAST_MAX_HOLES;
         o.equals = NULL;
         if (!o.is_constant && nholes_r) {
-            o.holes = sg__calloc(nholes_r, sizeof *o.holes);
+            /* the smallest FAST_MAX_HOLES of the symbol: from the root's lowest up (a > 0) or its
+             * highest down (a < 0); more are left out, the list marked incomplete (as Z3's search
+             * does at INF_MAX_HOLES, whose 64 are the ones it happened to meet) */
+            size_t want = nholes_r < FAST_MAX_HOLES ? nholes_r : FAST_MAX_HOLES;
+            o.holes = sg__calloc(want, sizeof *o.holes);
             if (!o.holes)
                 return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
-            for (v = lo_r; v <= hi_r; v += g)
-                if (!E->valid[v - dom->lo])
-                    o.holes[nh++] = a * v + b;
-            if (a < 0) /* descending: reverse */
-                for (i = 0; i < nh / 2; i++) {
-                    t = o.holes[i];
-                    o.holes[i] = o.holes[nh - 1 - i];
-                    o.holes[nh - 1 - i] = t;
-                }
+            if (a > 0) {
+                for (v = lo_r; v <= hi_r && nh < want; v += g)
+                    if (!E->valid[v - dom->lo])
+                        o.holes[nh++] = a * v + b;
+            } else {
+                for (v = hi_r; v >= lo_r && nh < want; v -= g)
+                    if (!E->valid[v - dom->lo])
+                        o.holes[nh++] = a * v + b;
+            }
             o.nholes = nh;
         }
         sg_free(res[k].holes);
@@ -596,6 +669,33 @@ done:
     return rc;
 }
 
+/*
+ * Constraints the presolve left out but that hold at every point of its box are redundant:
+ * with no substitution the box is the product of the class domains, which is exactly the set
+ * of models of the facts read (a bound read wider than it is widens a domain and is itself
+ * among the left out), so a left-out constraint TRUE on the whole box removes no model
+ * (large_100_list_auto_ok in torch 2.6: `Ne(s2 - 1, 1)` with s2 = s0 + 1, s0 >= 2). They are
+ * taken off `dcons`, and `tainted` is made again from what is left (definitions left out
+ * always taint: they are not asked about).
+ */
+static void rescue_implied(sg_problem *p, sg_presolve *ps, const bool *ddef, bool *dcons, bool *tainted,
+                           size_t nnodes)
+{
+    size_t k;
+    memset(tainted, 0, nnodes * sizeof *tainted);
+    for (k = 0; k < p->nsyms; k++)
+        if (ddef[k])
+            tainted[p->sym_comp[k]] = true;
+    for (k = 0; k < p->ncons; k++) {
+        if (!dcons[k])
+            continue;
+        if (sg_presolve_decide(ps, k) == SG_TRI_TRUE)
+            dcons[k] = false;
+        else
+            tainted[p->cons_comp[k]] = true;
+    }
+}
+
 int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *err)
 {
     size_t nnodes = p->ninputs + p->nsyms + p->nx, k;
@@ -631,6 +731,8 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     }
     if (global || !sg_presolve_consistent(ps))
         goto cleanup;
+    if (!sg_presolve_substituted(ps))
+        rescue_implied(p, ps, ddef, dcons, tainted, nnodes);
     for (k = 0; k < p->nsyms; k++) {
         sg_inferred o = res[k];
         sg_interval dom;

@@ -7,8 +7,19 @@
  *
  *   bench_engine TRACE.json [THREADS] [SECONDS]      (defaults 2 and 5)
  *
+ * Corpus mode: every case of tests/corpus/cases and cases-2.6 with a ShapeEnv
+ * (or the paths given), one after another on one thread, each checked RUNS
+ * times (default 5) as `shapegate check --json` does it (load, the CLI's
+ * default options, the report's JSON): the median microseconds per case, its
+ * Z3 queries and contexts made, and torch's own time on the same trace
+ * (case.json: produce_guards_s + dim_constraints_total_s) side by side.
+ * --warm keeps one warm context in the engine (as a service worker has),
+ * else every call makes its own (the CLI's engine).
+ *
+ *   bench_engine --corpus [--warm] [-n RUNS] [PATH...]
+ *
  * The allocator is set as `shapegate serve` sets it (sg_service_tune_memory in
- * service/service.h: 64 MiB trim threshold, 16 MiB top pad), so that the two
+ * service/service.h: 64 MiB trim threshold, 16 MiB top pad, 32 MiB mmap threshold), so that the two
  * compare like for like; SG_BENCH_MALLOC_DEFAULTS=1 keeps glibc's defaults.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -22,7 +33,16 @@
 #include <malloc.h>
 #endif
 
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include "shapegate/shapegate.h"
+#include "util/json.h"
+
+#ifndef SG_CORPUS
+#define SG_CORPUS "tests/corpus"
+#endif
 
 #define MAX_SAMPLES 2000000
 
@@ -76,6 +96,165 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* ---- corpus mode ------------------------------------------------------------------------- */
+
+#define MAX_CASES 1024
+
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* torch's own time for a case folder (case.json timing), or < 0. */
+static double torch_seconds(const char *dir)
+{
+    char path[4096];
+    cJSON *j = NULL, *t, *a, *b;
+    double s = -1.0;
+    snprintf(path, sizeof path, "%.4000s/case.json", dir);
+    if (sg__json_load_file(&j, path, "case.json", NULL) != 0)
+        return -1.0;
+    t = cJSON_GetObjectItemCaseSensitive(j, "timing");
+    a = t ? cJSON_GetObjectItemCaseSensitive(t, "dim_constraints_total_s") : NULL;
+    b = t ? cJSON_GetObjectItemCaseSensitive(t, "produce_guards_s") : NULL;
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+        s = a->valuedouble + b->valuedouble;
+    cJSON_Delete(j);
+    return s;
+}
+
+/* The case folders of the corpus with a ShapeEnv, sorted per version folder, into `out`. */
+static size_t corpus_cases(char **out, size_t cap)
+{
+    static const char *versions[] = {"cases", "cases-2.6"};
+    size_t n = 0, v, first;
+    for (v = 0; v < 2; v++) {
+        char vdir[4096];
+        DIR *d;
+        struct dirent *de;
+        snprintf(vdir, sizeof vdir, "%s/%s", SG_CORPUS, versions[v]);
+        if (!(d = opendir(vdir)))
+            continue;
+        first = n;
+        while ((de = readdir(d)) != NULL && n < cap) {
+            char path[4096 + 256];
+            struct stat st;
+            sg_trace *t = NULL;
+            sg_error err = SG_ERROR_INIT;
+            if (de->d_name[0] == '.')
+                continue;
+            snprintf(path, sizeof path, "%s/%s", vdir, de->d_name);
+            if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || sg_trace_load_dir(&t, path, &err) != 0)
+                continue;
+            if (sg_trace_has_shape_env(t))
+                out[n++] = strdup(path);
+            sg_trace_free(t);
+        }
+        closedir(d);
+        qsort(out + first, n - first, sizeof *out, cmp_str);
+    }
+    return n;
+}
+
+/* One check as `shapegate check --json PATH` makes it; false on failure. */
+static bool check_once(sg_engine *e, const char *path, const char **verdict)
+{
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    char *out = NULL;
+    bool ok = sg_trace_load(&t, path, &err) == 0 && sg_engine_check(e, t, &o, &r, &err) == 0 &&
+              sg_report_to_json(&out, r, 0, &err) == 0;
+    if (!ok)
+        fprintf(stderr, "bench_engine: %s: %s\n", path, err.msg);
+    else
+        *verdict = sg_verdict_name(sg_report_verdict(r));
+    sg_free(out);
+    sg_report_free(r);
+    sg_trace_free(t);
+    return ok;
+}
+
+static int corpus_main(int argc, char **argv)
+{
+    sg_engine_options eo = SG_ENGINE_OPTIONS_INIT;
+    sg_error err = SG_ERROR_INIT;
+    sg_engine *e = NULL;
+    static char *cases[MAX_CASES];
+    size_t n = 0, i;
+    int runs = 5, k, failed = 0, a;
+    double tot = 0, tot_torch = 0, tot_small = 0, cpu0, wall0;
+    size_t nsmall = 0, nsub1 = 0;
+
+    for (a = 2; a < argc; a++) {
+        if (strcmp(argv[a], "--warm") == 0)
+            eo.warm_contexts = 1;
+        else if (strcmp(argv[a], "-n") == 0 && a + 1 < argc)
+            runs = atoi(argv[++a]);
+        else if (n < MAX_CASES)
+            cases[n++] = strdup(argv[a]);
+    }
+    if (runs < 1 || runs > 1000) {
+        fprintf(stderr, "usage: bench_engine --corpus [--warm] [-n RUNS] [PATH...]\n");
+        return 2;
+    }
+    if (n == 0)
+        n = corpus_cases(cases, MAX_CASES);
+    if (sg_engine_new(&e, &eo, &err) != 0) {
+        fprintf(stderr, "bench_engine: %s\n", err.msg);
+        return 5;
+    }
+    printf("%s engine, median of %d runs per case (load + check + JSON, the CLI's default options; wall and CPU)\n",
+           eo.warm_contexts ? "warm" : "cold", runs);
+    printf("%-46s %-12s %8s %6s %6s %10s %10s %8s\n", "case", "verdict", "us", "qry", "ctx", "torch us", "cpu us",
+           "torch/sg");
+    cpu0 = cpu_now();
+    wall0 = now();
+    for (i = 0; i < n; i++) {
+        double us[1000], cpus[1000], cpu, med, torch = torch_seconds(cases[i]);
+        sg_engine_stats s0, s1;
+        const char *verdict = "?", *label = strstr(cases[i], "cases");
+        sg_engine_stats_get(e, &s0);
+        for (k = 0; k < runs; k++) {
+            double t0 = now(), c0 = cpu_now();
+            if (!check_once(e, cases[i], &verdict))
+                failed = 1;
+            us[k] = (now() - t0) * 1e6;
+            cpus[k] = (cpu_now() - c0) * 1e6;
+        }
+        qsort(cpus, (size_t)runs, sizeof *cpus, cmp);
+        cpu = cpus[runs / 2];
+        sg_engine_stats_get(e, &s1);
+        qsort(us, (size_t)runs, sizeof *us, cmp);
+        med = us[runs / 2];
+        tot += med;
+        if (torch > 0)
+            tot_torch += torch;
+        if (s1.solver_queries == s0.solver_queries) {
+            nsmall++;
+            tot_small += med;
+        }
+        nsub1 += med < 1000;
+        printf("%-46s %-12s %8.0f %6llu %6llu %10.0f %10.0f %8.1f\n", label ? label : cases[i], verdict, med,
+               (unsigned long long)(s1.solver_queries - s0.solver_queries) / (unsigned)runs,
+               (unsigned long long)(s1.contexts_created - s0.contexts_created) / (unsigned)runs,
+               torch > 0 ? torch * 1e6 : 0.0, cpu, torch > 0 ? torch * 1e6 / med : 0.0);
+        fflush(stdout);
+        free(cases[i]);
+    }
+    printf("TOTAL %zu cases: %.1f ms (sum of medians), torch %.1f ms, torch/sg %.2f; %zu cases under 1 ms; "
+           "%zu without a Z3 query (%.0f us on average)\n", n, tot / 1e3, tot_torch * 1e3,
+           tot > 0 ? tot_torch * 1e6 / tot : 0.0, nsub1, nsmall, nsmall ? tot_small / (double)nsmall : 0.0);
+    printf("process: %.2f s wall, %.2f s CPU for all runs\n", now() - wall0, cpu_now() - cpu0);
+    sg_engine_free(e);
+    return failed ? 5 : 0;
+}
+
 int main(int argc, char **argv)
 {
     sg_engine_options eo = SG_ENGINE_OPTIONS_INIT;
@@ -96,8 +275,11 @@ int main(int argc, char **argv)
     if (!getenv("SG_BENCH_MALLOC_DEFAULTS")) {
         mallopt(M_TRIM_THRESHOLD, 64 << 20);
         mallopt(M_TOP_PAD, 16 << 20);
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
     }
 #endif
+    if (argc > 1 && strcmp(argv[1], "--corpus") == 0)
+        return corpus_main(argc, argv);
     if (argc < 2 || threads == 0 || threads > 64 || !(f = fopen(argv[1], "rb"))) {
         fprintf(stderr, "usage: bench_engine TRACE.json [THREADS] [SECONDS]\n");
         return 2;

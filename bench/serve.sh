@@ -9,7 +9,8 @@
 #   3. RSS of one server sampled every second over a soak of at least SG_BENCH_SOAK requests
 #      (default 100000; cache hits and /healthz, the paths that allocate per request without
 #      solving) and over an uncached run: start, end and max;
-#   4. the same mix through nginx + 3 replicas + one redis-server (Debian's; skipped without them).
+#   4. the same mix through nginx + 3 replicas + one redis-server (Debian's; skipped without them):
+#      /healthz, cache hits, and the same check on 3 other replicas with --cache 0 (solved every time).
 #
 #   bench/serve.sh [BUILD_DIR] [SECONDS] [CONNECTIONS]     (defaults: build 10 32)
 #
@@ -151,14 +152,21 @@ if [ -x "$NGINX" ] && [ -n "$REDIS" ]; then
     "$REDIS" --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
     PIDS+=($!)
     servers=""
+    cold=""
     for i in 1 2 3; do
         "$SG" serve --listen 127.0.0.1:0 --port-file "$WORK/r$i.port" --no-access-log --threads 1 --cache 1024 \
             --redis "redis://127.0.0.1:$RPORT" 2>"$WORK/r$i.log" &
         PIDS+=($!)
+        # and the same without any cache, for the solving path through nginx
+        "$SG" serve --listen 127.0.0.1:0 --port-file "$WORK/c$i.port" --no-access-log --threads 1 --cache 0 \
+            2>"$WORK/c$i.log" &
+        PIDS+=($!)
     done
     for i in 1 2 3; do
-        for _ in $(seq 200); do [ -s "$WORK/r$i.port" ] && break; sleep 0.05; done
+        for _ in $(seq 200); do [ -s "$WORK/r$i.port" ] && [ -s "$WORK/c$i.port" ] && break; sleep 0.05; done
         servers="$servers        server 127.0.0.1:$(cat "$WORK/r$i.port") max_fails=1 fail_timeout=30s;
+"
+        cold="$cold        server 127.0.0.1:$(cat "$WORK/c$i.port") max_fails=1 fail_timeout=30s;
 "
     done
     NPORT=$(free_port)
@@ -181,8 +189,17 @@ http {
     upstream shapegate {
 $servers        keepalive 16;
     }
+    upstream cold {
+$cold        keepalive 16;
+    }
     server {
         listen 127.0.0.1:$NPORT;
+        location /cold/ {
+            proxy_pass http://cold/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_next_upstream error timeout;
+        }
         location / {
             proxy_pass http://shapegate;
             proxy_http_version 1.1;
@@ -200,8 +217,11 @@ NGINX
     run "  GET /healthz via nginx" "http://127.0.0.1:$NPORT/healthz"
     NREF=$RPS
     run "  POST /v1/check via nginx (hits)" "http://127.0.0.1:$NPORT/v1/check" -s "$WORK/post.lua"
-    awk -v r="$NREF" -v h="$RPS" -v d="$HIT" 'BEGIN {
-        printf "  ratios: hits to /healthz via nginx %.3f; via nginx to one server direct %.3f\n", h / r, h / d }'
+    NHIT=$RPS
+    run "  POST /v1/check via nginx, no cache" "http://127.0.0.1:$NPORT/cold/v1/check" -s "$WORK/post.lua"
+    awk -v r="$NREF" -v h="$NHIT" -v d="$HIT" -v c="$RPS" -v dc="$COLD" 'BEGIN {
+        printf "  ratios: hits to /healthz via nginx %.3f; via nginx to one server direct: hits %.3f, no cache %.3f\n",
+               h / r, h / d, c / dc }'
     kill -QUIT "$NGPID" 2>/dev/null || true
 else
     echo "nginx or redis-server not installed: the replica run skipped"

@@ -88,6 +88,7 @@ int sg_engine_new(sg_engine **out, const sg_engine_options *opts, sg_error *err)
         sg_free(e);
         return rc;
     }
+    sg_ctxpool_keep_solvers(e->contexts, true); /* warm contexts, warm solvers (ctxpool.h) */
     if (e->opts.cache_entries && !(e->cache = sg__calloc(e->opts.cache_entries, sizeof *e->cache))) {
         sg_ctxpool_free(e->contexts);
         sg_free(e);

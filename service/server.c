@@ -748,6 +748,7 @@ void sg_service_tune_memory(void)
 #ifdef __GLIBC__
     mallopt(M_TRIM_THRESHOLD, (int)SG_SERVICE_TRIM_BYTES);
     mallopt(M_TOP_PAD, (int)SG_SERVICE_TOP_PAD);
+    mallopt(M_MMAP_THRESHOLD, (int)SG_SERVICE_MMAP_BYTES);
 #endif
 }
 

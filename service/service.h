@@ -86,14 +86,19 @@ FILE *sg_service_set_log(sg_service *s, FILE *f);
 
 /*
  * The process's allocator set for a server (glibc; elsewhere nothing): freed memory is kept up
- * to SV_TRIM_BYTES per arena instead of being handed back to the kernel at every free that
- * empties a heap's top, and heaps grow SV_TOP_PAD at a time. A small check allocates and frees
+ * to SG_SERVICE_TRIM_BYTES per arena instead of being handed back to the kernel at every free that
+ * empties a heap's top, and heaps grow SG_SERVICE_TOP_PAD at a time. A small check allocates and frees
  * a few hundred kB; with glibc's defaults each request paid page faults and madvise calls for
  * it (about 10-25% of a small check's CPU, bench/serve.sh). Costs at most that much resident
- * memory per arena once touched. Called by `shapegate serve` before sg_service_start().
+ * memory per arena once touched. Setting either makes glibc stop raising its mmap threshold as
+ * it would (128 kB up to 32 MiB), so the threshold is set to that ceiling too: left at 128 kB,
+ * every block over it is an mmap, page faults and an munmap, and making a Z3 context (tables of a
+ * few hundred kB) cost 35 ms of CPU instead of 1.5 ms (verify's and gate's point searches make
+ * one per request; bench_engine --corpus). Called by `shapegate serve` before sg_service_start().
  */
 #define SG_SERVICE_TRIM_BYTES ((size_t)64 << 20)
 #define SG_SERVICE_TOP_PAD ((size_t)16 << 20)
+#define SG_SERVICE_MMAP_BYTES ((size_t)32 << 20)
 void sg_service_tune_memory(void);
 
 /* Stop everything and free the service (after sg_service_drain(), or at once). NULL-safe. */

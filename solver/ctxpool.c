@@ -10,12 +10,43 @@
 #include "solver/ctxpool.h"
 #include "util/util.h"
 
+/* A context's warm solver: parked by its last user, handed to the next one. */
+typedef struct warm {
+    Z3_context ctx;   /* NULL: a free slot */
+    Z3_solver solver; /* referenced */
+    unsigned uses;    /* users it served */
+    bool taken;       /* handed out with the context being used now */
+    uint64_t tag;     /* its last user's (sg_ctxpool_park_solver) */
+} warm;
+
 struct sg_ctxpool {
     pthread_mutex_t lock;
     Z3_context *idle; /* [max_idle] */
     size_t nidle, max_idle;
     atomic_ulong created, reused;
+    bool keep_solvers;
+    warm *warm;       /* [max_idle + 1] solvers of contexts, idle or in use */
 };
+
+/* The slot of context c's solver, or NULL. Under the lock. */
+static warm *warm_of(sg_ctxpool *p, Z3_context c)
+{
+    size_t i;
+    for (i = 0; p->warm && i <= p->max_idle; i++)
+        if (p->warm[i].ctx == c)
+            return &p->warm[i];
+    return NULL;
+}
+
+/* Drop context c's solver (before c is deleted). Under the lock. */
+static void warm_drop(sg_ctxpool *p, Z3_context c)
+{
+    warm *w = warm_of(p, c);
+    if (!w)
+        return;
+    Z3_solver_dec_ref(c, w->solver);
+    memset(w, 0, sizeof *w);
+}
 
 /* Z3 leaves the code in the context; callers read it. Installed so Z3 never exits the process. */
 static void on_z3_error(Z3_context ctx, Z3_error_code code)
@@ -45,11 +76,77 @@ void sg_ctxpool_free(sg_ctxpool *p)
     size_t i;
     if (!p)
         return;
-    for (i = 0; i < p->nidle; i++)
+    for (i = 0; i < p->nidle; i++) {
+        warm_drop(p, p->idle[i]);
         Z3_del_context(p->idle[i]);
+    }
     pthread_mutex_destroy(&p->lock);
     sg_free(p->idle);
+    sg_free(p->warm);
     sg_free(p);
+}
+
+void sg_ctxpool_keep_solvers(sg_ctxpool *p, bool on)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    if (on && !p->warm)
+        p->warm = sg__calloc(p->max_idle + 1, sizeof *p->warm);
+    p->keep_solvers = on && p->warm;
+    pthread_mutex_unlock(&p->lock);
+}
+
+bool sg_ctxpool_warm(const sg_ctxpool *p) { return p && p->keep_solvers; }
+
+Z3_solver sg_ctxpool_take_solver(sg_ctxpool *p, Z3_context c, uint64_t *tag)
+{
+    Z3_solver s = NULL;
+    warm *w;
+    *tag = 0;
+    if (!p)
+        return NULL;
+    pthread_mutex_lock(&p->lock);
+    if ((w = warm_of(p, c)) != NULL && !w->taken) {
+        w->taken = true;
+        w->uses++;
+        s = w->solver;
+        *tag = w->tag;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return s;
+}
+
+bool sg_ctxpool_park_solver(sg_ctxpool *p, Z3_context c, Z3_solver s, bool usable, uint64_t tag)
+{
+    bool parked = false;
+    warm *w;
+    size_t i;
+    if (!p || !s)
+        return false;
+    pthread_mutex_lock(&p->lock);
+    if ((w = warm_of(p, c)) != NULL && w->solver == s) { /* the one it was handed, back */
+        if (usable && p->keep_solvers && w->taken && w->uses < SG_CTXPOOL_SOLVER_USES) {
+            w->taken = false;
+            w->tag = tag;
+            parked = true;
+        } else {
+            memset(w, 0, sizeof *w); /* not usable or worn out: the caller releases it */
+        }
+    } else if (usable && p->keep_solvers && !w) { /* a new one: the context's from now on */
+        for (i = 0; i <= p->max_idle && p->warm[i].ctx; i++)
+            ;
+        if (i <= p->max_idle) {
+            p->warm[i].ctx = c;
+            p->warm[i].solver = s;
+            p->warm[i].uses = 1;
+            p->warm[i].taken = false;
+            p->warm[i].tag = tag;
+            parked = true;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return parked;
 }
 
 Z3_context sg_ctxpool_take(sg_ctxpool *p)
@@ -84,11 +181,13 @@ void sg_ctxpool_give(sg_ctxpool *p, Z3_context c, bool reuse)
 {
     if (!c)
         return;
-    if (p && reuse && Z3_get_error_code(c) == Z3_OK) {
+    if (p) {
         pthread_mutex_lock(&p->lock);
-        if (p->nidle < p->max_idle) {
+        if (reuse && Z3_get_error_code(c) == Z3_OK && p->nidle < p->max_idle) {
             p->idle[p->nidle++] = c;
             c = NULL;
+        } else {
+            warm_drop(p, c);
         }
         pthread_mutex_unlock(&p->lock);
     }

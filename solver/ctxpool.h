@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <z3.h>
 
 #include "shapegate/cancel.h"
@@ -46,6 +47,32 @@ Z3_context sg_ctxpool_take(sg_ctxpool *p);
 /* Give `c` back: kept for the next take when `reuse` and it saw no error and there is room,
  * else deleted. `p` NULL: deleted. */
 void sg_ctxpool_give(sg_ctxpool *p, Z3_context c, bool reuse);
+
+/*
+ * Warm solvers (a pool of the engine's warm contexts: sg_ctxpool_keep_solvers). Making Z3's
+ * incremental solver and its SMT kernel costs about as much as a small query, at every check.
+ * A pool that keeps solvers keeps, with an idle context, the incremental solver its last user
+ * left at scope 0 with no assertion (sg_ctxpool_park_solver, before the context is given
+ * back), and hands it to the next user of that context (sg_ctxpool_take_solver). Like the
+ * context itself, a warm solver's answers may depend on what it answered before (engine.h);
+ * a solver is dropped after SG_CTXPOOL_SOLVER_USES users, so that what it accumulates stays
+ * bounded. Pools that do not keep solvers (the calls' own) park nothing: their answers stay
+ * those of fresh solvers.
+ */
+#define SG_CTXPOOL_SOLVER_USES 256
+void sg_ctxpool_keep_solvers(sg_ctxpool *p, bool on);
+/* Whether `p` keeps warm solvers: its users' answers may depend on their history anyway, so
+ * they may also skip Z3 where the answer is known (query.c's witnesses). False for NULL. */
+bool sg_ctxpool_warm(const sg_ctxpool *p);
+/* The warm solver that came with context `c` (its reference now the caller's), or NULL; `*tag`
+ * gets what its last user parked with it (the parameters it set), 0 with NULL. */
+Z3_solver sg_ctxpool_take_solver(sg_ctxpool *p, Z3_context c, uint64_t *tag);
+/* The user of context `c` is done with its incremental solver `s`: when `usable` (scope 0, no
+ * assertion, no Z3 error) the pool may keep it, with `tag`, for the context's next user and
+ * returns true (the reference is the pool's); false when the pool keeps no solvers, `s` is not
+ * usable or was used SG_CTXPOOL_SOLVER_USES times: the caller releases its reference, the pool
+ * has forgotten `s`. */
+bool sg_ctxpool_park_solver(sg_ctxpool *p, Z3_context c, Z3_solver s, bool usable, uint64_t tag);
 /* A snapshot of the counters (zeros for NULL). */
 void sg_ctxpool_stats_get(const sg_ctxpool *p, sg_ctxpool_stats *out);
 

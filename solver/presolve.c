@@ -18,9 +18,10 @@
 #define LIN_MAX 8     /* terms of a linear form; a longer one is left to Z3 */
 #define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
 #define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
-#define ENUM_SPAN 4096          /* root values one question may enumerate */
-#define ENUM_SYMS 16            /* symbols of one enumerated question */
-#define ENUM_BUDGET (1u << 22)  /* evaluations, every question of a presolve together */
+#define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
+#define ENUM_BUDGET (1u << 20)  /* evaluations one presolve may spend enumerating, all questions */
+#define ENUM_SYMS 16            /* symbols of an enumerated question */
+#define ENUM_ROOTS 4            /* class roots its symbols range over */
 
 typedef struct node {
     unsigned epoch;  /* valid when == ps->epoch */
@@ -68,8 +69,6 @@ struct sg_presolve {
     lin *defs;            /* storage of the substitutions of this epoch */
     size_t ndefs, defs_cap;
     unsigned work;        /* nodes visited by the current question or fact */
-    sg_int *vals;         /* [nbox] symbol values of an enumerated question (made on first use) */
-    unsigned evals;       /* evaluations spent of ENUM_BUDGET */
     strslot *xmap;        /* spec root name -> X index, open addressing */
     size_t xcap;
     /* the equality graph of sg_presolve_forest: edges (label: constraint id, or ncons + k for
@@ -79,6 +78,14 @@ struct sg_presolve {
     bool has_forest;
     unsigned *fepoch, forest; /* fpar, fdist valid when fepoch == forest */
     size_t *fpar, *fdist, *hseq, qcap, nseq;
+    sg_int *evals;        /* [nbox] symbol values of an enumerated point (enum_decide), or NULL */
+    unsigned enum_spent;  /* evaluations spent of ENUM_BUDGET */
+    /* what sg_presolve_enumerate needs to know of this epoch's facts: the constraints and the
+     * definitions left out or read wider (left[]: constraint k, or ncons + symbol k), which it
+     * evaluates at each point; a spec item, pin or relation not read exactly makes it give up */
+    size_t *left;
+    size_t nleft, left_cap;
+    bool inexact;
 };
 
 static _Thread_local bool presolve_off;
@@ -143,8 +150,8 @@ void sg_presolve_free(sg_presolve *ps)
 {
     if (!ps)
         return;
-    SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->vals, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
-                ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue);
+    SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
+                ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue, ps->evals, ps->left);
     sg_free(ps);
 }
 
@@ -156,6 +163,31 @@ void sg_presolve_begin(sg_presolve *ps)
     ps->ntouched = 0;
     ps->ndefs = 0;
     ps->box_stale = true;
+    ps->nleft = 0;
+    ps->inexact = false;
+}
+
+/* Bracket the reading of one fact: the dropped flag of this fact alone, kept apart from the
+ * epoch's (sg_presolve_take_dropped), which it joins at the end. */
+static bool fact_start(sg_presolve *ps)
+{
+    bool before = ps->dropped;
+    ps->dropped = false;
+    return before;
+}
+
+/* The fact read since fact_start: left out or read wider? `left` >= 0: an expression fact,
+ * noted for sg_presolve_enumerate; < 0: one it cannot evaluate (the epoch becomes inexact). */
+static void fact_end(sg_presolve *ps, bool before, long left)
+{
+    if (ps->dropped) {
+        if (left < 0 ||
+            sg__grow((void **)&ps->left, &ps->left_cap, ps->nleft + 1, sizeof *ps->left) != 0)
+            ps->inexact = true;
+        else
+            ps->left[ps->nleft++] = (size_t)left;
+    }
+    ps->dropped |= before;
 }
 
 /* ---- Union-find ------------------------------------------------------------------------------ */
@@ -831,6 +863,7 @@ void sg_presolve_def(sg_presolve *ps, size_t k)
     const sg_symbol_info *si = &p->syms[k];
     size_t sn = p->ninputs + k, i;
     long x = -1;
+    bool before = fact_start(ps);
     ps->work = 0;
     for (i = 0; i < si->nsources && x < 0; i++)
         x = x_of(ps, si->sources[i]);
@@ -840,9 +873,21 @@ void sg_presolve_def(sg_presolve *ps, size_t k)
         unite(ps, sn, 1, p->ninputs + p->nsyms + (size_t)x, 0);
     else if (si->replacement && !si->unbacked)
         fact_node_eq(ps, sn, si->replacement, NULL, 0);
+    /* only the replacement is an expression; the unions above never drop */
+    fact_end(ps, before, p->sym_input[k] < 0 && x < 0 ? (long)(p->ncons + k) : -1);
 }
 
+static void spec_item(sg_presolve *ps, size_t i);
+
 void sg_presolve_spec(sg_presolve *ps, size_t i)
+{
+    bool before = fact_start(ps);
+    spec_item(ps, i);
+    fact_end(ps, before, -1);
+}
+
+/* Dim i's spec item; one that cannot be read is left out (dropped). */
+static void spec_item(sg_presolve *ps, size_t i)
 {
     const sg_problem *p = ps->p;
     const sg_input_dim *d = &p->inputs[i];
@@ -851,8 +896,10 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
     switch (d->kind) {
     case SG_SPEC_DIM: {
         sg_bound lo = d->min;
-        if ((x = x_of(ps, d->name)) < 0)
+        if ((x = x_of(ps, d->name)) < 0) {
+            ps->dropped = true;
             return;
+        }
         if (lo.inf || lo.v < 2) {
             lo.inf = 0;
             lo.v = 2;
@@ -865,23 +912,37 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
         const sg_expr *sym = NULL;
         sg_int a = 0, b = 0;
         sg_bound two = {2, 0}, none = {0, 1};
-        if ((x = x_of(ps, d->root_name)) < 0)
+        sg_bound rlo = d->root_min;
+        sg_int da = 0, db = 0;
+        if ((x = x_of(ps, d->root_name)) < 0) {
+            ps->dropped = true;
             return;
-        bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(d->root_min, d->root_max));
+        }
+        /* the root from 2 as problem.c encodes it (torch creates a phantom root like a size),
+         * unless the derived dim is `root - k` */
+        if ((rlo.inf || rlo.v < 2) && !(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0)) {
+            rlo.inf = 0;
+            rlo.v = 2;
+        }
+        bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(rlo, d->root_max));
         bound(ps, i, iv_of(two, none));
         if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {
             if (!sym)
                 bound_point(ps, i, b);
             else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0 && (a == 1 || a == -1))
                 unite(ps, i, a, p->ninputs + p->nsyms + (size_t)x, b);
-            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0) { /* 2*X + 1: substituted */
+            else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0) { /* D = a X + b: substituted */
                 lin f, g;
-                if (lin_node(ps, i, &f) && lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) && lin_axpy(&f, -a, &g) &&
-                    sg__sub(f.k, b, &f.k))
-                    fact_eq(ps, &f);
-                else
+                if (!lin_node(ps, i, &f) || !lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) ||
+                    !lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
                     ps->dropped = true;
+                else
+                    fact_eq(ps, &f);
+            } else {
+                ps->dropped = true; /* over another symbol */
             }
+        } else {
+            ps->dropped = true; /* not affine */
         }
         break;
     }
@@ -895,18 +956,36 @@ void sg_presolve_spec(sg_presolve *ps, size_t i)
     }
 }
 
-void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size) { bound_point(ps, i, size); }
+void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size)
+{
+    bool before = fact_start(ps);
+    bound_point(ps, i, size);
+    fact_end(ps, before, -1);
+}
+
+static void relation(sg_presolve *ps, size_t i, size_t root);
 
 void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
+{
+    bool before = fact_start(ps);
+    relation(ps, i, root);
+    fact_end(ps, before, -1);
+}
+
+static void relation(sg_presolve *ps, size_t i, size_t root)
 {
     const sg_problem *p = ps->p;
     const sg_expr *v = p->inputs[i].value;
     ps->work = 0;
-    if (!v)
+    if (!v) {
+        ps->dropped = true;
         return;
+    }
     if (root == SIZE_MAX || root >= p->ninputs) {
         if (sg_expr_kind(v) == SG_INT)
             bound_point(ps, i, sg_expr_int_value(v));
+        else
+            ps->dropped = true;
         return;
     }
     if (sg_expr_kind(p->inputs[root].value) == SG_SYM) { /* D_i = value[sym := D_root] */
@@ -917,7 +996,16 @@ void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
     fact_node_eq(ps, root, p->inputs[root].value, NULL, 0);
 }
 
+static void constraint(sg_presolve *ps, size_t k);
+
 void sg_presolve_constraint(sg_presolve *ps, size_t k)
+{
+    bool before = fact_start(ps);
+    constraint(ps, k);
+    fact_end(ps, before, (long)k);
+}
+
+static void constraint(sg_presolve *ps, size_t k)
 {
     const sg_problem *p = ps->p;
     const sg_constraint *c = &p->cons[k];
@@ -971,6 +1059,8 @@ bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
     *b = f.k;
     return f.n == 0 || !get(ps, f.v[0])->elim;
 }
+
+bool sg_presolve_substituted(const sg_presolve *ps) { return ps->ndefs > 0; }
 
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
@@ -1029,11 +1119,11 @@ static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int de
     return sg_interval_holds(ps->p->pool, e, ps->box, ps->nbox);
 }
 
-/* Collect the distinct symbols of `e` into syms[*n] (at most ENUM_SYMS); false when there are more
- * or the walk is too long. */
-static bool symbols_of(sg_presolve *ps, const sg_expr *e, const sg_expr **syms, size_t *n, int depth)
+/* The distinct symbols of `e` into syms[0..*n-1] (at most ENUM_SYMS); false when there are more,
+ * or `e` is too large to walk. */
+static bool enum_symbols(sg_presolve *ps, const sg_expr *e, const sg_expr **syms, size_t *n, int depth)
 {
-    size_t i, na = sg_expr_nargs(e);
+    size_t i, k = sg_expr_nargs(e);
     if (depth > 64 || ++ps->work > WORK_MAX)
         return false;
     if (sg_expr_kind(e) == SG_SYM) {
@@ -1045,59 +1135,257 @@ static bool symbols_of(sg_presolve *ps, const sg_expr *e, const sg_expr **syms, 
         syms[(*n)++] = e;
         return true;
     }
-    for (i = 0; i < na; i++)
-        if (!symbols_of(ps, sg_expr_arg(e, i), syms, n, depth + 1))
+    for (i = 0; i < k; i++)
+        if (!enum_symbols(ps, sg_expr_arg(e, i), syms, n, depth + 1))
             return false;
     return true;
 }
 
 /*
- * A question over one class: every symbol of `e` is a * root + b of the same class root, whose
- * domain is finite and small. Then every value of the root is tried and `e` evaluated exactly
- * (Python semantics, expr/eval.c): TRUE when it is defined and true at every one (every model
- * of the facts puts the root in its domain and the symbols on their maps). FALSE is never
- * answered (a failing value of the box need not be a model); UNKNOWN otherwise.
+ * `e` at every point of the box, exactly: TRUE when every integer symbol of `e` is an affine form
+ * over at most ENUM_ROOTS class roots with finite domains whose product has at most ENUM_POINTS
+ * points, and `e` evaluates (expr/eval.c: Python's integer semantics) to True at each of them;
+ * UNKNOWN otherwise - a False or undefined point may lie outside H's models, so FALSE is never
+ * concluded here. Sound as the interval evaluator is: every model of H is a point of the box (the
+ * class maps and substitutions are equalities of H, the domains enclose its values). err_div_2d
+ * _reshape's fixed spec (B = 2*_B, _B in [1, 32], guards with floors and modulos of products)
+ * is proved in 32 evaluations instead of a non-linear Z3 query.
  */
-static sg_tri decide_by_values(sg_presolve *ps, const sg_expr *e)
+static sg_tri enum_decide(sg_presolve *ps, const sg_expr *e)
 {
     const sg_expr *syms[ENUM_SYMS];
-    sg_int a[ENUM_SYMS], b[ENUM_SYMS], span, v;
-    size_t n = 0, i, r = SIZE_MAX;
-    const sg_interval *dom;
-    if (!symbols_of(ps, e, syms, &n, 0) || n == 0)
+    size_t nsyms = 0, roots[ENUM_ROOTS], nroots = 0, i, j;
+    sg_int lo[ENUM_ROOTS], at[ENUM_ROOTS];
+    lin form[ENUM_SYMS];
+    size_t idx[ENUM_SYMS];
+    double points;
+
+    ps->work = 0;
+    if (!enum_symbols(ps, e, syms, &nsyms, 0) || nsyms == 0)
         return SG_TRI_UNKNOWN;
-    for (i = 0; i < n; i++) { /* each symbol as a form over one root (a substitution read through) */
-        long x = sym_node(ps, syms[i]);
-        lin f;
-        if (x < 0 || sg_expr_sort(syms[i]) != SG_SORT_INT || sg_expr_symbol_index(syms[i]) >= ps->nbox ||
-            !lin_node(ps, (size_t)x, &f) || f.n > 1 || (f.n == 1 && r != SIZE_MAX && f.v[0] != r))
+    for (i = 0; i < nsyms; i++) {
+        long x = sg_expr_sort(syms[i]) == SG_SORT_INT ? sym_node(ps, syms[i]) : -1;
+        idx[i] = sg_expr_symbol_index(syms[i]);
+        if (x < 0 || idx[i] >= ps->nbox || !lin_node(ps, (size_t)x, &form[i]))
             return SG_TRI_UNKNOWN;
-        a[i] = f.n ? f.c[0] : 0;
-        b[i] = f.k;
-        if (f.n)
-            r = f.v[0];
-    }
-    if (r == SIZE_MAX || get(ps, r)->elim)
-        return SG_TRI_UNKNOWN;
-    dom = &get(ps, r)->dom;
-    if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= ENUM_SPAN ||
-        ps->evals + (unsigned)span + 1 > ENUM_BUDGET)
-        return SG_TRI_UNKNOWN;
-    if (!ps->vals && !(ps->vals = sg__calloc(ps->nbox + 1, sizeof *ps->vals)))
-        return SG_TRI_UNKNOWN;
-    for (v = dom->lo; v <= dom->hi; v++) {
-        sg_value val;
-        ps->evals++;
-        for (i = 0; i < n; i++) {
-            sg_int x;
-            if (!sg__mul(a[i], v, &x) || !sg__add(x, b[i], &x))
-                return SG_TRI_UNKNOWN;
-            ps->vals[sg_expr_symbol_index(syms[i])] = x;
+        for (j = 0; j < (size_t)form[i].n; j++) {
+            size_t r = form[i].v[j], m;
+            for (m = 0; m < nroots && roots[m] != r; m++)
+                ;
+            if (m == nroots) {
+                if (nroots == ENUM_ROOTS)
+                    return SG_TRI_UNKNOWN;
+                roots[nroots++] = r;
+            }
         }
-        if (sg_expr_eval(&val, ps->p->pool, e, ps->vals, ps->nbox, NULL) != 0 || val.kind != SG_VAL_BOOL || !val.num)
-            return SG_TRI_UNKNOWN; /* undefined, or false somewhere in the box */
     }
-    return SG_TRI_TRUE;
+    points = 1;
+    for (j = 0; j < nroots; j++) {
+        const sg_interval *d = &get(ps, roots[j])->dom;
+        sg_int span;
+        if (d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 || span >= ENUM_POINTS)
+            return SG_TRI_UNKNOWN;
+        points *= (double)(span + 1);
+        lo[j] = at[j] = d->lo;
+    }
+    if (points > ENUM_POINTS || ps->enum_spent + points > ENUM_BUDGET)
+        return SG_TRI_UNKNOWN;
+    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
+        return SG_TRI_UNKNOWN;
+    ps->enum_spent += (unsigned)points;
+    for (;;) {
+        sg_value v;
+        for (i = 0; i < nsyms; i++) { /* symbol i = form.k + sum c_j * root_j */
+            sg_int x = form[i].k, t;
+            for (j = 0; j < (size_t)form[i].n; j++) {
+                size_t m;
+                for (m = 0; form[i].v[j] != roots[m]; m++)
+                    ;
+                if (!sg__mul(form[i].c[j], at[m], &t) || !sg__add(x, t, &x))
+                    return SG_TRI_UNKNOWN;
+            }
+            ps->evals[idx[i]] = x;
+        }
+        if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_BOOL || !v.num)
+            return SG_TRI_UNKNOWN;
+        for (j = 0; j < nroots; j++) { /* the next point, odometer order */
+            const sg_interval *d = &get(ps, roots[j])->dom;
+            if (at[j] < d->hi) {
+                at[j]++;
+                break;
+            }
+            at[j] = lo[j];
+        }
+        if (j == nroots)
+            return SG_TRI_TRUE;
+    }
+}
+
+/* ---- Enumeration of the models (sg_presolve_enumerate) ------------------------------------------ */
+
+static int eval_int_at(sg_presolve *ps, const sg_expr *e, sg_int *out)
+{
+    sg_value v;
+    if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_INT)
+        return -1;
+    *out = v.num;
+    return 0;
+}
+
+/* Constraint k, or symbol k - ncons's definition by its replacement, at the point set in ps->evals
+ * (symbols) and dvals (input dims): 1 holds, 0 does not, -1 undefined or unreadable there. */
+static int holds_at(sg_presolve *ps, size_t k, const sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    const sg_symbol_info *si;
+    sg_value v;
+    sg_int a;
+    if (k >= p->ncons) { /* a definition: s == replacement */
+        si = &p->syms[k - p->ncons];
+        if (!si->replacement || eval_int_at(ps, si->replacement, &a))
+            return -1;
+        return ps->evals[sg_expr_symbol_index(si->sym)] == a;
+    }
+    switch (p->cons[k].kind) {
+    case SG_CORE_GUARD:
+        if (!p->cons[k].expr || sg_expr_eval(&v, p->pool, p->cons[k].expr, ps->evals, ps->nbox, NULL) != 0 ||
+            v.kind != SG_VAL_BOOL)
+            return -1;
+        return v.num != 0;
+    case SG_CORE_RANGE: {
+        sg_int x;
+        si = &p->syms[p->cons[k].index];
+        x = ps->evals[sg_expr_symbol_index(si->sym)];
+        return (si->lo.inf || x >= si->lo.v) && (si->hi.inf || x <= si->hi.v);
+    }
+    case SG_CORE_REPLACEMENT:
+        si = &p->syms[p->cons[k].index];
+        if (!si->replacement || eval_int_at(ps, si->replacement, &a))
+            return -1;
+        return ps->evals[sg_expr_symbol_index(si->sym)] == a;
+    case SG_CORE_INPUT:
+        if (!p->inputs[p->cons[k].index].value || eval_int_at(ps, p->inputs[p->cons[k].index].value, &a))
+            return -1;
+        return dvals[p->cons[k].index] == a;
+    default:
+        return -1;
+    }
+}
+
+int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
+                          bool violation, sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS];
+    sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
+    bool started[ENUM_ROOTS];
+    double points = 1;
+    int res = -1;
+
+    memset(order, 0, sizeof order);
+    if (presolve_off || ps->empty || ps->inexact || ps->ndefs > 0 || nn == 0)
+        return -1;
+    if (!(at_root = sg__malloc(nn * sizeof *at_root)) || !(ma = sg__malloc(nn * sizeof *ma)) ||
+        !(mb = sg__malloc(nn * sizeof *mb)))
+        goto done;
+    for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
+        size_t r;
+        if (nodes[i] >= ps->nnodes || !find(ps, nodes[i], &r, &ma[i], &mb[i]) || get(ps, r)->elim)
+            goto done;
+        if (nodes[i] >= p->ninputs && nodes[i] < p->ninputs + p->nsyms &&
+            (sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
+             sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym) >= ps->nbox))
+            goto done;
+        for (j = 0; j < nroots && roots[j] != r; j++)
+            ;
+        if (j == nroots) {
+            const sg_interval *d = &get(ps, r)->dom;
+            sg_int span;
+            if (nroots == ENUM_ROOTS || d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 ||
+                span >= ENUM_POINTS)
+                goto done;
+            roots[nroots] = r;
+            lo[nroots] = d->lo;
+            hi[nroots] = d->hi;
+            size[nroots] = (size_t)span + 1;
+            started[nroots++] = false;
+            points *= (double)(span + 1);
+        }
+        at_root[i] = j;
+        if (nodes[i] < p->ninputs && !started[j]) { /* the root's value at the example sizes */
+            sg_int t;
+            if (sg__sub(dvals[nodes[i]], mb[i], &t)) {
+                start[j] = ma[i] * t; /* ma = +-1 */
+                start[j] = start[j] < lo[j] ? lo[j] : start[j] > hi[j] ? hi[j] : start[j];
+                started[j] = true;
+            }
+        }
+    }
+    if (points > ENUM_POINTS || ps->enum_spent >= ENUM_BUDGET || ps->empty)
+        goto done; /* (the budget is charged with the points visited: most searches stop early) */
+    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
+        goto done;
+    /* each root's values from its example value outwards: s, s+1, s-1, s+2, ... (the lowest
+     * first for a root no input dim gives an example value) */
+    for (j = 0; j < nroots; j++) {
+        sg_int s0 = started[j] ? start[j] : lo[j], up = s0, down = s0 - 1;
+        size_t m = 0;
+        if (!(order[j] = sg__malloc(size[j] * sizeof *order[j])))
+            goto done;
+        while (m < size[j]) {
+            if (up <= hi[j])
+                order[j][m++] = up++;
+            if (m < size[j] && down >= lo[j])
+                order[j][m++] = down--;
+        }
+        at[j] = 0;
+    }
+    for (;; ps->enum_spent++) {
+        bool model = true, all = true;
+        for (i = 0; i < nn; i++) {
+            sg_int x;
+            if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
+                goto done;
+            if (nodes[i] < p->ninputs)
+                dvals[nodes[i]] = x;
+            else if (nodes[i] < p->ninputs + p->nsyms)
+                ps->evals[sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym)] = x;
+        }
+        for (j = 0; j < ps->nleft && model; j++) { /* a model: the facts left out hold too */
+            int h = holds_at(ps, ps->left[j], dvals);
+            if (h < 0)
+                goto done;
+            model = h == 1;
+        }
+        for (j = 0; j < nc && model && all; j++) {
+            int h = holds_at(ps, cons[j], dvals);
+            if (h < 0)
+                goto done;
+            all = h == 1;
+        }
+        if (model && all != violation) {
+            res = 1;
+            goto done;
+        }
+        for (j = 0; j < nroots; j++) { /* the next point, odometer order */
+            if (at[j] + 1 < size[j]) {
+                at[j]++;
+                break;
+            }
+            at[j] = 0;
+        }
+        if (j == nroots) {
+            res = 0;
+            goto done;
+        }
+    }
+done:
+    for (j = 0; j < ENUM_ROOTS; j++)
+        sg_free(order[j]);
+    sg_free(at_root);
+    sg_free(ma);
+    sg_free(mb);
+    return res;
 }
 
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
@@ -1108,10 +1396,8 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
         return SG_TRI_UNKNOWN;
     ps->work = 0;
     r = decide_bool(ps, e, &total, 0);
-    if (r == SG_TRI_UNKNOWN && !ps->empty) {
-        ps->work = 0;
-        r = decide_by_values(ps, e);
-    }
+    if (r == SG_TRI_UNKNOWN && !ps->empty)
+        r = enum_decide(ps, e);
     return ps->empty ? SG_TRI_UNKNOWN : r;
 }
 

@@ -72,7 +72,28 @@ bool sg_presolve_take_dropped(sg_presolve *ps);
  * on overflow, or when inconsistent. The root's domain: sg_presolve_class(root). */
 bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b);
 bool sg_presolve_consistent(const sg_presolve *ps);
+/* Whether an equality was substituted since sg_presolve_begin (a fact with several variables or a
+ * non-unit coefficient): the models are then no longer the product of the class domains. */
+bool sg_presolve_substituted(const sg_presolve *ps);
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
+
+/*
+ * The models themselves, for small components (warm checks, analysis/check.c): when every fact
+ * given since sg_presolve_begin was read exactly, or is an expression left out (a guard, a traced
+ * range, shape or replacement, a definition by replacement: evaluated at each point, expr/eval.c),
+ * no equality was substituted, and the nodes[0..nn-1] (a component's input dims and symbols)
+ * range over at most 4 class roots with finite domains of at most 4,096 points together, the
+ * models of the facts restricted to those nodes are exactly the points of the box where the
+ * facts left out hold. They are visited in odometer order (the first root fastest), each root
+ * from its value at the sizes dvals[] holds on entry (the example sizes: the nearest shapes
+ * first) outwards, s, s+1, s-1, s+2, ...; `violation`: the first model at which some constraint
+ * cons[0..nc-1] does not hold; else the first at which all do. Returns 1 with that point's input
+ * dim sizes in dvals[] (indexed by input dim; entries of other dims untouched), 0 when there is
+ * none, -1 when this cannot tell (the conditions above, an evaluation undefined somewhere, the
+ * budget of 2^20 points per presolve, which the visits are charged to).
+ */
+int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
+                          bool violation, sg_int *dvals);
 
 /* Does checked constraint `cons` hold on every model of the facts given since
  * sg_presolve_begin? TRUE / FALSE only when certain; UNKNOWN otherwise. */

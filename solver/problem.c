@@ -656,13 +656,21 @@ void sg_problem_free(sg_problem *p)
     size_t i;
     if (!p)
         return;
+    if (p->witness)
+        Z3_model_dec_ref(p->ctx, p->witness);
+    if (p->example)
+        Z3_model_dec_ref(p->ctx, p->example);
     if (p->solver)
         Z3_solver_dec_ref(p->ctx, p->solver);
-    if (p->inc)
+    /* the incremental solver is left at scope 0 with no assertion (every query pops its own):
+     * a pool keeping warm solvers takes it for the context's next user */
+    if (p->inc && !sg_ctxpool_park_solver(p->contexts, p->ctx, p->inc,
+                                          Z3_get_error_code(p->ctx) == Z3_OK &&
+                                              Z3_solver_get_num_scopes(p->ctx, p->inc) == 0,
+                                          p->rlimit_set[0]))
         Z3_solver_dec_ref(p->ctx, p->inc);
     if (p->nia)
         Z3_solver_dec_ref(p->ctx, p->nia);
-    sg_watchdog_free(p->watch);
     sg_free(p->seen);
     for (i = 0; i < p->nkeep; i++)
         Z3_dec_ref(p->ctx, p->keep[i]);
@@ -674,7 +682,6 @@ void sg_problem_free(sg_problem *p)
 }
 
 /* ---- Queries ------------------------------------------------------------------------ */
-
 
 /*
  * Z3's reason for "unknown", made to fit `reason[64]`: the tactic wrapper's
@@ -853,14 +860,17 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
     Z3_context c = p->ctx;
     sg_cancel *cancel = b ? b->cancel : NULL;
     Z3_solver s;
-    Z3_params prm;
+    Z3_params prm = NULL;
+    uint64_t *set = &p->rlimit_set[slot == &p->inc ? 0 : slot == &p->solver ? 1 : 2];
     size_t i;
     int rc = 0;
 
     *fired = false;
-    if (!*slot) { /* made on first use, kept until sg_problem_free */
+    if (!*slot) { /* made on first use (or the context's warm one), kept until sg_problem_free */
         if (slot == &p->nia) {
             *slot = nia_solver(c);
+        } else if (incremental && (*slot = sg_ctxpool_take_solver(p->contexts, c, set)) != NULL) {
+            /* a warm one: *set says the parameters its last user left it with */
         } else {
             *slot = incremental ? Z3_mk_simple_solver(c) : Z3_mk_solver(c);
             Z3_solver_inc_ref(c, *slot);
@@ -874,31 +884,35 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
         Z3_solver_push(c, s);
     else
         Z3_solver_reset(c, s);
-    prm = Z3_mk_params(c);
-    Z3_params_inc_ref(c, prm);
-    /* 0 is "no limit" for Z3 too: set it always, the incremental solver keeps its parameters */
-    Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "rlimit"),
-                       rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)rlimit);
-    /* Non-linear queries: Z3's simplex arithmetic solver (2), not the default lra one (6), whose
-     * non-linear core runs on without noticing Z3_interrupt on high powers and long products. */
-    if (!incremental)
-        Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "arith.solver"), 2);
-    Z3_solver_set_params(c, s, prm);
+    /* A solver keeps its parameters (a reset too): set them when it is new or the rlimit changes,
+     * not at every query (a tenth of a small query's cost; the answers are the same) */
+    if (*set != rlimit + 1) {
+        prm = Z3_mk_params(c);
+        Z3_params_inc_ref(c, prm);
+        /* 0 is "no limit" for Z3 too: set it always */
+        Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "rlimit"),
+                           rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)rlimit);
+        /* Non-linear queries: Z3's simplex arithmetic solver (2), not the default lra one (6), whose
+         * non-linear core runs on without noticing Z3_interrupt on high powers and long products. */
+        if (!incremental)
+            Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "arith.solver"), 2);
+        Z3_solver_set_params(c, s, prm);
+        *set = rlimit + 1;
+    }
     for (i = 0; i < nhard; i++)
         if (hard[i])
             Z3_solver_assert(c, s, hard[i]);
     {
+        sg_watchdog w;
         /* a cancel request from another thread interrupts the check through the token */
         if (!sg_cancel__enter(cancel, c)) {
             snprintf(reason, 64, "canceled");
             goto cleanup;
         }
-        if (timeout && !p->watch)
-            p->watch = sg_watchdog_new(); /* NULL: the rlimit and the deadline still hold */
         if (timeout)
-            sg_watchdog_arm(p->watch, c, timeout);
+            sg_watchdog_arm(&w, c, timeout);
         *res = nassume ? Z3_solver_check_assumptions(c, s, (unsigned)nassume, assumptions) : Z3_solver_check(c, s);
-        *fired = timeout ? sg_watchdog_disarm(p->watch) : false;
+        *fired = timeout ? sg_watchdog_disarm(&w) : false;
         sg_cancel__leave(cancel, c);
         if (*res == Z3_L_UNDEF && sg_cancel_requested(cancel)) {
             snprintf(reason, 64, "canceled");
@@ -944,7 +958,8 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
             snprintf(reason, 64, "max. resource limit exceeded");
     }
 cleanup:
-    Z3_params_dec_ref(c, prm);
+    if (prm)
+        Z3_params_dec_ref(c, prm);
     if (incremental)
         Z3_solver_pop(c, s, 1);
     return rc;

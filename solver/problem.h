@@ -72,7 +72,10 @@ typedef struct sg_problem {
     Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */
     Z3_solver nia;           /* referenced full solver without Z3's nlsat step: queries with many
                               * non-linear divisions (problem.c "Many divisions") */
-    struct sg_watchdog *watch; /* the queries' wall-clock limit (watchdog.h), made on first use */
+    uint64_t rlimit_set[3];  /* inc, solver, nia: 1 + the rlimit their parameters say; 0: none yet */
+    Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
+    Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
+    bool example_tried;
     unsigned *seen, stamp;   /* marks by Z3 ast id of the linearity walk (stamp: the current walk) */
     size_t nseen;
     Z3_ast *keep;            /* every term made here, referenced until sg_problem_free */

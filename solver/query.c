@@ -125,6 +125,8 @@ void sg_q_release(sg_problem *p, size_t mark)
         Z3_dec_ref(p->ctx, p->keep[--p->nkeep]);
 }
 
+bool sg_q_warm(const sg_problem *p) { return p && sg_ctxpool_warm(p->contexts); }
+
 int sg_q_failed(const sg_problem *p) { return Z3_get_error_code(p->ctx) != Z3_OK ? SG_ERROR : 0; }
 
 /* ---- Looking into terms -------------------------------------------------------------------- */
@@ -202,6 +204,132 @@ bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out)
 
 /* ---- Questions ------------------------------------------------------------------------------ */
 
+/*
+ * Witnesses. A question that wants neither a model nor a core only asks "satisfiable?", and a
+ * point that satisfies it answers SAT as Z3 would: the check's core minimisation asks mostly
+ * such questions (is the core still unsat without this member?), and most are answered by the
+ * counterexample just found or by the example sizes torch traced. So before Z3 is asked, the
+ * last model a question asked for (p->witness) and the example sizes (p->example) are tried:
+ * with every assumption made true, each hard term and assumption is evaluated in the model
+ * (Z3_model_eval, model completion); all true is a model of the question. Only SAT is ever
+ * concluded this way, and it is what Z3 would answer (or better: Z3 might have run out of its
+ * budget). Only on warm contexts (sg_ctxpool_warm): a question not asked changes what the
+ * incremental solver has seen, hence the models and cores of later questions, which a call
+ * with contexts of its own must not (its report is the same whatever ran before); a warm
+ * context's answers depend on its history anyway (engine.h).
+ */
+
+/* The example sizes as a model: D_i = size, a symbol = its dim's size (else its hint), a spec
+ * root = the size of the first Dim named after it. NULL when Z3 fails. */
+static Z3_model example_model(sg_problem *p)
+{
+    Z3_context c = p->ctx;
+    Z3_model m = Z3_mk_model(c);
+    bool *xset = NULL;
+    size_t i, k;
+
+    if (!m)
+        return NULL;
+    Z3_model_inc_ref(c, m);
+    if (p->nx && !(xset = sg__calloc(p->nx, sizeof *xset)))
+        goto fail;
+    for (i = 0; i < p->ninputs; i++) {
+        const sg_input_dim *d = &p->inputs[i];
+        Z3_ast v = sg_problem_num(p, d->size);
+        if (!v)
+            goto fail;
+        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, p->dvar[i])), v);
+        if (d->kind == SG_SPEC_DIM && d->name) {
+            size_t x;
+            for (x = 0; x < p->nx && strcmp(p->names[x], d->name) != 0; x++)
+                ;
+            if (x < p->nx && !xset[x]) {
+                xset[x] = true;
+                Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, p->xvar[x])), v);
+            }
+        }
+    }
+    for (k = 0; k < p->nsyms; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        Z3_ast s = Z(sg_q_symbol(p, si->sym)), v;
+        if (!s || !Z3_is_app(c, s) || sg_expr_sort(si->sym) != SG_SORT_INT)
+            continue;
+        if (p->sym_input[k] >= 0)
+            v = sg_problem_num(p, p->inputs[p->sym_input[k]].size);
+        else if (si->has_hint)
+            v = sg_problem_num(p, si->hint);
+        else
+            continue;
+        if (!v)
+            goto fail;
+        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, s)), v);
+    }
+    sg_free(xset);
+    if (Z3_get_error_code(c) == Z3_OK)
+        return m;
+fail:
+    sg_free(xset);
+    Z3_model_dec_ref(c, m);
+    return NULL;
+}
+
+/* Is model `m`, with every assumption of `q` true, a model of `q`? */
+static bool witnessed(sg_problem *p, Z3_model m, const sg_question *q)
+{
+    Z3_context c = p->ctx;
+    Z3_model w;
+    Z3_func_decl *ad = NULL;
+    unsigned n, j;
+    size_t i, a;
+    bool ok = false;
+
+    if (!(w = Z3_mk_model(c)))
+        return false;
+    Z3_model_inc_ref(c, w);
+    if (q->nassume && !(ad = sg__malloc(q->nassume * sizeof *ad)))
+        goto done;
+    for (a = 0; a < q->nassume; a++) { /* the assumptions: named Bool constants, made true */
+        Z3_ast t = Z(q->assume[a]);
+        if (!Z3_is_app(c, t) || Z3_get_app_num_args(c, Z3_to_app(c, t)) != 0)
+            goto done;
+        ad[a] = Z3_get_app_decl(c, Z3_to_app(c, t));
+        Z3_add_const_interp(c, w, ad[a], Z3_mk_true(c));
+    }
+    n = Z3_model_get_num_consts(c, m);
+    for (j = 0; j < n; j++) { /* the candidate's values of everything else */
+        Z3_func_decl d = Z3_model_get_const_decl(c, m, j);
+        Z3_ast v = Z3_model_get_const_interp(c, m, d);
+        for (a = 0; a < q->nassume && ad[a] != d; a++)
+            ;
+        if (a == q->nassume && v)
+            Z3_add_const_interp(c, w, d, v);
+    }
+    if (Z3_get_error_code(c) != Z3_OK)
+        goto done;
+    for (i = 0; i < q->nhard + q->nassume; i++) {
+        Z3_ast t = Z(i < q->nhard ? q->hard[i] : q->assume[i - q->nhard]), v = NULL;
+        if (!Z3_model_eval(c, w, t, true, &v) || !v || Z3_get_bool_value(c, v) != Z3_L_TRUE)
+            goto done;
+    }
+    ok = Z3_get_error_code(c) == Z3_OK;
+done:
+    sg_free(ad);
+    Z3_model_dec_ref(c, w);
+    return ok;
+}
+
+/* SAT by a witness when one satisfies `q` (which wants neither model nor core). */
+static bool answer_by_witness(sg_problem *p, const sg_question *q)
+{
+    if (p->witness && witnessed(p, p->witness, q))
+        return true;
+    if (!p->example_tried) {
+        p->example_tried = true;
+        p->example = example_model(p);
+    }
+    return p->example && witnessed(p, p->example, q);
+}
+
 int sg_q_check(sg_problem *p, const sg_question *q, const sg_budget *b, sg_check_stats *stats, sg_q_result *out,
                sg_error *err)
 {
@@ -216,10 +344,20 @@ int sg_q_check(sg_problem *p, const sg_question *q, const sg_budget *b, sg_check
         if (!q->hard[i])
             return sg_error_set(err, sg_q_failed(p) ? SG_ERROR : SG_EINVALID,
                                 "sg_q_check: hard term %zu is missing (a builder failed)", i);
+    if (!q->want_model && !q->want_core && sg_ctxpool_warm(p->contexts) && answer_by_witness(p, q)) {
+        out->answer = SG_Q_SAT;
+        return 0;
+    }
     rc = sg_problem_check(p, (const Z3_ast *)q->hard, q->nhard, (const Z3_ast *)q->assume, q->nassume, b, stats,
                           &res, q->want_model ? &model : NULL, q->want_core ? &out->core : NULL, &out->ncore,
                           out->reason, err);
     out->model = (sg_q_model *)model;
+    if (model && sg_ctxpool_warm(p->contexts)) { /* the next questions' first witness */
+        Z3_model_inc_ref(p->ctx, model);
+        if (p->witness)
+            Z3_model_dec_ref(p->ctx, p->witness);
+        p->witness = model;
+    }
     if (!rc)
         out->answer = res == Z3_L_TRUE ? SG_Q_SAT : res == Z3_L_FALSE ? SG_Q_UNSAT : SG_Q_UNKNOWN;
     return rc;

@@ -119,6 +119,10 @@ void sg_q_release(struct sg_problem *p, size_t mark);
 /* SG_ERROR when Z3 reported an error in the problem's context (every builder then returns
  * NULL), else 0. */
 int sg_q_failed(const struct sg_problem *p);
+/* Whether the problem runs on the engine's warm contexts (solver/ctxpool.h, sg_ctxpool_warm): its
+ * answers may depend on what ran before, so a caller may answer questions by other exact means
+ * than Z3's (models and cores of its own choosing); with contexts of the call's own it may not. */
+bool sg_q_warm(const struct sg_problem *p);
 /* Z3's message for the error sg_q_failed reports ("" when there is none); borrowed, valid
  * until the next Z3 call on the problem. */
 const char *sg_q_error_msg(const struct sg_problem *p);

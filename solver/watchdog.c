@@ -1,26 +1,27 @@
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
 /*
- * watchdog.c - the wall-clock limit of a Z3 query (solver/watchdog.h).
+ * watchdog.c - the wall-clock limit of a Z3 query (solver/watchdog.h): one
+ * timer thread for every armed query of the process.
  */
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 #include "solver/watchdog.h"
-#include "util/util.h"
 
 #define WATCH_REPEAT_MS 20L
 
-struct sg_watchdog {
-    pthread_t thread;
+static struct {
     pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool started, failed, quit, armed, fired;
-    struct timespec until; /* CLOCK_REALTIME, as pthread_cond_timedwait reads it */
-    Z3_context ctx;
-};
+    pthread_cond_t cv;     /* a watchdog armed earlier than the timer waits for */
+    sg_watchdog *armed;
+    bool running;          /* the timer thread runs (in this process: a fork's child starts its own) */
+    bool atfork;
+    bool waits;            /* the timer sleeps until `wakes` (else until signalled) */
+    struct timespec wakes;
+} wd = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, false, false, false, {0, 0}};
 
-static void advance(struct timespec *t, long ms)
+static void ts_add_ms(struct timespec *t, long ms)
 {
     t->tv_sec += ms / 1000;
     t->tv_nsec += (ms % 1000) * 1000000L;
@@ -30,97 +31,120 @@ static void advance(struct timespec *t, long ms)
     }
 }
 
-static bool passed(const struct timespec *t)
+static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+/* The timer: sleep until the earliest deadline; interrupt every query past its own, and again
+ * every WATCH_REPEAT_MS until it is disarmed: a Z3_interrupt that lands before the check has
+ * installed its handler (a budget's last millisecond) does nothing, and the query would run on
+ * under the rlimit alone. (It does not help where Z3 does not poll at all: Z3 4.8.12's QF_NIA
+ * preprocessing, docs/presolve.md "Budget".) */
 static void *watch(void *arg)
 {
-    sg_watchdog *w = arg;
-    pthread_mutex_lock(&w->lock);
-    while (!w->quit) {
-        if (!w->armed) {
-            pthread_cond_wait(&w->cv, &w->lock);
+    (void)arg;
+    pthread_mutex_lock(&wd.lock);
+    for (;;) {
+        struct timespec now, first;
+        sg_watchdog *w;
+        bool any = false;
+        for (w = wd.armed; w; w = w->next)
+            if (!any || ts_before(&w->until, &first)) {
+                first = w->until;
+                any = true;
+            }
+        if (!any) {
+            wd.waits = false;
+            pthread_cond_wait(&wd.cv, &wd.lock);
             continue;
         }
-        /* armed: wait for the deadline (re-read after every wake: a new query re-arms it) */
-        pthread_cond_timedwait(&w->cv, &w->lock, &w->until);
-        if (w->armed && !w->quit && passed(&w->until)) {
-            w->fired = true;
-            Z3_interrupt(w->ctx);
-            advance(&w->until, WATCH_REPEAT_MS);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (ts_before(&now, &first)) {
+            wd.waits = true;
+            wd.wakes = first;
+            pthread_cond_timedwait(&wd.cv, &wd.lock, &first);
+            continue;
         }
+        for (w = wd.armed; w; w = w->next)
+            if (!ts_before(&now, &w->until)) {
+                w->fired = true;
+                Z3_interrupt(w->ctx);
+                w->until = now;
+                ts_add_ms(&w->until, WATCH_REPEAT_MS);
+            }
     }
-    pthread_mutex_unlock(&w->lock);
     return NULL;
 }
 
-sg_watchdog *sg_watchdog_new(void)
+/* In a fork's child the timer thread is gone: the first query there starts one. */
+static void wd_after_fork(void)
 {
-    sg_watchdog *w = sg__calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
-    if (pthread_mutex_init(&w->lock, NULL) != 0) {
-        sg_free(w);
-        return NULL;
-    }
-    if (pthread_cond_init(&w->cv, NULL) != 0) {
-        pthread_mutex_destroy(&w->lock);
-        sg_free(w);
-        return NULL;
-    }
-    return w;
+    pthread_mutex_init(&wd.lock, NULL);
+    pthread_cond_init(&wd.cv, NULL);
+    wd.armed = NULL;
+    wd.running = false;
+    wd.waits = false;
 }
 
-void sg_watchdog_free(sg_watchdog *w)
+/* Start the timer thread unless it runs; false when it cannot be started. Under wd.lock. */
+static bool wd_start(void)
 {
-    if (!w)
-        return;
-    if (w->started) {
-        pthread_mutex_lock(&w->lock);
-        w->quit = true;
-        pthread_cond_signal(&w->cv);
-        pthread_mutex_unlock(&w->lock);
-        pthread_join(w->thread, NULL);
+    pthread_condattr_t ca;
+    pthread_attr_t ta;
+    pthread_t th;
+    if (wd.running)
+        return true;
+    if (!wd.atfork)
+        wd.atfork = pthread_atfork(NULL, NULL, wd_after_fork) == 0;
+    /* the deadlines are monotonic: the condition variable waits on that clock */
+    if (pthread_condattr_init(&ca) == 0) {
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_destroy(&wd.cv);
+        pthread_cond_init(&wd.cv, &ca);
+        pthread_condattr_destroy(&ca);
     }
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->lock);
-    sg_free(w);
+    if (pthread_attr_init(&ta) != 0)
+        return false;
+    pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    wd.running = pthread_create(&th, &ta, watch, NULL) == 0;
+    pthread_attr_destroy(&ta);
+    return wd.running;
 }
 
 void sg_watchdog_arm(sg_watchdog *w, Z3_context ctx, unsigned ms)
 {
-    if (!w || w->failed)
-        return;
-    if (!w->started) {
-        if (pthread_create(&w->thread, NULL, watch, w) != 0) {
-            w->failed = true;
-            return;
-        }
-        w->started = true;
-    }
-    pthread_mutex_lock(&w->lock);
+    memset(w, 0, sizeof *w);
     w->ctx = ctx;
-    clock_gettime(CLOCK_REALTIME, &w->until);
-    advance(&w->until, (long)ms);
-    w->fired = false;
-    w->armed = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->lock);
+    clock_gettime(CLOCK_MONOTONIC, &w->until);
+    ts_add_ms(&w->until, (long)ms);
+    pthread_mutex_lock(&wd.lock);
+    if (wd_start()) {
+        w->armed = true;
+        w->next = wd.armed;
+        wd.armed = w;
+        /* wake the timer only when it would sleep past this deadline (queries of equal budgets
+         * arm in deadline order: most never wake it) */
+        if (!wd.waits || ts_before(&w->until, &wd.wakes))
+            pthread_cond_signal(&wd.cv);
+    }
+    pthread_mutex_unlock(&wd.lock);
 }
 
 bool sg_watchdog_disarm(sg_watchdog *w)
 {
+    sg_watchdog **pp;
     bool fired;
-    if (!w || !w->started)
+    if (!w->armed)
         return false;
-    pthread_mutex_lock(&w->lock);
+    pthread_mutex_lock(&wd.lock);
+    for (pp = &wd.armed; *pp; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
     w->armed = false;
     fired = w->fired;
-    w->fired = false;
-    pthread_mutex_unlock(&w->lock);
+    pthread_mutex_unlock(&wd.lock);
     return fired;
 }

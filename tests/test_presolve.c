@@ -425,11 +425,135 @@ static void test_inference_without_z3(void)
     sb_free(&b);
 }
 
+/* A guard the presolve does not read (Ne) but that holds on the whole box of the facts it reads
+ * is redundant: inference over the unbounded chain asks no Z3 query (torch 2.6's
+ * large_100_list_auto_ok: `Ne(s2 - 1, 1)` with s2 = s0 + 1, s0 >= 2). */
+static void test_implied_guard_without_z3(void)
+{
+    static const char js[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.6.0\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, \"int_oo\"], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}, "
+        "{\"name\": \"s1\", \"range\": [3, \"int_oo\"], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": \"s0 + 1\", \"sources\": [\"L['y'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"Eq(s0 + 1, s1)\", \"user_loc\": \"m.py:1 in forward\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Ne(s1 - 1, 1)\", \"user_loc\": \"m.py:2 in forward\"}], \"inputs\": ["
+        "{\"path\": \"['x']\", \"dim\": 0, \"size\": 6, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s0\", \"spec\": {\"kind\": \"auto\"}}, "
+        "{\"path\": \"['y']\", \"dim\": 0, \"size\": 7, \"source\": \"L['y'].size()[0]\", "
+        "\"traced_source\": \"L['y'].size()[0]\", \"value\": \"s0 + 1\", \"spec\": {\"kind\": \"auto\"}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    size_t i;
+
+    CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+        CHECK_EQ_INT((int)r->ninferred, 2);
+        for (i = 0; i < r->ninferred; i++) {
+            const sg_inferred *f = &r->inferred[i];
+            bool s1 = strcmp(sg_expr_symbol_name(f->sym), "s1") == 0;
+            CHECK(f->range_exact && f->holes_complete && f->nholes == 0 && f->modulus == 1);
+            CHECK(!f->lo.inf && f->lo.v == (s1 ? 3 : 2) && f->hi.inf == 1);
+        }
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
+/* Non-linear guards over a derived dim B = 2*_B, _B in [1, 32] (err_div_2d_reshape's fixed spec):
+ * proved by evaluating them at the 32 values of _B, with no Z3 query; a guard that fails at one
+ * of them is left to Z3, whose counterexample is reported as before. */
+static void test_enumerated_without_z3(void)
+{
+    static const char head[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s77\", \"range\": [2, 64], \"hint\": 4, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"Eq(6*s77, 4*(((3*s77)//2)))\", \"user_loc\": \"m.py:1 in forward\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Ne(Mod(s77, ((3*s77)//2)), 0)\", \"user_loc\": \"m.py:2 in forward\"}";
+    static const char tail[] =
+        "], \"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 4, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s77\", \"spec\": {\"kind\": \"derived\", "
+        "\"name\": \"2*_B\", \"expr\": \"2*_B\", \"root\": {\"name\": \"_B\", \"min\": 1, \"max\": 32}, "
+        "\"min\": 2, \"max\": 64}}], \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    static const char *extra[] = {"", ", {\"origin\": \"shape\", \"expr\": \"Ne(s77, 36)\", \"user_loc\": \"m.py:3 in forward\"}"};
+    size_t k;
+
+    for (k = 0; k < 2; k++) {
+        sbuf b = {0};
+        sg_trace *t = NULL;
+        sg_report *r = NULL;
+        sg_error err = SG_ERROR_INIT;
+        sg_check_options o = options();
+        o.infer = false;
+        sb_printf(&b, "%s%s%s", head, extra[k], tail);
+        CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
+        if (t)
+            CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+        if (r && k == 0) {
+            CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_OK);
+            CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+        }
+        if (r && k == 1) { /* 36 = 2*18 fails Ne(s77, 36): refuted, by Z3's counterexample */
+            CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_VIOLATIONS);
+            CHECK(r->stats.queries > 0 && r->nviolations == 1);
+        }
+        sg_report_free(r);
+        sg_trace_free(t);
+        sb_free(&b);
+    }
+}
+
+/* More holes than are listed (a stride-2 conv's guard: 124 holes in [8, 256]): the smallest 64
+ * are listed, marked incomplete, without a Z3 query (the Z3 search listed the 64 it met). */
+static void test_many_holes_without_z3(void)
+{
+    static const char js[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.6.0\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s1\", \"range\": [8, 256], \"hint\": 32, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"Eq(Mod((((s1 - 1)//2)) - 1, 2), 0)\", \"user_loc\": \"m.py:1 in f\"}], "
+        "\"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 32, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s1\", \"spec\": {\"kind\": \"auto\"}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+
+    CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        const sg_inferred *f = r->ninferred == 1 ? &r->inferred[0] : NULL;
+        size_t i;
+        CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
+        CHECK(f && f->range_exact && f->lo.v == 8 && f->hi.v == 256 && f->modulus == 1);
+        CHECK(f && f->nholes == 64 && !f->holes_complete);
+        for (i = 0; f && i < f->nholes; i++) /* 9, 10, 13, 14, ...: 1 and 2 (mod 4), ascending */
+            CHECK_MSG(f->holes[i] == 9 + 4 * (sg_int)(i / 2) + (sg_int)(i % 2), "hole %zu", i);
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
 int main(void)
 {
     RUN(test_equalities_without_z3);
     RUN(test_three_variables_without_z3);
     RUN(test_inference_without_z3);
+    RUN(test_implied_guard_without_z3);
+    RUN(test_enumerated_without_z3);
+    RUN(test_many_holes_without_z3);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
     return test_summary();

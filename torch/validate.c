@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "torch/validate.h"
+#include "trace/trace_impl.h"
 #include "util/util.h"
 
 enum { SPEC = 0, SPECIALIZED = 1 };
@@ -94,19 +95,16 @@ static void name_list(sg_buf *b, const cJSON *arr_or_obj, bool keys)
 }
 
 /* A dict spec must be keyed by the argument names (torch's _check_dynamic_shapes). */
-static int check_top_level(const sg_trace *t, sg_spec_issues *r)
+static int check_top_level(const sg_trace *t, const sg_trace_parsed *pj, sg_spec_issues *r)
 {
-    const char *spec = sg_trace_dynamic_shapes_json(t), *inputs = sg_trace_inputs_json(t);
-    cJSON *sj = NULL, *ij = NULL;
+    const cJSON *sj = pj->spec, *ij = pj->inputs;
     const cJSON *names, *k;
     sg_buf b;
     int rc = 0;
     bool bad = false;
 
-    if (!spec || !inputs)
+    if (!sg_trace_dynamic_shapes_json(t) || !sg_trace_inputs_json(t))
         return 0;
-    sj = cJSON_ParseWithLengthOpts(spec, strlen(spec), NULL, 0);
-    ij = cJSON_ParseWithLengthOpts(inputs, strlen(inputs), NULL, 0);
     names = ij ? cJSON_GetObjectItemCaseSensitive(ij, "arg_names") : NULL;
     if (!cJSON_IsObject(sj) || cJSON_GetObjectItemCaseSensitive(sj, "__tuple__") || !cJSON_IsArray(names))
         goto cleanup;
@@ -137,8 +135,6 @@ static int check_top_level(const sg_trace *t, sg_spec_issues *r)
     }
     sg_buf_dispose(&b);
 cleanup:
-    cJSON_Delete(sj);
-    cJSON_Delete(ij);
     return rc;
 }
 
@@ -342,10 +338,10 @@ static void compare(walker *w, const cJSON *input, const cJSON *spec, const char
 }
 
 /* The spec against the example inputs, as torch's _tree_map_with_path compares them. */
-static int check_structure(const sg_trace *t, sg_spec_issues *r)
+static int check_structure(const sg_trace *t, const sg_trace_parsed *pj, sg_spec_issues *r)
 {
     const char *spec = sg_trace_dynamic_shapes_json(t), *inputs = sg_trace_inputs_json(t), *v = sg_trace_torch_version(t);
-    cJSON *sj = NULL, *ij = NULL;
+    const cJSON *sj = pj->spec, *ij = pj->inputs;
     const cJSON *names, *args, *kwargs, *items, *it;
     walker w;
     char sub[512];
@@ -358,8 +354,6 @@ static int check_structure(const sg_trace *t, sg_spec_issues *r)
     /* torch 2.6 ignores a tensor's spec list longer than its rank; 2.14 raises */
     w.lengths = !(v && v[0] == '2' && v[1] == '.' && (v[2] >= '0' && v[2] <= '6') && (v[3] < '0' || v[3] > '9'));
     sg_buf_init(&w.msg, 8192);
-    sj = cJSON_ParseWithLengthOpts(spec, strlen(spec), NULL, 0);
-    ij = cJSON_ParseWithLengthOpts(inputs, strlen(inputs), NULL, 0);
     names = cJSON_GetObjectItemCaseSensitive(ij, "arg_names");
     args = cJSON_GetObjectItemCaseSensitive(ij, "args");
     kwargs = cJSON_GetObjectItemCaseSensitive(ij, "kwargs");
@@ -415,8 +409,6 @@ static int check_structure(const sg_trace *t, sg_spec_issues *r)
     }
 cleanup:
     sg_buf_dispose(&w.msg);
-    cJSON_Delete(sj);
-    cJSON_Delete(ij);
     return rc;
 }
 
@@ -425,10 +417,12 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
     size_t n = 0, i, j;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
     char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
-    int rc = check_top_level(t, r);
+    const sg_trace_parsed *pj = sg_trace__parsed(t);
+    int rc = pj ? check_top_level(t, pj, r) : sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
 
     if (!rc && !r->n)
-        rc = check_structure(t, r);
+        rc = check_structure(t, pj, r);
+    sg_trace__parsed_release(pj);
 
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];

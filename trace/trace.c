@@ -115,6 +115,7 @@ sg_trace *sg_trace__ref(const sg_trace *t)
 void sg_trace_free(sg_trace *t)
 {
     sg_trace_block *b, *next;
+    sg_trace_parsed *pj;
 
     if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
@@ -123,9 +124,47 @@ void sg_trace_free(sg_trace *t)
         sg_free(b);
     }
     SG_FREE_ALL(t->symbols, t->guards, t->inputs, t->sym_map);
+    if ((pj = atomic_load_explicit(&t->parsed, memory_order_acquire)) != NULL) {
+        cJSON_Delete(pj->spec);
+        cJSON_Delete(pj->inputs);
+        sg_free(pj);
+    }
     sg_pool_free(t->pool);
     sg_trace_free(t->origin);
     sg_free(t);
+}
+
+static cJSON *parse_or_null(const char *text)
+{
+    return text ? cJSON_ParseWithLengthOpts(text, strlen(text), NULL, 0) : NULL;
+}
+
+const sg_trace_parsed *sg_trace__parsed(const sg_trace *t)
+{
+    sg_trace *w = (sg_trace *)t; /* the cache only: what the trace says does not change */
+    sg_trace_parsed *h = atomic_load_explicit(&w->parsed, memory_order_acquire), *expected = NULL;
+
+    if (h && h->spec_text == t->dynamic_shapes_json && h->inputs_text == t->inputs_json)
+        return h;
+    if (!(h = sg__calloc(1, sizeof *h)))
+        return NULL;
+    h->spec_text = t->dynamic_shapes_json;
+    h->inputs_text = t->inputs_json;
+    h->spec = parse_or_null(h->spec_text);
+    h->inputs = parse_or_null(h->inputs_text);
+    h->kept = atomic_compare_exchange_strong_explicit(&w->parsed, &expected, h, memory_order_acq_rel,
+                                                      memory_order_acquire);
+    return h;
+}
+
+void sg_trace__parsed_release(const sg_trace_parsed *h)
+{
+    sg_trace_parsed *m = (sg_trace_parsed *)h;
+    if (!m || m->kept)
+        return;
+    cJSON_Delete(m->spec);
+    cJSON_Delete(m->inputs);
+    sg_free(m);
 }
 
 sg_symbol_info *sg_trace__symbol(sg_trace *t, const sg_expr *sym, bool *added)

@@ -22,6 +22,7 @@
 #include "util/util.h"
 
 typedef struct sg_trace_block sg_trace_block;
+typedef struct sg_trace_parsed sg_trace_parsed;
 
 struct sg_trace {
     atomic_uint refs;               /* holders: the caller, and every report made from it */
@@ -47,6 +48,7 @@ struct sg_trace {
     size_t ninputs, cinputs;
     uint32_t *sym_map;               /* pool symbol index -> 1 + index into symbols; 0: none */
     size_t nsym_map;
+    _Atomic(sg_trace_parsed *) parsed; /* dynamic_shapes_json and inputs_json parsed, at first use */
 };
 
 /* The state of one JSON read (a capture folder's files or a JSON trace): errors read
@@ -162,6 +164,23 @@ int sg_trace__get_member(sg_trace__reader *R, const cJSON **out, const cJSON *ob
                          cJSON_bool (*is)(const cJSON *), const char *expected, bool name_key);
 /* A compact copy of JSON member `j` in the arena (`*out` NULL for absent / null). */
 int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j);
+
+/*
+ * dynamic_shapes_json and inputs_json of `t` parsed (cJSON_ParseWithLengthOpts; each NULL when
+ * absent or not JSON), read-only. The first call on a trace keeps them with it (any thread may
+ * ask, the first to finish installs them), so that the spec's validation - run by the check and
+ * again by torch's message - parses them once per trace, not twice per call. Returns a handle to
+ * give back to sg_trace__parsed_release (NULL-safe), NULL when out of memory; the trees live as
+ * long as the handle. A trace whose texts were replaced after the first call gets trees of its
+ * own, freed at the release.
+ */
+typedef struct sg_trace_parsed {
+    const char *spec_text, *inputs_text; /* the texts parsed */
+    cJSON *spec, *inputs;
+    bool kept;                           /* the trace's own (freed with it) */
+} sg_trace_parsed;
+const sg_trace_parsed *sg_trace__parsed(const sg_trace *t);
+void sg_trace__parsed_release(const sg_trace_parsed *h);
 /* `fmt` formatted into a new string in the arena; NULL when out of memory. */
 const char *sg_trace__printf(sg_trace *t, const char *fmt, ...) SG_PRINTF(2, 3);
 
