@@ -1366,6 +1366,49 @@ static bool torch_names(const sg_input_dim *d, const char *name)
 }
 
 /*
+ * Does torch/message.c's replay give torch's own answer on the spec `t` was
+ * traced with? torch accepted it (no exception recorded) and the replay has no
+ * text, or torch raised "Constraints violated (names)!" and the replay names
+ * the same dims. A trace that does not say what torch answered (no torch
+ * version, or torch never traced) gives no evidence against the replay. The
+ * replay reproduces torch's text on every corpus case but not on every trace
+ * (sympy rewrites it does not know): where it contradicts torch on the traced
+ * spec, its verdict on a new spec is not evidence either. Sets *trusted.
+ */
+static int replay_trusted(const sg_trace *t, bool *trusted, sg_error *err)
+{
+    const char *ver = sg_trace_torch_version(t), *exc = sg_trace_torch_error(t);
+    const char *msg = sg_trace_torch_error_message(t), *lead = "Constraints violated (", *p, *end;
+    sg_torch_text *tm = NULL;
+    size_t k, count = 0;
+    int rc;
+
+    *trusted = true;
+    if (!ver || !*ver || !sg_trace_has_shape_env(t))
+        return 0;
+    if ((rc = sg_torch_text_build(&tm, t, err)) != 0)
+        return rc;
+    if (!exc) {
+        *trusted = tm->text == NULL;
+    } else if (msg && (p = strstr(msg, lead)) && (end = strstr(p, ")!"))) {
+        p += strlen(lead); /* torch's names, ", "-joined: each must be the replay's, and as many */
+        while (p < end) {
+            const char *q = strstr(p, ", ");
+            size_t len = (size_t)((q && q < end ? q : end) - p);
+            bool found = false;
+            for (k = 0; k < tm->nnames && !found; k++)
+                found = strlen(tm->names[k]) == len && strncmp(tm->names[k], p, len) == 0;
+            *trusted &= found;
+            count++;
+            p += len + (q && q < end ? 2 : 0);
+        }
+        *trusted &= count == tm->nnames;
+    }
+    sg_torch_text_free(tm);
+    return 0;
+}
+
+/*
  * torch's own check of a spec shapegate verified: torch/message.c replays
  * produce_guards on it. A guard that every size passes (proved) but that
  * torch's value ranges cannot decide over a named Dim's range makes torch
@@ -1743,8 +1786,12 @@ again:
         res->recheck = rfirst->verdict;
         goto again;
     }
-    if (res->verified && !res->untraced && cur && (rc = torch_accepts(&cur, res, &notes, &o, total_ms, start, rt, err)))
-        goto cleanup;
+    if (res->verified && !res->untraced && cur) {
+        bool trusted = true;
+        if ((rc = replay_trusted(t, &trusted, err)) != 0 ||
+            (trusted && (rc = torch_accepts(&cur, res, &notes, &o, total_ms, start, rt, err)) != 0))
+            goto cleanup;
+    }
     if (res->verified || res->untraced) {
         size_t nfixed = 0;
         const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);

@@ -350,6 +350,61 @@ static void test_triviality(void)
     sg_torch_text_free(m);
 }
 
+/* One Dim on x and y (s1 replaced by s0) and the guard `g` over both, as torch recorded it before
+ * the replacement. */
+static char *mk_shared(const char *g)
+{
+    char *buf = malloc(8192);
+    CHECK(buf != NULL);
+    if (!buf)
+        return NULL;
+    snprintf(buf, 8192,
+             "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false,"
+             " \"shape_env\": true, \"symbols\": ["
+             "{\"name\": \"s0\", \"range\": [2, 32], \"hint\": 3, \"sources\": [\"L['x'].size()[0]\"]},"
+             "{\"name\": \"s1\", \"range\": [2, 32], \"hint\": 3, \"replacement\": \"s0\","
+             " \"sources\": [\"L['y'].size()[0]\"]}],"
+             " \"guards\": [{\"origin\": \"shape\", \"expr\": \"%s\"}],"
+             " \"inputs\": [{\"path\": \"['x']\", \"dim\": 0, \"size\": 3, \"source\": \"L['x'].size()[0]\","
+             " \"traced_source\": \"L['x'].size()[0]\", \"value\": \"s0\","
+             " \"spec\": {\"kind\": \"dim\", \"name\": \"d\", \"min\": 0, \"max\": 32}},"
+             " {\"path\": \"['y']\", \"dim\": 0, \"size\": 3, \"source\": \"L['y'].size()[0]\","
+             " \"traced_source\": \"L['y'].size()[0]\", \"value\": \"s0\","
+             " \"spec\": {\"kind\": \"dim\", \"name\": \"d\", \"min\": 0, \"max\": 32}}],"
+             " \"spec\": {\"flat\": true, \"dynamic_shapes\": {\"x\": {\"0\": {\"name\": \"d\", \"min\": 0,"
+             " \"max\": 32}}, \"y\": {\"0\": {\"name\": \"d\", \"min\": 0, \"max\": 32}}}, \"inputs\":"
+             " {\"arg_names\": [\"x\", \"y\"], \"args\": [{\"tensor\": [3], \"dtype\": \"float32\"},"
+             " {\"tensor\": [3], \"dtype\": \"float32\"}], \"kwargs\": {}, \"flat\": [{\"path\": \"['x']\","
+             " \"tensor\": [3], \"dtype\": \"float32\"}, {\"path\": \"['y']\", \"tensor\": [3], \"dtype\":"
+             " \"float32\"}]}}}",
+             g);
+    return buf;
+}
+
+/* A division the replacement rebuilds is simplified as torch's FloorDiv and Mod do (the gcd rule of
+ * simple_floordiv_gcd, Mod of a multiple): the guard becomes a constant, never issued; a division
+ * without a common factor stays and is reported (cr_cat_reshape_shared_ok, torch 2.14). */
+static void test_rebuilt_divisions(void)
+{
+    static const struct {
+        const char *guard;
+        bool issued;
+    } cases[] = {
+        {"Ne(((s0 + s1)//(((s0 + s1)//2))), 4)", false}, /* (2*s0)//s0 is 2 */
+        {"Eq(Mod(s0 + s1, ((s0 + s1)//2)), 0)", false},  /* Mod(2*s0, s0) is 0 */
+        {"Ne((6*s0 + 4*s1)//(2*s0), 4)", false},          /* (10*s0)//(2*s0) is 5 */
+        {"Ne((s0 + s1 + 2)//s0, 3)", true},             /* (2*s0 + 2)//s0, 3 at s0 = 2 */
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *j = mk_shared(cases[i].guard);
+        sg_torch_text *m = j ? build_json(j) : NULL;
+        CHECK_MSG(m && (m->text != NULL) == cases[i].issued, "%s", cases[i].guard);
+        free(j);
+        sg_torch_text_free(m);
+    }
+}
+
 static void test_forced_specialization(void)
 {
     /* an equality on a named Dim that sympy cannot decide: solve() specialises dx to its hint */
@@ -405,6 +460,7 @@ int main(void)
     RUN(test_printer_forms);
     RUN(test_rendered_range);
     RUN(test_triviality);
+    RUN(test_rebuilt_divisions);
     RUN(test_forced_specialization);
     RUN(test_wording_by_version);
     RUN(test_corpus_2_14);

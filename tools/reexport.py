@@ -518,8 +518,8 @@ def main_run(argv):
             tally["fix_none"] += 1
             details.append(f"{name}: shapegate check gave no JSON (exit {cexit}): {cerr[:200]}")
         elif cj and (cj.get("verdict") == "violations"
-                     or (cj.get("verdict") == "invalid_spec" and ((cj.get("fixes") or {}).get("verified")
-                                                                  or (cj.get("fixes") or {}).get("untraced")))):
+                     or (cj.get("verdict") in ("invalid_spec", "torch_failed")
+                         and ((cj.get("fixes") or {}).get("verified") or (cj.get("fixes") or {}).get("untraced")))):
             fx = cj.get("fixes") or {}
             # untraced: a spec torch refused before tracing, repaired to pass its spec checks and printed
             # as "not verified" (nothing was traced to verify it against); torch decides here

@@ -520,9 +520,166 @@ static const sg_expr *subst_arg(ctx *c, const sg_expr *e, const void *env, int d
     return subst_rec(c, e, s->vals, s->set, depth);
 }
 
+/* ---- torch's FloorDiv.eval and Mod.eval on a rebuilt division --------------------------------- */
+
+/* The terms of `e` (Add.make_args) and the factors of a term (Mul.make_args). */
+static const sg_expr *const *terms_of(const sg_expr *const *e, size_t *n)
+{
+    *n = (*e)->kind == SG_ADD ? (*e)->nargs : 1;
+    return (*e)->kind == SG_ADD ? (*e)->args : e;
+}
+
+static const sg_expr *const *factors_of(const sg_expr *const *t, size_t *n)
+{
+    *n = (*t)->kind == SG_MUL ? (*t)->nargs : 1;
+    return (*t)->kind == SG_MUL ? (*t)->args : t;
+}
+
+/* The integer coefficient of a term: its literal factor's absolute value, 1 without one, 0 on overflow. */
+static sg_int term_coef(const sg_expr *t)
+{
+    size_t n, i;
+    const sg_expr *const *f = factors_of(&t, &n);
+    for (i = 0; i < n; i++)
+        if (f[i]->kind == SG_INT)
+            return f[i]->u.ival == SG_INT_MIN ? 0 : f[i]->u.ival < 0 ? -f[i]->u.ival : f[i]->u.ival;
+    return 1;
+}
+
+static bool has_factor(const sg_expr *t, const sg_expr *x)
+{
+    size_t n, i;
+    const sg_expr *const *f = factors_of(&t, &n);
+    for (i = 0; i < n; i++)
+        if (f[i] == x)
+            return true;
+    return false;
+}
+
+#define DIV_MAX_ARGS 16 /* terms of a sum, factors of a term: larger ones are left as they are */
+
+/* Term `t` divided by the integer `g` and the factors `x` (each once), rebuilt. NULL on failure. */
+static const sg_expr *term_div(ctx *c, const sg_expr *t, sg_int g, const sg_expr *const *x, size_t nx)
+{
+    const sg_expr *out[DIV_MAX_ARGS];
+    bool used[DIV_MAX_ARGS] = {false};
+    size_t n, i, j, no = 0;
+    const sg_expr *const *f = factors_of(&t, &n);
+
+    if (n > DIV_MAX_ARGS)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        bool drop = false;
+        for (j = 0; j < nx && !drop; j++)
+            if (!used[j] && x[j] == f[i])
+                used[j] = drop = true;
+        if (drop)
+            continue;
+        if (f[i]->kind == SG_INT && g != 1) {
+            if (!(out[no++] = sg_expr_int(c->pool, f[i]->u.ival / g)))
+                return NULL;
+            g = 1;
+        } else {
+            out[no++] = f[i];
+        }
+    }
+    if (g != 1) /* no literal factor: a coefficient of 1 is divisible by g = 1 only */
+        return NULL;
+    return no == 0 ? sg_expr_int(c->pool, 1) : no == 1 ? out[0] : sg_expr_apply(c->pool, SG_MUL, out, no);
+}
+
+/* The sum `e` divided by `g` and the factors `x`; NULL on failure. */
+static const sg_expr *sum_div(ctx *c, const sg_expr *e, sg_int g, const sg_expr *const *x, size_t nx)
+{
+    const sg_expr *out[DIV_MAX_ARGS];
+    size_t n, i;
+    const sg_expr *const *t = terms_of(&e, &n);
+
+    if (n > DIV_MAX_ARGS)
+        return NULL;
+    for (i = 0; i < n; i++)
+        if (!(out[i] = term_div(c, t[i], g, x, nx)))
+            return NULL;
+    return n == 1 ? out[0] : sg_expr_apply(c->pool, SG_ADD, out, n);
+}
+
+/*
+ * A FloorDiv or Mod that a replacement rebuilt, simplified as torch's own
+ * classes do when sympy rebuilds them (torch/utils/_sympy/functions.py):
+ * FloorDiv(p, q) by simple_floordiv_gcd (the gcd of the terms' integer
+ * coefficients, times each factor of q found syntactically in every term of
+ * p: `(2*s0)//s0` is 2), and Mod(p, q) is 0 when p/q is a polynomial with
+ * integer coefficients (`Mod(2*s0, s0)`). These are torch's rewrites, not
+ * Python's: they hold where q is not 0, and torch makes them unconditionally.
+ * `e` itself when nothing applies or a step fails.
+ */
+static const sg_expr *torch_div(ctx *c, const sg_expr *e)
+{
+    const sg_expr *p, *q, *x[DIV_MAX_ARGS], *const *qf, *const *pt, *r;
+    size_t nq, np, nx = 0, i, j;
+    sg_int g = 0;
+    bool mod;
+
+    if (e->kind != SG_FLOORDIV && e->kind != SG_MOD && e->kind != SG_PYMOD)
+        return e;
+    mod = e->kind != SG_FLOORDIV;
+    p = e->args[0];
+    q = e->args[1];
+    if (sg_expr_sort(p) != SG_SORT_INT || sg_expr_sort(q) != SG_SORT_INT)
+        return e;
+    pt = terms_of(&p, &np);
+    for (i = 0; i < np; i++)
+        g = sg__gcd(g, term_coef(pt[i]));
+    if (mod) { /* p / q an integer polynomial: q one term whose coefficient and factors every term of p has */
+        size_t nt;
+        sg_int qc = term_coef(q);
+        terms_of(&q, &nt);
+        if (nt != 1 || qc == 0 || g % qc != 0 || q->kind == SG_INT)
+            return e;
+        qf = factors_of(&q, &nq);
+        for (i = 0; i < np; i++) {
+            if (term_coef(pt[i]) % qc != 0)
+                return e;
+            for (j = 0; j < nq; j++)
+                if (qf[j]->kind != SG_INT && !has_factor(pt[i], qf[j]))
+                    return e;
+        }
+        r = sg_expr_int(c->pool, 0);
+        return r ? r : e;
+    }
+    {
+        size_t nt;
+        const sg_expr *const *qt = terms_of(&q, &nt);
+        for (i = 0; i < nt; i++)
+            g = sg__gcd(g, term_coef(qt[i]));
+    }
+    if (g == 0)
+        return e;
+    qf = factors_of(&q, &nq);
+    if (q->kind != SG_ADD)
+        for (j = 0; j < nq && nx < DIV_MAX_ARGS; j++) {
+            bool all = qf[j]->kind != SG_INT;
+            for (i = 0; i < np && all; i++)
+                all = has_factor(pt[i], qf[j]);
+            if (all)
+                x[nx++] = qf[j];
+        }
+    if (g == 1 && nx == 0)
+        return e;
+    {
+        const sg_expr *a = sum_div(c, p, g, x, nx), *b = sum_div(c, q, g, x, nx);
+        if (!a || !b || !(r = sg_expr_2(c->pool, SG_FLOORDIV, a, b))) {
+            sg_pool_clear_error(c->pool);
+            return e;
+        }
+    }
+    return r;
+}
+
 static const sg_expr *subst_rec(ctx *c, const sg_expr *e, const sg_int *vals, const bool *set, int depth)
 {
     subst_env env;
+    const sg_expr *r;
     if (depth > SG_EXPR_MAX_DEPTH)
         return NULL;
     if (!e->has_sym)
@@ -539,7 +696,8 @@ static const sg_expr *subst_rec(ctx *c, const sg_expr *e, const sg_int *vals, co
     }
     env.vals = vals;
     env.set = set;
-    return rewrite_args(c, e, subst_arg, &env, depth);
+    r = rewrite_args(c, e, subst_arg, &env, depth);
+    return r && r != e ? torch_div(c, r) : r; /* sympy re-evaluates what it rebuilds */
 }
 
 /* A constructor failed: out of memory or over a limit fails the build; a value error (a
