@@ -14,19 +14,14 @@
 
 #include "analysis/fix_box.h"
 #include "expr/expr.h"
+#include "util/lin.h"
 #include "util/util.h"
 
-#define FORM_MAX 8      /* terms of one form; a longer guard is left to the re-check */
 #define DEPTH_MAX 16    /* replacement / relation hops followed from one symbol */
 #define WORK_MAX 4096   /* expression nodes one guard may visit (a shared DAG is not unfolded) */
 
-/* Σ c[j] * var v[j] + k. */
-typedef struct form {
-    int n;
-    size_t v[FORM_MAX];
-    sg_int c[FORM_MAX];
-    sg_int k;
-} form;
+/* Σ c[j] * var v[j] + k (util/lin.h). */
+typedef sg_lin form;
 
 enum { SYM_NEW, SYM_BUSY, SYM_OK, SYM_FAILED };
 
@@ -41,40 +36,6 @@ typedef struct fitter {
     unsigned work;
 } fitter;
 
-static bool form_add_term(form *f, size_t v, sg_int c)
-{
-    int j;
-    if (c == 0)
-        return true;
-    for (j = 0; j < f->n; j++)
-        if (f->v[j] == v) {
-            if (!sg__add(f->c[j], c, &f->c[j]))
-                return false;
-            if (f->c[j] == 0) {
-                f->v[j] = f->v[f->n - 1];
-                f->c[j] = f->c[f->n - 1];
-                f->n--;
-            }
-            return true;
-        }
-    if (f->n == FORM_MAX)
-        return false;
-    f->v[f->n] = v;
-    f->c[f->n++] = c;
-    return true;
-}
-
-/* f += s * g; false on overflow or too many terms. */
-static bool form_axpy(form *f, sg_int s, const form *g)
-{
-    int j;
-    sg_int t;
-    for (j = 0; j < g->n; j++)
-        if (!sg__mul(s, g->c[j], &t) || !form_add_term(f, g->v[j], t))
-            return false;
-    return sg__mul(s, g->k, &t) && sg__add(f->k, t, &f->k);
-}
-
 static bool form_of(fitter *F, const sg_expr *e, form *f, int depth);
 
 /* Symbol `sym` as a form over the variables (memoised); false when it has none. */
@@ -88,7 +49,7 @@ static bool sym_form(fitter *F, const sg_expr *sym, form *f, int depth)
     if (k >= F->nsym || sg_expr_sort(sym) != SG_SORT_INT)
         return false;
     if (F->var_of[k] >= 0)
-        return form_add_term(f, (size_t)F->var_of[k], 1);
+        return sg_lin_add_term(f, (size_t)F->var_of[k], 1);
     if (F->state[k] == SYM_OK) {
         *f = F->memo[k];
         return true;
@@ -110,52 +71,12 @@ static bool sym_form(fitter *F, const sg_expr *sym, form *f, int depth)
     return false;
 }
 
+static bool sym_form_cb(void *ctx, const sg_expr *sym, form *f, int depth) { return sym_form(ctx, sym, f, depth); }
+
 /* Linear expression `e` as a form over the variables; false when it is not linear over them. */
 static bool form_of(fitter *F, const sg_expr *e, form *f, int depth)
 {
-    size_t i, n = sg_expr_nargs(e);
-    form g;
-    memset(f, 0, sizeof *f);
-    if (depth > 64 || ++F->work > WORK_MAX)
-        return false;
-    switch (sg_expr_kind(e)) {
-    case SG_INT:
-        f->k = sg_expr_int_value(e);
-        return true;
-    case SG_SYM:
-        return sym_form(F, e, f, depth);
-    case SG_ADD:
-        for (i = 0; i < n; i++)
-            if (!form_of(F, sg_expr_arg(e, i), &g, depth + 1) || !form_axpy(f, 1, &g))
-                return false;
-        return true;
-    case SG_MUL: { /* numbers times at most one form with variables */
-        sg_int scale = 1;
-        bool have = false;
-        form acc;
-        memset(&acc, 0, sizeof acc);
-        for (i = 0; i < n; i++) {
-            if (!form_of(F, sg_expr_arg(e, i), &g, depth + 1))
-                return false;
-            if (g.n == 0) {
-                if (!sg__mul(scale, g.k, &scale))
-                    return false;
-            } else if (have) {
-                return false; /* a product of variables */
-            } else {
-                acc = g;
-                have = true;
-            }
-        }
-        if (!have) {
-            f->k = scale;
-            return true;
-        }
-        return form_axpy(f, scale, &acc);
-    }
-    default:
-        return false;
-    }
+    return sg_expr_linear(e, sym_form_cb, F, &F->work, WORK_MAX, f, depth);
 }
 
 /* ceil(a / c) for c > 0; false on overflow. */
@@ -190,7 +111,7 @@ static bool rest_max(const fitter *F, const form *f, int skip, sg_int *out)
 /* Narrow the box until f <= 0 holds on all of it (as far as the examples allow). */
 static void fit(fitter *F, const form *f, size_t *nchanged)
 {
-    int order[FORM_MAX], m = 0, i, j;
+    int order[SG_LIN_MAX], m = 0, i, j;
     sg_int mx;
     if (f->n < 2)
         return; /* one variable: its own range says it (inference) */
@@ -268,12 +189,12 @@ static bool guard_form(fitter *F, const sg_expr *e, form *f)
     if ((op != SG_LE && op != SG_LT && op != SG_GE && op != SG_GT) || sg_expr_nargs(e) != 2)
         return false;
     F->work = 0;
-    if (!form_of(F, sg_expr_arg(e, 0), f, 0) || !form_of(F, sg_expr_arg(e, 1), &r, 0) || !form_axpy(f, -1, &r))
+    if (!form_of(F, sg_expr_arg(e, 0), f, 0) || !form_of(F, sg_expr_arg(e, 1), &r, 0) || !sg_lin_axpy(f, -1, &r))
         return false;
     if (op == SG_GE || op == SG_GT) {
         form neg;
         memset(&neg, 0, sizeof neg);
-        if (!form_axpy(&neg, -1, f))
+        if (!sg_lin_axpy(&neg, -1, f))
             return false;
         *f = neg;
     }
@@ -333,7 +254,7 @@ int sg_fix_fit_box(const sg_trace *t, const sg_inferred *facts, size_t nfacts, s
         if (!si[i].lo.inf) { /* lo - f <= 0 */
             memset(&b, 0, sizeof b);
             b.k = si[i].lo.v;
-            if (form_axpy(&b, -1, &f))
+            if (sg_lin_axpy(&b, -1, &f))
                 fit(&F, &b, nchanged);
         }
         if (!si[i].hi.inf) { /* f - hi <= 0 */

@@ -1487,6 +1487,18 @@ static int torch_accepts(sg_trace **cur, sg_fixes *res, strs *notes, sg_check_op
     }
 }
 
+/* The fix's state after a round (or a restart): `next` is the current spec (`*cur` freed), `rep`
+ * its re-check, `rounds` the rounds behind it. */
+static void round_from(sg_trace **cur, sg_trace *next, const sg_report **r, const sg_report *rep, sg_fixes *res,
+                       unsigned rounds)
+{
+    sg_trace_free(*cur);
+    *cur = next;
+    *r = rep;
+    res->rounds = rounds;
+    res->recheck = rep->verdict;
+}
+
 static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_check_options *opts, mode m,
                const sg_runtime *rt, sg_error *err)
 {
@@ -1701,12 +1713,8 @@ again:
         }
         sg_report_free(prev);
         prev = NULL;
-        sg_trace_free(cur);
-        cur = next;
+        round_from(&cur, next, &r, rep, res, round);
         next = NULL;
-        r = rep;
-        res->rounds = round;
-        res->recheck = rep->verdict;
         if (clean(rep)) {
             res->verified = true;
             break;
@@ -1751,12 +1759,8 @@ again:
                 for (k = 0; k < attempt; k++)
                     strs_pushf(&notes, "%s: related to other dims in a way no Dim can express: Dim.AUTO for it "
                                "(torch infers the relation and checks it at run time)", orig[cand[k]].source);
-                sg_trace_free(cur);
-                cur = NULL;
+                round_from(&cur, NULL, &r, auto_r, res, 0);
                 from = auto_t;
-                r = auto_r;
-                res->rounds = 0;
-                res->recheck = auto_r->verdict;
                 if (clean(auto_r)) {
                     res->verified = true;
                     res->rounds = 1;
@@ -1778,12 +1782,8 @@ again:
             sg_free(notes.s[--notes.n]);
         sg_free(keep);
         keep = NULL;
-        sg_trace_free(cur);
-        cur = NULL;
+        round_from(&cur, NULL, &r, rfirst, res, 0);
         from = t;
-        r = rfirst;
-        res->rounds = 0;
-        res->recheck = rfirst->verdict;
         goto again;
     }
     if (res->verified && !res->untraced && cur) {

@@ -44,6 +44,18 @@ void sg__infer_fast_free(sg_infer_fast *f)
     memset(f, 0, sizeof *f);
 }
 
+/* `o` as an exact range with no congruence, hole or relation yet (its bounds set by the caller). */
+static void exact_no_holes(sg_inferred *o)
+{
+    o->range_exact = true;
+    o->modulus = 1;
+    o->residue = 0;
+    o->holes = NULL;
+    o->nholes = 0;
+    o->holes_complete = true;
+    o->equals = NULL;
+}
+
 /* a * [lo, hi] + b into res' range; false on overflow. */
 static bool map_range(sg_int a, sg_int b, const sg_interval *d, sg_inferred *o)
 {
@@ -597,13 +609,7 @@ static int enumerate_product(enumer *E, long comp, const size_t *syms, size_t ns
         for (ci = 0; ci < nr && roots[ci] != r; ci++)
             ;
         o.lo.inf = o.hi.inf = 0;
-        o.range_exact = true;
-        o.modulus = 1;
-        o.residue = 0;
-        o.holes = NULL;
-        o.nholes = 0;
-        o.holes_complete = true;
-        o.equals = NULL;
+        exact_no_holes(&o);
         if (r == SIZE_MAX || ci == nr || nvalid[ci] == 1) { /* a constant */
             sg_int c = b;
             if (r != SIZE_MAX && (ci == nr || !sg__mul(a, lo_r[ci], &c) || !sg__add(c, b, &c)))
@@ -743,15 +749,9 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
             continue;
         if (!map_range(f->a[k], f->b[k], &dom, &o))
             continue;
-        o.range_exact = true;
+        exact_no_holes(&o);
         o.is_constant = !o.lo.inf && !o.hi.inf && o.lo.v == o.hi.v;
         o.constant = o.is_constant ? o.lo.v : 0;
-        o.modulus = 1;
-        o.residue = 0;
-        o.holes = NULL;
-        o.nholes = 0;
-        o.holes_complete = true;
-        o.equals = NULL;
         res[k] = o;
         f->done[k] = true;
         f->ndone++;

@@ -31,6 +31,7 @@
 
 #include "analysis/check.h"
 #include "trace/trace.h"
+#include "bench_corpus.h"
 #include "bench_util.h"
 #include "util/json.h"
 
@@ -41,28 +42,6 @@
 #define DEFAULT_RUNS 5
 #define MAX_CASES 512
 #define GROUP 4 /* dims sharing one root in the scaling traces */
-
-
-/* qsort order of strings. */
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* torch's own time for the case: timing.dim_constraints_total_s + timing.produce_guards_s; < 0 if absent. */
-static double torch_seconds(const char *dir)
-{
-    char path[4096];
-    cJSON *j = NULL, *t, *a, *b;
-    double s = -1.0;
-    snprintf(path, sizeof path, "%.4000s/case.json", dir);
-    if (sg__json_load_file(&j, path, "case.json", NULL) != 0)
-        return -1.0;
-    t = cJSON_GetObjectItemCaseSensitive(j, "timing");
-    a = t ? cJSON_GetObjectItemCaseSensitive(t, "dim_constraints_total_s") : NULL;
-    b = t ? cJSON_GetObjectItemCaseSensitive(t, "produce_guards_s") : NULL;
-    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
-        s = a->valuedouble + b->valuedouble;
-    cJSON_Delete(j);
-    return s;
-}
 
 /* One load + check of a folder; seconds, or < 0 on failure. Fills verdict and queries. */
 static double time_case(const char *dir, bool infer, const char **verdict, unsigned *queries)

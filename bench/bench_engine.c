@@ -39,6 +39,7 @@
 
 #include "shapegate/shapegate.h"
 #include "util/json.h"
+#include "bench_corpus.h"
 
 #ifndef SG_CORPUS
 #define SG_CORPUS "tests/corpus"
@@ -105,26 +106,6 @@ static double cpu_now(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* torch's own time for a case folder (case.json timing), or < 0. */
-static double torch_seconds(const char *dir)
-{
-    char path[4096];
-    cJSON *j = NULL, *t, *a, *b;
-    double s = -1.0;
-    snprintf(path, sizeof path, "%.4000s/case.json", dir);
-    if (sg__json_load_file(&j, path, "case.json", NULL) != 0)
-        return -1.0;
-    t = cJSON_GetObjectItemCaseSensitive(j, "timing");
-    a = t ? cJSON_GetObjectItemCaseSensitive(t, "dim_constraints_total_s") : NULL;
-    b = t ? cJSON_GetObjectItemCaseSensitive(t, "produce_guards_s") : NULL;
-    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
-        s = a->valuedouble + b->valuedouble;
-    cJSON_Delete(j);
-    return s;
 }
 
 /* The case folders of the corpus with a ShapeEnv, sorted per version folder, into `out`. */

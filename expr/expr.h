@@ -9,6 +9,7 @@
 
 #include "shapegate/expr.h"
 #include "util/int.h"
+#include "util/lin.h"
 
 const sg_expr *sg_expr_int(sg_pool *pool, sg_int v);
 /* The real literal p/q, reduced (sort REAL even when q divides p). q != 0. */
@@ -21,6 +22,16 @@ bool sg_expr_rational_value(const sg_expr *e, sg_int *num, sg_int *den);
 /* `e` as a*sym + b with integers a != 0 and b over one symbol (`*sym` NULL and a = 0 for an
  * integer `e`); false when it is not of that form or a sum overflows. */
 bool sg_expr_affine(const sg_expr *e, const sg_expr **sym, sg_int *a, sg_int *b);
+
+/* A symbol as a form over the caller's variables (`depth`: the walk's, for the caller's own
+ * recursion); false when it is none. */
+typedef bool (*sg_expr_linear_sym)(void *ctx, const sg_expr *sym, sg_lin *f, int depth);
+
+/* `e` (integers, symbols, sums, products with at most one non-constant factor) as a linear form
+ * over the variables `sym` gives symbols; false when it is not linear, a form overflows, or the
+ * walk visits more than `work_max` nodes counted in `*work` (shared by the caller's walks). */
+bool sg_expr_linear(const sg_expr *e, sg_expr_linear_sym sym, void *ctx, unsigned *work, unsigned work_max,
+                    sg_lin *f, int depth);
 
 /* A value: kind as sg_eval's, the numbers as sg_int. */
 typedef struct sg_value {

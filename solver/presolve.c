@@ -13,9 +13,9 @@
 
 #include "solver/presolve.h"
 #include "trace/trace_impl.h"
+#include "util/lin.h"
 #include "util/util.h"
 
-#define LIN_MAX 8     /* terms of a linear form; a longer one is left to Z3 */
 #define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
 #define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
 #define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
@@ -33,18 +33,11 @@ typedef struct node {
     size_t def;      /* root = ps->defs[def], a form over other nodes (resolved through find when read) */
 } node;
 
-/* Σ coef[j] * root v[j] + k over class roots. */
-struct lin {
-    int n;
-    size_t v[LIN_MAX];
-    sg_int c[LIN_MAX];
-    sg_int k;
-};
-typedef struct lin lin;
+/* Σ coef[j] * root v[j] + k over class roots (util/lin.h). */
+typedef sg_lin lin;
 
 static void fact_eq(struct sg_presolve *ps, const lin *f);
 static bool lin_node(struct sg_presolve *ps, size_t x, lin *f);
-static bool lin_axpy(lin *f, sg_int s, const lin *g);
 static void propagate(struct sg_presolve *ps, size_t r);
 
 typedef struct strslot {
@@ -316,7 +309,7 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
     }
     if (get(ps, rx)->elim || get(ps, ry)->elim) { /* a substituted class: x - a y - b = 0 over the roots left */
         lin f, g;
-        if (!lin_node(ps, x, &f) || !lin_node(ps, y, &g) || !lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
+        if (!lin_node(ps, x, &f) || !lin_node(ps, y, &g) || !sg_lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
             ps->dropped = true;
         else
             fact_eq(ps, &f);
@@ -372,40 +365,6 @@ static long sym_node(const sg_presolve *ps, const sg_expr *sym)
     return si ? (long)(ps->p->ninputs + (size_t)(si - ps->p->syms)) : -1;
 }
 
-static bool lin_add_term(lin *f, size_t v, sg_int c)
-{
-    int j;
-    if (c == 0)
-        return true;
-    for (j = 0; j < f->n; j++)
-        if (f->v[j] == v) {
-            if (!sg__add(f->c[j], c, &f->c[j]))
-                return false;
-            if (f->c[j] == 0) {
-                f->v[j] = f->v[f->n - 1];
-                f->c[j] = f->c[f->n - 1];
-                f->n--;
-            }
-            return true;
-        }
-    if (f->n == LIN_MAX)
-        return false;
-    f->v[f->n] = v;
-    f->c[f->n++] = c;
-    return true;
-}
-
-/* f += s * g */
-static bool lin_axpy(lin *f, sg_int s, const lin *g)
-{
-    int j;
-    sg_int t;
-    for (j = 0; j < g->n; j++)
-        if (!sg__mul(s, g->c[j], &t) || !lin_add_term(f, g->v[j], t))
-            return false;
-    return sg__mul(s, g->k, &t) && sg__add(f->k, t, &f->k);
-}
-
 static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth);
 
 /* g with every node replaced by its form over the class roots left (not substituted). */
@@ -416,7 +375,7 @@ static bool lin_resolve(sg_presolve *ps, const lin *g, lin *out, int depth)
     memset(out, 0, sizeof *out);
     out->k = g->k;
     for (j = 0; j < g->n; j++)
-        if (!lin_node_d(ps, g->v[j], &h, depth + 1) || !lin_axpy(out, g->c[j], &h))
+        if (!lin_node_d(ps, g->v[j], &h, depth + 1) || !sg_lin_axpy(out, g->c[j], &h))
             return false;
     return true;
 }
@@ -434,68 +393,42 @@ static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth)
     n = get(ps, r);
     if (!n->elim) {
         f->k = b;
-        return lin_add_term(f, r, a);
+        return sg_lin_add_term(f, r, a);
     }
     {
         lin d = ps->defs[n->def], e;
         if (++ps->work > WORK_MAX || !lin_resolve(ps, &d, &e, depth))
             return false;
         f->k = b;
-        return lin_axpy(f, a, &e);
+        return sg_lin_axpy(f, a, &e);
     }
 }
 
 static bool lin_node(sg_presolve *ps, size_t x, lin *f) { return lin_node_d(ps, x, f, 0); }
 
+typedef struct lin_env {
+    sg_presolve *ps;
+    const sg_expr *over;
+    size_t over_node;
+} lin_env;
+
+/* A symbol as a form over class roots: integer symbols only (floors, gcds and bounds below are
+ * integer reasoning); `over` is read as node `over_node`. */
+static bool lin_sym(void *ctx, const sg_expr *e, lin *f, int depth)
+{
+    const lin_env *env = ctx;
+    long x = e == env->over ? (long)env->over_node : sym_node(env->ps, e);
+    (void)depth;
+    if (sg_expr_sort(e) != SG_SORT_INT)
+        return false;
+    return x >= 0 && lin_node(env->ps, (size_t)x, f);
+}
+
 /* `e` as a form over class roots; `over` (when non-NULL) is read as node `over_node`. */
 static bool lin_of(sg_presolve *ps, const sg_expr *e, const sg_expr *over, size_t over_node, lin *f, int depth)
 {
-    size_t i, n = sg_expr_nargs(e);
-    lin g;
-    memset(f, 0, sizeof *f);
-    if (depth > 64 || ++ps->work > WORK_MAX)
-        return false;
-    switch (sg_expr_kind(e)) {
-    case SG_INT:
-        f->k = sg_expr_int_value(e);
-        return true;
-    case SG_SYM: { /* integer symbols only: floors, gcds and bounds below are integer reasoning */
-        long x = e == over ? (long)over_node : sym_node(ps, e);
-        if (sg_expr_sort(e) != SG_SORT_INT)
-            return false;
-        return x >= 0 && lin_node(ps, (size_t)x, f);
-    }
-    case SG_ADD:
-        for (i = 0; i < n; i++)
-            if (!lin_of(ps, sg_expr_arg(e, i), over, over_node, &g, depth + 1) || !lin_axpy(f, 1, &g))
-                return false;
-        return true;
-    case SG_MUL: { /* constants times at most one form with variables */
-        lin acc;
-        memset(&acc, 0, sizeof acc);
-        acc.k = 1;
-        for (i = 0; i < n; i++) {
-            lin prod;
-            if (!lin_of(ps, sg_expr_arg(e, i), over, over_node, &g, depth + 1))
-                return false;
-            memset(&prod, 0, sizeof prod);
-            if (g.n == 0) {
-                if (!lin_axpy(&prod, g.k, &acc))
-                    return false;
-            } else if (acc.n == 0) {
-                if (!lin_axpy(&prod, acc.k, &g))
-                    return false;
-            } else {
-                return false; /* a product of variables */
-            }
-            acc = prod;
-        }
-        *f = acc;
-        return true;
-    }
-    default:
-        return false;
-    }
+    lin_env env = {ps, over, over_node};
+    return sg_expr_linear(e, lin_sym, &env, &ps->work, WORK_MAX, f, depth);
 }
 
 /* [min, max] of f over the box of root domains; false on overflow. */
@@ -571,7 +504,7 @@ static bool rel_form(sg_presolve *ps, const sg_expr *e, lin *f)
     if (sg_expr_nargs(e) != 2 || !lin_of(ps, sg_expr_arg(e, 0), NULL, 0, f, 0) ||
         !lin_of(ps, sg_expr_arg(e, 1), NULL, 0, &r, 0))
         return false;
-    return lin_axpy(f, -1, &r);
+    return sg_lin_axpy(f, -1, &r);
 }
 
 /* ---- The interval fallback -------------------------------------------------------------------- */
@@ -710,7 +643,7 @@ static void eliminate(sg_presolve *ps, const lin *f)
     c = f->c[piv]; /* v = -c * (f - c v) */
     memset(&d, 0, sizeof d);
     for (j = 0; j < f->n; j++)
-        if (j != piv && (!sg__mul(-c, f->c[j], &t) || !lin_add_term(&d, f->v[j], t)))
+        if (j != piv && (!sg__mul(-c, f->c[j], &t) || !sg_lin_add_term(&d, f->v[j], t)))
             return;
     if (!sg__mul(-c, f->k, &d.k))
         return;
@@ -828,7 +761,7 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
     case SG_LE: case SG_LT: {
         lin g;
         memset(&g, 0, sizeof g);
-        if (lin_axpy(&g, -1, &f) && (k == SG_LE || sg__sub(g.k, 1, &g.k)))
+        if (sg_lin_axpy(&g, -1, &f) && (k == SG_LE || sg__sub(g.k, 1, &g.k)))
             fact_ge(ps, &g);
         else
             ps->dropped = true;
@@ -844,7 +777,7 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
 static void fact_node_eq(sg_presolve *ps, size_t x, const sg_expr *e, const sg_expr *over, size_t over_node)
 {
     lin f, g;
-    if (!lin_node(ps, x, &f) || !lin_of(ps, e, over, over_node, &g, 0) || !lin_axpy(&f, -1, &g)) {
+    if (!lin_node(ps, x, &f) || !lin_of(ps, e, over, over_node, &g, 0) || !sg_lin_axpy(&f, -1, &g)) {
         ps->dropped = true;
         return;
     }
@@ -934,7 +867,7 @@ static void spec_item(sg_presolve *ps, size_t i)
             else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0) { /* D = a X + b: substituted */
                 lin f, g;
                 if (!lin_node(ps, i, &f) || !lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) ||
-                    !lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
+                    !sg_lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
                     ps->dropped = true;
                 else
                     fact_eq(ps, &f);
@@ -1412,7 +1345,7 @@ sg_tri sg_presolve_implies_lin(sg_presolve *ps, const size_t *nodes, const sg_in
     memset(&f, 0, sizeof f);
     f.k = k;
     for (i = 0; i < n; i++)
-        if (coef[i] != 0 && (nodes[i] >= ps->nnodes || !lin_node(ps, nodes[i], &g) || !lin_axpy(&f, coef[i], &g)))
+        if (coef[i] != 0 && (nodes[i] >= ps->nnodes || !lin_node(ps, nodes[i], &g) || !sg_lin_axpy(&f, coef[i], &g)))
             return SG_TRI_UNKNOWN;
     if (ps->empty)
         return SG_TRI_UNKNOWN;
@@ -1432,7 +1365,7 @@ sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int
     ps->work = 0;
     if (!lin_node(ps, x, &f))
         return SG_TRI_UNKNOWN;
-    if (y != SIZE_MAX && (!lin_node(ps, y, &g) || !lin_axpy(&f, -a, &g)))
+    if (y != SIZE_MAX && (!lin_node(ps, y, &g) || !sg_lin_axpy(&f, -a, &g)))
         return SG_TRI_UNKNOWN;
     if (!sg__sub(f.k, b, &f.k) || ps->empty)
         return SG_TRI_UNKNOWN;
@@ -1475,12 +1408,12 @@ sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
     }
     case SG_CORE_REPLACEMENT:
         if (lin_node(ps, p->ninputs + c->index, &f) && lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) &&
-            lin_axpy(&f, -1, &g))
+            sg_lin_axpy(&f, -1, &g))
             r = decide_lin(ps, SG_EQ, &f);
         break;
     case SG_CORE_INPUT:
         if (p->inputs[c->index].value && lin_node(ps, c->index, &f) &&
-            lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) && lin_axpy(&f, -1, &g))
+            lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) && sg_lin_axpy(&f, -1, &g))
             r = decide_lin(ps, SG_EQ, &f);
         break;
     default:
@@ -1521,12 +1454,12 @@ static bool edge_of_cons(sg_presolve *ps, size_t k, fedge *e)
         break;
     case SG_CORE_REPLACEMENT:
         if (!lin_node(ps, p->ninputs + c->index, &f) || !lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) ||
-            !lin_axpy(&f, -1, &g))
+            !sg_lin_axpy(&f, -1, &g))
             return false;
         break;
     case SG_CORE_INPUT:
         if (!p->inputs[c->index].value || !lin_node(ps, c->index, &f) ||
-            !lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) || !lin_axpy(&f, -1, &g))
+            !lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) || !sg_lin_axpy(&f, -1, &g))
             return false;
         break;
     default:
@@ -1557,7 +1490,7 @@ static bool edge_of_def(sg_presolve *ps, size_t k, fedge *e)
         return true;
     }
     if (!si->replacement || si->unbacked || !lin_node(ps, sn, &f) || !lin_of(ps, si->replacement, NULL, 0, &g, 0) ||
-        !lin_axpy(&f, -1, &g))
+        !sg_lin_axpy(&f, -1, &g))
         return false;
     return edge_of_form(ps, &f, p->ncons + k, e);
 }
@@ -1630,7 +1563,7 @@ static bool proves(sg_presolve *ps, const size_t *labels, size_t n, size_t skip_
     }
     ps->work = 0;
     if (ps->empty || !lin_node(ps, input, &f) ||
-        !lin_of(ps, p->inputs[input].value, p->inputs[root].value, root, &g, 0) || !lin_axpy(&f, -1, &g))
+        !lin_of(ps, p->inputs[input].value, p->inputs[root].value, root, &g, 0) || !sg_lin_axpy(&f, -1, &g))
         return false;
     return decide_lin(ps, SG_EQ, &f) == SG_TRI_TRUE && !ps->empty;
 }
