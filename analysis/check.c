@@ -15,11 +15,16 @@
  *      matter; those are refuted and pinned to their example sizes, and the
  *      search repeats until no counterexample is left (the rest is proved)
  *      or Z3 cannot decide (the rest is unknown, with the reason).
+ *
+ * This file builds the report, asks the queries, splits the problem into
+ * components and runs phase 1, phase 1b (the bounds of Dim.AUTO /
+ * Dim.DYNAMIC) and the entry points; phase 2 and the warm contexts' model
+ * enumeration are in check_values.c, what the two share in check_impl.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/analysis.h"
+#include "analysis/check_impl.h"
 #include "analysis/infer.h"
 #include "expr/interval.h"
 #include "report/report.h"
@@ -30,42 +35,6 @@
 #include "torch/validate.h"
 #include "util/util.h"
 
-/* Members of each component, bucketed: for component id `comp`, the members
- * idx[start[comp] .. start[comp + 1] - 1] (ids are union-find roots < nnodes). */
-typedef struct bucket {
-    size_t *start; /* [nnodes + 1] */
-    size_t *idx;
-} bucket;
-
-typedef struct checker {
-    sg_problem *p;
-    bucket inputs, syms, cons;
-    size_t nnodes;
-    sg_interval *box;  /* the symbol box of the cheap pass */
-    size_t nbox;
-    const sg_check_options *opts;
-    sg_budget budget;
-    sg_report *r;
-    const sg_term **fixed; /* [ninputs] replacement spec item (adopted relation / pin), or NULL */
-    bool *decided;     /* [ninputs] refuted or unknown already */
-    /* what c->fixed[i] says, for the presolve: FIX_RELATION with rel_root[i] (SIZE_MAX: a
-     * constant), or FIX_PIN to the example size */
-    unsigned char *fixed_kind;
-    size_t *rel_root;
-    sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
-    sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
-    long spec_comp;
-    long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
-    bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
-    bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
-    bool enumerate;    /* warm contexts: a small component's questions answered by its models */
-    struct lit_oracle *orc; /* the explanation being minimised by enumeration, or NULL */
-    sg_error *err;
-} checker;
-
-/* FIX_DROPPED: a refuted hint's bounds, gone for the rest of the check (fixed[i] is true) */
-enum { FIX_NONE, FIX_RELATION, FIX_PIN, FIX_DROPPED };
-
 /* ---- Report building ------------------------------------------------------------------- */
 
 static const char *dim_name(const sg_input_dim *d)
@@ -75,7 +44,7 @@ static const char *dim_name(const sg_input_dim *d)
     return d->source ? d->source : "?";
 }
 
-static sg_violation *new_violation(checker *c, size_t input, sg_violation_kind kind)
+sg_violation *sg_check__new_violation(checker *c, size_t input, sg_violation_kind kind)
 {
     sg_report *r = c->r;
     size_t cap = r->nviolations;
@@ -176,8 +145,7 @@ static char *print_named(checker *c, const sg_expr *e)
     return s;
 }
 
-/* The text of a spec item: "dx in [2, 100]", "dy = 2*dx + 1", "x.size()[1] = 3". */
-static char *spec_text(const sg_input_dim *d)
+char *sg_check__spec_text(const sg_input_dim *d)
 {
     sg_buf b;
     char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
@@ -243,9 +211,7 @@ static char *constraint_text(checker *c, const sg_constraint *k)
     return sg_buf_take(&b);
 }
 
-/* A constraint as torch quotes it in "... satisfy the generated guard G": a guard in
- * Python form, a traced range as "lo <= src and src <= hi", a traced shape as "src == value". */
-static char *guard_text(checker *c, const sg_constraint *k)
+char *sg_check__guard_text(checker *c, const sg_constraint *k)
 {
     sg_buf b;
     char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN], *e;
@@ -268,8 +234,7 @@ static char *guard_text(checker *c, const sg_constraint *k)
     return sg_buf_take(&b);
 }
 
-/* Append a core item; returns false when out of memory. */
-static bool add_core(checker *c, sg_violation *v, sg_core_kind kind, size_t index, char *text, const char *loc)
+bool sg_check__add_core(checker *c, sg_violation *v, sg_core_kind kind, size_t index, char *text, const char *loc)
 {
     size_t cap = v->ncore;
     if (!text || sg__grow((void **)&v->core, &cap, v->ncore + 1, sizeof *v->core)) {
@@ -284,7 +249,7 @@ static bool add_core(checker *c, sg_violation *v, sg_core_kind kind, size_t inde
     return true;
 }
 
-static bool add_constraint_core(checker *c, sg_violation *v, const sg_constraint *k)
+bool sg_check__add_constraint_core(checker *c, sg_violation *v, const sg_constraint *k)
 {
     const char *loc = NULL;
     if (k->kind == SG_CORE_GUARD) {
@@ -292,22 +257,12 @@ static bool add_constraint_core(checker *c, sg_violation *v, const sg_constraint
         const sg_guard *g = sg_trace_guards(c->p->trace, &ng);
         loc = g[k->index].user_loc ? g[k->index].user_loc : g[k->index].framework_loc;
     }
-    return add_core(c, v, k->kind, k->index, constraint_text(c, k), loc);
+    return sg_check__add_core(c, v, k->kind, k->index, constraint_text(c, k), loc);
 }
 
 /* ---- Queries -------------------------------------------------------------------------- */
 
-/* An array of terms of the problem (kept by it: the array holds no references). A NULL term is
- * skipped, as a missing spec item or definition is. */
-typedef struct tvec {
-    const sg_term **a;
-    size_t n, cap;
-    int failed;
-} tvec;
-
-#define TVEC_INIT {NULL, 0, 0, 0}
-
-static void tv_push(tvec *v, const sg_term *t)
+void sg_check__tv_push(tvec *v, const sg_term *t)
 {
     if (v->failed || !t)
         return;
@@ -318,24 +273,20 @@ static void tv_push(tvec *v, const sg_term *t)
     v->a[v->n++] = t;
 }
 
-static void tv_free(tvec *v)
+void sg_check__tv_free(tvec *v)
 {
     sg_free(v->a);
     v->a = NULL;
     v->n = v->cap = 0;
 }
 
-/* The spec item of dim i in this phase: an adopted relation or pin, else the user's. */
-static const sg_term *spec_item(checker *c, size_t i) { return c->fixed[i] ? c->fixed[i] : sg_q_spec(c->p, i); }
+const sg_term *sg_check__spec_item(checker *c, size_t i) { return c->fixed[i] ? c->fixed[i] : sg_q_spec(c->p, i); }
 
-/* One question over hard[] under assume[] (either may be NULL), with the check's budget and stats. */
-static bool oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
-
-static int ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume, size_t nassume,
-               bool model, bool core, sg_q_result *r)
+int sg_check__ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume, size_t nassume,
+                  bool model, bool core, sg_q_result *r)
 {
     sg_question q;
-    if (c->orc && !model && oracle_ask(c, assume, nassume, core, r))
+    if (c->orc && !model && sg_check__oracle_ask(c, assume, nassume, core, r))
         return 0;
     q.hard = hard;
     q.nhard = nhard;
@@ -346,14 +297,8 @@ static int ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_te
     return sg_q_check(c->p, &q, &c->budget, &c->r->stats, r, c->err);
 }
 
-/*
- * Shrink an unsat core: try to drop each member, in the order given by
- * `order` (lower first), keeping the drop when the rest is still unsat.
- * `keep[j]` marks assumption j as in the core on entry and on exit.
- * minimize_passes tries only the members whose order is in [first, last].
- */
-static int minimize_passes(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
-                           size_t n, const int *order, bool *keep, int first, int last)
+int sg_check__minimize_passes(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                              size_t n, const int *order, bool *keep, int first, int last)
 {
     const sg_term **sub = sg__malloc((n + 1) * sizeof *sub);
     int pass, rc = 0;
@@ -369,7 +314,7 @@ static int minimize_passes(checker *c, const sg_term *const *hard, size_t nhard,
             for (k = 0, m = 0; k < n; k++)
                 if (keep[k] && k != j)
                     sub[m++] = assume[k];
-            rc = ask(c, hard, nhard, sub, m, false, false, &r);
+            rc = sg_check__ask(c, hard, nhard, sub, m, false, false, &r);
             if (!rc && r.answer == SG_Q_UNSAT)
                 keep[j] = false;
             sg_q_result_dispose(c->p, &r);
@@ -379,10 +324,10 @@ static int minimize_passes(checker *c, const sg_term *const *hard, size_t nhard,
     return rc;
 }
 
-static int minimize_core(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
-                         size_t n, const int *order, bool *keep)
+int sg_check__minimize_core(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                            size_t n, const int *order, bool *keep)
 {
-    return minimize_passes(c, hard, nhard, assume, n, order, keep, 0, 3);
+    return sg_check__minimize_passes(c, hard, nhard, assume, n, order, keep, 0, 3);
 }
 
 /* ---- Components ----------------------------------------------------------------------- */
@@ -418,15 +363,11 @@ static void free_bucket(bucket *b)
     sg_free(b->idx);
 }
 
-#define FOR_MEMBERS(b, comp, j, x) \
-    for (j = (b).start[(comp)]; j < (b).start[(comp) + 1] && ((x) = (b).idx[j], 1); j++)
-
-/* The definitions of the symbols of component `comp`. */
-static void push_defs(checker *c, tvec *v, long comp)
+void sg_check__push_defs(checker *c, tvec *v, long comp)
 {
     size_t j, k;
     FOR_MEMBERS(c->syms, comp, j, k)
-        tv_push(v, sg_q_def(c->p, k));
+        sg_check__tv_push(v, sg_q_def(c->p, k));
 }
 
 static void set_unknown(sg_dim_result *d, const char *why)
@@ -435,12 +376,7 @@ static void set_unknown(sg_dim_result *d, const char *why)
     snprintf(d->reason, sizeof d->reason, "%.*s", (int)sizeof d->reason - 1, why);
 }
 
-/*
- * Dim `d` of component `comp` unknown for `why`; a component of several dims is named by its
- * first dim and its size ("timeout (9916 ms); component of A, 452 dims"), so the reader knows which
- * independent part of the problem ran out and how much of it. "canceled" stays as it is.
- */
-static void set_unknown_in(checker *c, size_t d, long comp, const char *why)
+void sg_check__set_unknown_in(checker *c, size_t d, long comp, const char *why)
 {
     size_t n = c->inputs.start[comp + 1] - c->inputs.start[comp];
     sg_dim_result *r = &c->r->dims[d];
@@ -452,8 +388,7 @@ static void set_unknown_in(checker *c, size_t d, long comp, const char *why)
                  dim_name(&c->p->inputs[c->inputs.idx[c->inputs.start[comp]]]), n);
 }
 
-/* sg_check__first_rt's stop: a violation is recorded, so the verdict is known and the rest is not read. */
-static bool stop(const checker *c) { return c->first && c->r->nviolations > 0; }
+bool sg_check__stop(const checker *c) { return c->first && c->r->nviolations > 0; }
 
 /* ---- Phase 1: relations ---------------------------------------------------------------------- */
 
@@ -551,12 +486,13 @@ static int spec_states(checker *c, size_t i, size_t root, const sg_term *rel, sg
         c->r->stats.decided_cheaply++;
         return 0;
     }
-    push_defs(c, &hard, comp);
-    tv_push(&hard, sg_q_not(p, rel));
+    sg_check__push_defs(c, &hard, comp);
+    sg_check__tv_push(&hard, sg_q_not(p, rel));
     FOR_MEMBERS(c->inputs, comp, j, k)
-        tv_push(&hard, sg_q_spec(p, k));
-    rc = hard.failed ? sg_error_set(c->err, SG_ENOMEM, "out of memory") : ask(c, hard.a, hard.n, NULL, 0, false, false, &r);
-    tv_free(&hard);
+        sg_check__tv_push(&hard, sg_q_spec(p, k));
+    rc = hard.failed ? sg_error_set(c->err, SG_ENOMEM, "out of memory")
+                     : sg_check__ask(c, hard.a, hard.n, NULL, 0, false, false, &r);
+    sg_check__tv_free(&hard);
     if (!rc) /* UNSAT: the spec states it; SAT: it does not; UNKNOWN: cannot tell */
         *states = r.answer == SG_Q_UNSAT ? SG_TRI_TRUE : r.answer == SG_Q_SAT ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
     if (*states == SG_TRI_UNKNOWN)
@@ -606,7 +542,7 @@ static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
     if (rc == 1) {
         qsort(core, ncore, sizeof *core, cmp_size);
         for (j = 0; j < ncore; j++)
-            if (!add_constraint_core(c, v, &p->cons[core[j]])) {
+            if (!sg_check__add_constraint_core(c, v, &p->cons[core[j]])) {
                 sg_free(core);
                 return sg_error_set(c->err, SG_ENOMEM, "out of memory");
             }
@@ -629,8 +565,8 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
     memset(&r, 0, sizeof r);
     if ((rc = explain_by_forest(c, v, i, root)) != 0)
         return rc < 0 ? rc : 0;
-    push_defs(c, &hard, p->input_comp[i]);
-    tv_push(&hard, sg_q_not(p, rel));
+    sg_check__push_defs(c, &hard, p->input_comp[i]);
+    sg_check__tv_push(&hard, sg_q_not(p, rel));
     map = sg__malloc((p->ncons + 1) * sizeof *map);
     if (!map) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
@@ -640,20 +576,21 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
         const sg_constraint *cn = &p->cons[k];
         if (cn->unbacked || (cn->kind == SG_CORE_INPUT && cn->index == i))
             continue;
-        tv_push(&hard, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
-        tv_push(&lits, sg_q_lit(p, k));
+        sg_check__tv_push(&hard, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
+        sg_check__tv_push(&lits, sg_q_lit(p, k));
         map[nmap++] = k;
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
         goto cleanup;
     }
-    rc = ask(c, hard.a, hard.n, lits.a, lits.n, false, true, &r);
+    rc = sg_check__ask(c, hard.a, hard.n, lits.a, lits.n, false, true, &r);
     if (rc)
         goto cleanup;
     if (r.answer != SG_Q_UNSAT) { /* only the traced shape of dim i itself states it */
         FOR_MEMBERS(c->cons, p->input_comp[i], j, k)
-            if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i && !add_constraint_core(c, v, &p->cons[k]))
+            if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i &&
+                !sg_check__add_constraint_core(c, v, &p->cons[k]))
                 rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -667,10 +604,11 @@ static int explain_relation(checker *c, sg_violation *v, size_t i, size_t root, 
         keep[r.core[k]] = true;
     for (k = 0; k < lits.n; k++) /* keep guards rather than the shapes and ranges they caused */
         order[k] = p->cons[map[k]].kind == SG_CORE_GUARD ? 2 : p->cons[map[k]].kind == SG_CORE_RANGE ? 1 : 0;
-    if (c->opts->minimize_cores && !c->lean && (rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep)))
+    if (c->opts->minimize_cores && !c->lean &&
+        (rc = sg_check__minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep)))
         goto cleanup;
     for (k = 0; k < lits.n; k++)
-        if (keep[k] && !add_constraint_core(c, v, &p->cons[map[k]])) {
+        if (keep[k] && !sg_check__add_constraint_core(c, v, &p->cons[map[k]])) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto cleanup;
         }
@@ -679,8 +617,8 @@ cleanup:
     sg_free(keep);
     sg_free(order);
     sg_free(map);
-    tv_free(&hard);
-    tv_free(&lits);
+    sg_check__tv_free(&hard);
+    sg_check__tv_free(&lits);
     return rc;
 }
 
@@ -690,7 +628,7 @@ static int phase_relations(checker *c)
     size_t i;
     int rc = 0;
 
-    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) {
+    for (i = 0; i < p->ninputs && !rc && !sg_check__stop(c); i++) {
         const sg_input_dim *d = &p->inputs[i];
         const sg_term *rel = NULL, *val = NULL;
         size_t root = SIZE_MAX;
@@ -736,7 +674,7 @@ static int phase_relations(checker *c)
             }
             continue;
         }
-        v = new_violation(c, i, constant ? SG_VIOL_SPECIALIZED : SG_VIOL_RELATED);
+        v = sg_check__new_violation(c, i, constant ? SG_VIOL_SPECIALIZED : SG_VIOL_RELATED);
         if (!v)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         v->relation = d->value;
@@ -852,7 +790,7 @@ static int refute_hint(checker *c, size_t i, const char *msg, sg_int value, cons
                        const size_t *map)
 {
     sg_problem *p = c->p;
-    sg_violation *v = new_violation(c, i, SG_VIOL_RANGE);
+    sg_violation *v = sg_check__new_violation(c, i, SG_VIOL_RANGE);
     const sg_term *t;
     size_t k;
     if (!v || !(v->message = sg__strndup(msg, strlen(msg))))
@@ -864,9 +802,9 @@ static int refute_hint(checker *c, size_t i, const char *msg, sg_int value, cons
         v->counterexample[k] = p->inputs[k].size;
     v->counterexample[i] = value;
     for (k = 0; k < ncore; k++)
-        if (!add_constraint_core(c, v, &p->cons[map[core[k]]]))
+        if (!sg_check__add_constraint_core(c, v, &p->cons[map[core[k]]]))
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    if (!add_core(c, v, SG_CORE_SPEC, i, spec_text(&p->inputs[i]), NULL))
+    if (!sg_check__add_core(c, v, SG_CORE_SPEC, i, sg_check__spec_text(&p->inputs[i]), NULL))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
     if (!(t = sg_q_true(p)))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
@@ -915,27 +853,27 @@ static int hint_in(checker *c, size_t i)
     memset(&r, 0, sizeof r);
     memset(&r2, 0, sizeof r2);
     hint_range(d, &ulo, &uhi);
-    push_defs(c, &hard, comp);
+    sg_check__push_defs(c, &hard, comp);
     FOR_MEMBERS(c->inputs, comp, j, k)
         if (k != i && (p->inputs[k].kind == SG_SPEC_STATIC || p->inputs[k].kind == SG_SPEC_UNSET))
-            tv_push(&hard, spec_item(c, k));
-    tv_push(&hard, sg_q_ge(p, sg_q_dim(p, i), sg_q_num(p, ulo.v)));
+            sg_check__tv_push(&hard, sg_check__spec_item(c, k));
+    sg_check__tv_push(&hard, sg_q_ge(p, sg_q_dim(p, i), sg_q_num(p, ulo.v)));
     if (!uhi.inf)
-        tv_push(&hard, sg_q_le(p, sg_q_dim(p, i), sg_q_num(p, uhi.v)));
+        sg_check__tv_push(&hard, sg_q_le(p, sg_q_dim(p, i), sg_q_num(p, uhi.v)));
     if (!(map = sg__malloc((p->ncons + 1) * sizeof *map))) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
     FOR_MEMBERS(c->cons, comp, j, k) {
-        tv_push(&hard, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
-        tv_push(&lits, sg_q_lit(p, k));
+        sg_check__tv_push(&hard, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
+        sg_check__tv_push(&lits, sg_q_lit(p, k));
         map[nmap++] = k;
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = ask(c, hard.a, hard.n, lits.a, lits.n, true, true, &r)))
+    if ((rc = sg_check__ask(c, hard.a, hard.n, lits.a, lits.n, true, true, &r)))
         goto cleanup;
     core = r.core;
     ncore = r.ncore;
@@ -958,7 +896,7 @@ static int hint_in(checker *c, size_t i)
                 keep[core[k]] = true;
             for (k = 0; k < lits.n; k++)
                 order[k] = p->cons[map[k]].kind == SG_CORE_GUARD ? 2 : p->cons[map[k]].kind == SG_CORE_RANGE ? 1 : 0;
-            rc = minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep);
+            rc = sg_check__minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep);
             for (k = 0, ncore = 0; k < lits.n && !rc; k++)
                 if (keep[k])
                     core[ncore++] = k;
@@ -983,12 +921,12 @@ static int hint_in(checker *c, size_t i)
     if (d->kind != SG_SPEC_DYNAMIC || !sg_q_model_int(p, r.model, sg_q_dim(p, i), &only))
         goto cleanup;
     /* DYNAMIC: is that the only size within the bounds? */
-    tv_push(&hard, sg_q_not(p, sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, only))));
+    sg_check__tv_push(&hard, sg_q_not(p, sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, only))));
     if (hard.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = ask(c, hard.a, hard.n, NULL, 0, false, false, &r2)))
+    if ((rc = sg_check__ask(c, hard.a, hard.n, NULL, 0, false, false, &r2)))
         goto cleanup;
     if (r2.answer == SG_Q_UNKNOWN) {
         set_unknown(&c->r->dims[i], r2.reason[0] ? r2.reason : "unknown");
@@ -1003,8 +941,8 @@ static int hint_in(checker *c, size_t i)
 cleanup:
     sg_q_result_dispose(p, &r);
     sg_q_result_dispose(p, &r2);
-    tv_free(&hard);
-    tv_free(&lits);
+    sg_check__tv_free(&hard);
+    sg_check__tv_free(&lits);
     sg_free(map);
     return rc;
 }
@@ -1027,21 +965,21 @@ static int hints_jointly(checker *c, long comp)
     memset(&r, 0, sizeof r);
     if (!(idx = sg__malloc((p->ninputs + 1) * sizeof *idx)))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    push_defs(c, &hard, comp);
+    sg_check__push_defs(c, &hard, comp);
     FOR_MEMBERS(c->cons, comp, j, k)
         if (!p->cons[k].checked)
-            tv_push(&hard, sg_q_holds(p, k));
+            sg_check__tv_push(&hard, sg_q_holds(p, k));
     FOR_MEMBERS(c->inputs, comp, j, k) {
-        const sg_term *item = spec_item(c, k);
+        const sg_term *item = sg_check__spec_item(c, k);
         if (!item)
             continue;
         if (!bounded_hint(c, k) || c->decided[k]) {
-            tv_push(&hard, item);
+            sg_check__tv_push(&hard, item);
             continue;
         }
-        tv_push(&hard, sg_q_implies(p, sg_q_spec_lit(p, k), item));
+        sg_check__tv_push(&hard, sg_q_implies(p, sg_q_spec_lit(p, k), item));
         idx[lits.n] = k;
-        tv_push(&lits, sg_q_spec_lit(p, k));
+        sg_check__tv_push(&lits, sg_q_spec_lit(p, k));
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
@@ -1049,7 +987,7 @@ static int hints_jointly(checker *c, long comp)
     }
     if (lits.n < 2)
         goto cleanup;
-    if ((rc = ask(c, hard.a, hard.n, lits.a, lits.n, false, true, &r)))
+    if ((rc = sg_check__ask(c, hard.a, hard.n, lits.a, lits.n, false, true, &r)))
         goto cleanup;
     core = r.core;
     ncore = r.ncore;
@@ -1080,8 +1018,8 @@ static int hints_jointly(checker *c, long comp)
     }
 cleanup:
     sg_q_result_dispose(p, &r);
-    tv_free(&hard);
-    tv_free(&lits);
+    sg_check__tv_free(&hard);
+    sg_check__tv_free(&lits);
     sg_free(idx);
     return rc;
 }
@@ -1091,551 +1029,12 @@ static int phase_hints(checker *c)
     sg_problem *p = c->p;
     size_t i;
     int rc = 0;
-    for (i = 0; i < p->ninputs && !rc && !stop(c); i++)
+    for (i = 0; i < p->ninputs && !rc && !sg_check__stop(c); i++)
         if (bounded_hint(c, i) && !c->decided[i])
             rc = hint_in(c, i);
-    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) /* each component once, at its first dim */
+    for (i = 0; i < p->ninputs && !rc && !sg_check__stop(c); i++) /* each component once, at its first dim */
         if (c->inputs.idx[c->inputs.start[p->input_comp[i]]] == i)
             rc = hints_jointly(c, p->input_comp[i]);
-    return rc;
-}
-
-/* ---- Phase 2: values ---------------------------------------------------------------------------- */
-
-/* The symbol box for the cheap pass: traced ranges, narrowed by DIM specs. */
-static sg_interval *make_box(checker *c, size_t *nbox)
-{
-    sg_problem *p = c->p;
-    size_t n = sg_pool_nsymbols(p->pool), k;
-    sg_interval *box = sg__calloc(n + 1, sizeof *box);
-    if (!box)
-        return NULL;
-    for (k = 0; k < n; k++)
-        box[k].lo_inf = box[k].hi_inf = true;
-    for (k = 0; k < p->nsyms; k++) {
-        const sg_symbol_info *si = &p->syms[k];
-        sg_interval *b = &box[sg_expr_symbol_index(si->sym)];
-        long i = p->sym_input[k];
-        if (!si->lo.inf) {
-            b->lo = si->lo.v;
-            b->lo_inf = false;
-        }
-        if (!si->hi.inf) {
-            b->hi = si->hi.v;
-            b->hi_inf = false;
-        }
-        if (i >= 0 && !c->fixed[i] && p->inputs[i].kind == SG_SPEC_DIM) {
-            const sg_input_dim *d = &p->inputs[i];
-            sg_int lo = d->min.inf || d->min.v < 2 ? 2 : d->min.v;
-            if (b->lo_inf || lo > b->lo) {
-                b->lo = lo;
-                b->lo_inf = false;
-            }
-            if (!d->max.inf && (b->hi_inf || d->max.v < b->hi)) {
-                b->hi = d->max.v;
-                b->hi_inf = false;
-            }
-        } else if (i >= 0 && p->inputs[i].kind != SG_SPEC_DIM) {
-            /* not a plain named dim: the spec may let it go beyond the traced range; be safe */
-            box[sg_expr_symbol_index(si->sym)].lo_inf = true;
-            box[sg_expr_symbol_index(si->sym)].hi_inf = true;
-        }
-    }
-    *nbox = n;
-    return box;
-}
-
-/* Turn a counterexample into a GUARD violation for each flagged dim (value literal kept in the core). */
-static int record_counterexample(checker *c, const sg_int *cex, const bool *flag, const tvec *lits,
-                                 const int *kind_of, const size_t *index_of, const bool *keep)
-{
-    sg_problem *p = c->p;
-    size_t i, k;
-    for (i = 0; i < p->ninputs; i++) {
-        sg_violation *v;
-        const sg_constraint *first = NULL;
-        char *g, range[160], lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
-        const sg_input_dim *d = &p->inputs[i];
-        if (!flag[i])
-            continue;
-        v = new_violation(c, i, SG_VIOL_GUARD);
-        if (!v)
-            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        v->has_counterexample = true;
-        v->counterexample = sg__malloc((p->ninputs + 1) * sizeof *v->counterexample);
-        if (!v->counterexample)
-            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        memcpy(v->counterexample, cex, p->ninputs * sizeof *cex);
-        for (k = 0; k < lits->n; k++) {
-            if (!keep[k])
-                continue;
-            if (kind_of[k] == 1) { /* spec item */
-                char *t = spec_text(&p->inputs[index_of[k]]);
-                if (!add_core(c, v, SG_CORE_SPEC, index_of[k], t, NULL))
-                    return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-            } else if (kind_of[k] == 2) { /* constraint */
-                if (!first || (first->kind != SG_CORE_GUARD && p->cons[index_of[k]].kind == SG_CORE_GUARD))
-                    first = &p->cons[index_of[k]]; /* a guard if there is one */
-                if (!add_constraint_core(c, v, &p->cons[index_of[k]]))
-                    return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-            }
-        }
-        /* the spec claim of this dim belongs to the conflict even if its value literal stood in for it */
-        {
-            bool have = false;
-            for (k = 0; k < v->ncore; k++)
-                have |= v->core[k].kind == SG_CORE_SPEC && v->core[k].index == i;
-            if (!have && !add_core(c, v, SG_CORE_SPEC, i, spec_text(d), NULL))
-                return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        }
-        range[0] = '\0';
-        if (d->kind == SG_SPEC_DIM) {
-            bool has_lo = !d->min.inf && d->min.v > 2, has_hi = !d->max.inf;
-            if (has_lo && has_hi)
-                snprintf(range, sizeof range, " %s <= %s <= %s", sg_int_format(lo, d->min.v), d->name, sg_int_format(hi, d->max.v));
-            else if (has_hi)
-                snprintf(range, sizeof range, " %s <= %s", d->name, sg_int_format(hi, d->max.v));
-            else if (has_lo)
-                snprintf(range, sizeof range, " %s <= %s", sg_int_format(lo, d->min.v), d->name);
-        }
-        g = first ? guard_text(c, first) : NULL;
-        v->message = sg__malloc(2048);
-        if (!v->message) {
-            sg_free(g);
-            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        }
-        /* torch ends a guard line with a period, the traced-range line without one */
-        snprintf(v->message, 2048, "Not all values of %s = %s in the specified range%s satisfy the generated guard %s%s",
-                 v->dim, d->source, range, g ? g : "(the traced shapes)",
-                 first && first->kind == SG_CORE_RANGE ? "" : ".");
-        sg_free(g);
-        c->decided[i] = true;
-        c->r->dims[i].status = SG_DIM_REFUTED;
-    }
-    return 0;
-}
-
-/* Pin dim i to its example size for the rest of the search (and in the box). */
-static void pin(checker *c, size_t i)
-{
-    sg_problem *p = c->p;
-    const sg_term *eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, p->inputs[i].size));
-    size_t j, k;
-    if (!eq)
-        return;
-    c->fixed[i] = eq;
-    c->fixed_kind[i] = FIX_PIN;
-    FOR_MEMBERS(c->syms, p->input_comp[i], j, k)
-        if (p->sym_input[k] == (long)i) {
-            sg_interval *b = &c->box[sg_expr_symbol_index(p->syms[k].sym)];
-            b->lo = b->hi = p->inputs[i].size;
-            b->lo_inf = b->hi_inf = false;
-        }
-}
-
-/* The hard facts of component `comp` in this round (what values_in asserts as hard), into the presolve. */
-static void presolve_round(checker *c, long comp)
-{
-    sg_problem *p = c->p;
-    size_t j, k;
-    sg_presolve_begin(c->ps);
-    FOR_MEMBERS(c->syms, comp, j, k)
-        if (sg_q_def(p, k))
-            sg_presolve_def(c->ps, k);
-    FOR_MEMBERS(c->inputs, comp, j, k) {
-        if (c->fixed_kind[k] == FIX_PIN)
-            sg_presolve_pin(c->ps, k, p->inputs[k].size);
-        else if (c->fixed_kind[k] == FIX_RELATION)
-            sg_presolve_relation(c->ps, k, c->rel_root[k]);
-        else if (c->fixed_kind[k] == FIX_NONE && sg_q_spec(p, k))
-            sg_presolve_spec(c->ps, k);
-    }
-    FOR_MEMBERS(c->cons, comp, j, k)
-        if (!p->cons[k].unbacked && !p->cons[k].checked)
-            sg_presolve_constraint(c->ps, k);
-}
-
-/* ---- Small components by their models (warm contexts) ------------------------------------------------ */
-
-/*
- * On the engine's warm contexts (sg_q_warm: answers may depend on history anyway) a component whose
- * hard facts the presolve reads exactly, over at most 4,096 points (sg_presolve_enumerate), is
- * decided by visiting its models instead of asking Z3: the counterexample is its first model that
- * fails a checked constraint (the lowest sizes first), and the questions of its explanation (is this
- * set of literals still unsatisfiable?) by whether a model meets them. Every answer is exact; a
- * question enumeration cannot answer goes to Z3 as before. Contexts of a call's own keep Z3's
- * answers, so that a report does not depend on the engine (check.md "Which Z3 solver answers").
- */
-typedef struct lit_oracle {
-    long comp;
-    const sg_term *const *lits; /* the explanation's literals, kind_of / index_of as values_in's */
-    const int *kind_of;
-    const size_t *index_of;
-    size_t n;
-    const sg_int *cex;          /* [ninputs] the counterexample the value literals pin */
-    const size_t *nodes;        /* the component's presolve nodes: input dims, then symbols */
-    size_t nn;
-    bool core;                  /* the core question was answered here (every literal) */
-} lit_oracle;
-
-/* The presolve nodes of component comp (input dims, then symbols), new array; NULL: out of memory. */
-static size_t *comp_nodes(checker *c, long comp, size_t *nn)
-{
-    size_t n = (c->inputs.start[comp + 1] - c->inputs.start[comp]) + (c->syms.start[comp + 1] - c->syms.start[comp]);
-    size_t *v = sg__malloc((n + 1) * sizeof *v), j, k;
-    *nn = 0;
-    if (!v)
-        return NULL;
-    FOR_MEMBERS(c->inputs, comp, j, k)
-        v[(*nn)++] = k;
-    FOR_MEMBERS(c->syms, comp, j, k)
-        v[(*nn)++] = c->p->ninputs + k;
-    return v;
-}
-
-/* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
- * the component's models answer it (into *r; a core is every assumption), false to ask Z3. */
-static bool oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r)
-{
-    lit_oracle *o = c->orc;
-    sg_problem *p = c->p;
-    bool *kept = NULL;
-    size_t *req = NULL, nreq = 0, a, j, k;
-    sg_int *dv = NULL;
-    int e = -1;
-
-    if (!(kept = sg__calloc(o->n + 1, sizeof *kept)) || !(req = sg__malloc((o->n + 1) * sizeof *req)) ||
-        !(dv = sg__malloc((p->ninputs + 1) * sizeof *dv)))
-        goto done;
-    for (a = 0; a < nassume; a++) {
-        for (j = 0; j < o->n && o->lits[j] != assume[a]; j++)
-            ;
-        if (j == o->n)
-            goto done; /* not one of the explanation's literals */
-        kept[j] = true;
-        if (o->kind_of[j] == 2)
-            req[nreq++] = o->index_of[j];
-    }
-    sg_presolve_begin(c->ps);
-    FOR_MEMBERS(c->syms, o->comp, j, k)
-        if (sg_q_def(p, k))
-            sg_presolve_def(c->ps, k);
-    FOR_MEMBERS(c->inputs, o->comp, j, k) {
-        if (c->fixed_kind[k] == FIX_PIN)
-            sg_presolve_pin(c->ps, k, p->inputs[k].size);
-        else if (c->fixed_kind[k] == FIX_RELATION)
-            sg_presolve_relation(c->ps, k, c->rel_root[k]);
-    }
-    for (j = 0; j < o->n; j++) {
-        if (!kept[j])
-            continue;
-        if (o->kind_of[j] == 1)
-            sg_presolve_spec(c->ps, o->index_of[j]);
-        else if (o->kind_of[j] == 0)
-            sg_presolve_pin(c->ps, o->index_of[j], o->cex[o->index_of[j]]);
-    }
-    FOR_MEMBERS(c->cons, o->comp, j, k)
-        if (!p->cons[k].unbacked && !p->cons[k].checked)
-            sg_presolve_constraint(c->ps, k);
-    for (k = 0; k < p->ninputs; k++)
-        dv[k] = p->inputs[k].size;
-    e = sg_presolve_enumerate(c->ps, o->nodes, o->nn, req, nreq, false, dv);
-    if (e >= 0) {
-        memset(r, 0, sizeof *r);
-        r->answer = e ? SG_Q_SAT : SG_Q_UNSAT;
-        if (core && e == 0) { /* every assumption: a core; the minimisation shrinks it */
-            if (!(r->core = sg__malloc((nassume + 1) * sizeof *r->core))) {
-                r->answer = SG_Q_UNKNOWN;
-                e = -1;
-            } else {
-                for (a = 0; a < nassume; a++)
-                    r->core[a] = a;
-                r->ncore = nassume;
-                o->core = true;
-            }
-        }
-    }
-done:
-    sg_free(kept);
-    sg_free(req);
-    sg_free(dv);
-    return e >= 0;
-}
-
-/*
- * Phase 2 on one component: look for a shape of S' that fails a checked
- * constraint, explain it, charge the dims whose values matter, pin them and
- * look again; the open dims left when no shape fails are proved.
- */
-static int values_in(checker *c, long comp)
-{
-    sg_problem *p = c->p;
-    size_t i, j, k, ndims = c->inputs.start[comp + 1] - c->inputs.start[comp];
-    int rc = 0, round;
-
-    for (round = 0; round <= (int)ndims && !rc && !stop(c); round++) {
-        tvec hard = TVEC_INIT, checked = TVEC_INIT, hard2 = TVEC_INIT, lits = TVEC_INIT;
-        int *kind_of = NULL;
-        size_t *index_of = NULL, nlits, nproved = 0;
-        bool *keep = NULL, *flag = NULL, any_open = false, any;
-        sg_int *cex = NULL, *ecex = NULL; /* ecex: the counterexample enumeration found, or NULL */
-        size_t *ck = NULL, nck = 0, *nodes = NULL, nn = 0; /* the checked constraints asked about */
-        sg_q_result r, r2; /* the counterexample's question, its explanation's */
-        sg_q_answer res;
-        lit_oracle orc;
-
-        memset(&r, 0, sizeof r);
-        memset(&r2, 0, sizeof r2);
-
-        FOR_MEMBERS(c->inputs, comp, j, i)
-            any_open |= p->named[i] && !c->decided[i];
-        if (!any_open)
-            break;
-        /* S' and the assumed constraints are hard; the checked ones are the question, each
-         * dropped when the presolve proves it from the hard facts (H |= g_1 & ... & g_n iff
-         * H |= g_i for each i) */
-        presolve_round(c, comp);
-        push_defs(c, &hard, comp);
-        FOR_MEMBERS(c->inputs, comp, j, i)
-            tv_push(&hard, spec_item(c, i));
-        if (c->enumerate && !(ck = sg__malloc((c->cons.start[comp + 1] - c->cons.start[comp] + 1) * sizeof *ck))) {
-            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-            goto next;
-        }
-        FOR_MEMBERS(c->cons, comp, j, k) {
-            const sg_constraint *cn = &p->cons[k];
-            if (cn->unbacked)
-                continue;
-            if (!cn->checked) {
-                tv_push(&hard, sg_q_holds(p, k));
-                continue;
-            }
-            if (cn->kind == SG_CORE_GUARD && sg_interval_holds(p->pool, cn->expr, c->box, c->nbox) == SG_TRI_TRUE) {
-                c->r->stats.decided_cheaply++;
-                continue;
-            }
-            nproved += sg_presolve_decide(c->ps, k) == SG_TRI_TRUE;
-            tv_push(&checked, sg_q_holds(p, k));
-            if (ck)
-                ck[nck++] = k;
-        }
-        /* every question proved from the hard facts: no counterexample exists, Z3 is not asked;
-         * otherwise Z3 gets the same question as without the presolve (so the same counterexample) */
-        if (!checked.failed && nproved == checked.n) {
-            c->r->stats.decided_cheaply += nproved;
-            tv_free(&checked);
-        }
-        if (hard.failed || checked.failed) {
-            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-            goto next;
-        }
-        if (ck && checked.n && (nodes = comp_nodes(c, comp, &nn)) != NULL &&
-            (ecex = sg__malloc((p->ninputs + 1) * sizeof *ecex)) != NULL) {
-            int e;
-            for (i = 0; i < p->ninputs; i++)
-                ecex[i] = p->inputs[i].size;
-            /* a small component on warm contexts: its first model failing a checked constraint */
-            if ((e = sg_presolve_enumerate(c->ps, nodes, nn, ck, nck, true, ecex)) == 0)
-                checked.n = 0; /* none: every open dim is proved, as Z3's unsat would say */
-            else if (e < 0) {
-                sg_free(ecex);
-                ecex = NULL;
-            }
-        }
-        if (checked.n == 0) {
-            res = SG_Q_UNSAT;
-        } else if (ecex) {
-            res = SG_Q_SAT;
-        } else {
-            tv_push(&hard, sg_q_not(p, sg_q_and(p, checked.a, checked.n)));
-            rc = ask(c, hard.a, hard.n, NULL, 0, true, false, &r);
-            if (rc)
-                goto next;
-            res = r.answer;
-        }
-        if (res == SG_Q_UNSAT) { /* no counterexample: every open dim is proved */
-            FOR_MEMBERS(c->inputs, comp, j, i)
-                if (p->named[i] && !c->decided[i])
-                    c->r->dims[i].status = SG_DIM_PROVED;
-            round = (int)ndims + 1;
-            goto next;
-        }
-        if (res == SG_Q_UNKNOWN) {
-            FOR_MEMBERS(c->inputs, comp, j, i)
-                if (p->named[i] && !c->decided[i]) {
-                    set_unknown_in(c, i, comp, r.reason[0] ? r.reason : "unknown");
-                    c->decided[i] = true;
-                }
-            round = (int)ndims + 1;
-            goto next;
-        }
-        /* a counterexample: sizes of the component's dims; the others keep their example sizes */
-        nlits = (c->cons.start[comp + 1] - c->cons.start[comp]) + 2 * ndims + 1;
-        if (!SG_CALLOC_ALL(SG_SLOT(cex, p->ninputs + 1), SG_SLOT(flag, p->ninputs + 1), SG_SLOT(kind_of, nlits),
-                           SG_SLOT(index_of, nlits), SG_SLOT(keep, nlits))) {
-            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-            goto next;
-        }
-        for (i = 0; i < p->ninputs; i++)
-            cex[i] = p->inputs[i].size;
-        FOR_MEMBERS(c->inputs, comp, j, i)
-            if (ecex)
-                cex[i] = ecex[i];
-            else if (!sg_q_model_int(p, r.model, sg_q_dim(p, i), &cex[i]))
-                cex[i] = p->inputs[i].size;
-        /* explain it: value literals of open named dims, spec items, checked constraints */
-        push_defs(c, &hard2, comp);
-        FOR_MEMBERS(c->cons, comp, j, k) {
-            const sg_constraint *cn = &p->cons[k];
-            if (cn->unbacked)
-                continue;
-            if (!cn->checked) {
-                tv_push(&hard2, sg_q_holds(p, k));
-                continue;
-            }
-            tv_push(&hard2, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
-            kind_of[lits.n] = 2;
-            index_of[lits.n] = k;
-            tv_push(&lits, sg_q_lit(p, k));
-        }
-        FOR_MEMBERS(c->inputs, comp, j, i) {
-            char name[48];
-            const sg_term *item = spec_item(c, i), *vl, *eq;
-            if (!item)
-                continue;
-            if (c->fixed[i]) {
-                tv_push(&hard2, item);
-                continue;
-            }
-            tv_push(&hard2, sg_q_implies(p, sg_q_spec_lit(p, i), item));
-            kind_of[lits.n] = 1;
-            index_of[lits.n] = i;
-            tv_push(&lits, sg_q_spec_lit(p, i));
-            if (!p->named[i] || c->decided[i])
-                continue;
-            snprintf(name, sizeof name, "val!%zu", i);
-            vl = sg_q_literal(p, name);
-            eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, cex[i]));
-            tv_push(&hard2, sg_q_implies(p, vl, eq));
-            kind_of[lits.n] = 0;
-            index_of[lits.n] = i;
-            tv_push(&lits, vl);
-        }
-        if (hard2.failed || lits.failed) {
-            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-            goto next;
-        }
-        if (nodes) { /* its explanation by its models too (lit_oracle; without minimising: every literal) */
-            orc.comp = comp;
-            orc.lits = lits.a;
-            orc.kind_of = kind_of;
-            orc.index_of = index_of;
-            orc.n = lits.n;
-            orc.cex = cex;
-            orc.nodes = nodes;
-            orc.nn = nn;
-            orc.core = false;
-            c->orc = &orc;
-        }
-        rc = ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
-        if (rc)
-            goto next;
-        if (r2.answer == SG_Q_UNSAT) {
-            int *order = sg__calloc(lits.n + 1, sizeof *order);
-            if (!order) {
-                rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-                goto next;
-            }
-            for (k = 0; k < r2.ncore; k++)
-                keep[r2.core[k]] = true;
-            for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
-                order[k] = kind_of[k];
-            /* a core of every literal (lit_oracle): the traced ranges, shapes and replacements are
-             * dropped before the guards, so that what is left names a guard where one conflicts,
-             * as Z3's cores tend to */
-            if (c->orc && c->orc->core)
-                for (k = 0; k < lits.n; k++)
-                    if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
-                        order[k] = 3;
-            if (c->opts->minimize_cores && c->lean) {
-                /* only what decides which dims are refuted: the dim values (pass 0), and the spec
-                 * items (pass 1) when no value is left (below); the same keep[] of those as the
-                 * full minimisation, whose later passes never touch them */
-                bool val = false;
-                rc = minimize_passes(c, hard2.a, hard2.n, lits.a, lits.n, order, keep, 0, 0);
-                for (k = 0; k < lits.n; k++)
-                    val |= keep[k] && kind_of[k] == 0;
-                if (!rc && !val)
-                    rc = minimize_passes(c, hard2.a, hard2.n, lits.a, lits.n, order, keep, 1, 1);
-            } else if (c->opts->minimize_cores)
-                rc = minimize_core(c, hard2.a, hard2.n, lits.a, lits.n, order, keep);
-            sg_free(order);
-            if (rc)
-                goto next;
-            for (k = 0; k < lits.n; k++)
-                if (keep[k] && kind_of[k] == 0)
-                    flag[index_of[k]] = true;
-        }
-        any = false;
-        for (k = 0; k < lits.n; k++)
-            any |= keep[k] && kind_of[k] == 0;
-        if (!any) /* the spec items alone conflict: charge the open named dims among them, else all */
-            for (k = 0; k < lits.n; k++)
-                if (keep[k] && kind_of[k] == 1 && p->named[index_of[k]] && !c->decided[index_of[k]])
-                    any = flag[index_of[k]] = true;
-        if (!any)
-            FOR_MEMBERS(c->inputs, comp, j, i)
-                flag[i] = p->named[i] && !c->decided[i];
-        rc = record_counterexample(c, cex, flag, &lits, kind_of, index_of, keep);
-        FOR_MEMBERS(c->inputs, comp, j, i) /* pin the refuted dims to their example sizes, look again */
-            if (flag[i] && !rc)
-                pin(c, i);
-    next:
-        c->orc = NULL;
-        sg_free(ck);
-        sg_free(nodes);
-        sg_free(ecex);
-        sg_q_result_dispose(p, &r);
-        sg_q_result_dispose(p, &r2);
-        tv_free(&hard);
-        tv_free(&checked);
-        tv_free(&hard2);
-        tv_free(&lits);
-        sg_free(kind_of);
-        sg_free(index_of);
-        sg_free(keep);
-        sg_free(flag);
-        sg_free(cex);
-    }
-    return rc;
-}
-
-static int phase_values(checker *c)
-{
-    sg_problem *p = c->p;
-    size_t i;
-    int rc = 0;
-    c->box = make_box(c, &c->nbox);
-    if (!c->box)
-        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    for (i = 0; i < p->ninputs && !rc && !stop(c); i++) { /* each component once, at its first dim */
-        long comp = p->input_comp[i];
-        if (c->inputs.idx[c->inputs.start[comp]] != i)
-            continue;
-        if (c->budget.deadline > 0 && sg_problem_now() >= c->budget.deadline) {
-            /* the time budget is spent: every query would answer "time budget" unasked, but
-             * building them costs (encoding, presolve, cores); the component's open dims are
-             * unknown for that reason at once */
-            size_t k;
-            for (k = c->inputs.start[comp]; k < c->inputs.start[comp + 1]; k++) {
-                size_t d = c->inputs.idx[k];
-                if (c->r->dims[d].status == SG_DIM_PROVED && !c->decided[d])
-                    set_unknown_in(c, d, comp, "time budget");
-            }
-            continue;
-        }
-        rc = values_in(c, comp);
-    }
     return rc;
 }
 
@@ -1896,9 +1295,9 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     c.spec_comp = -1;
     c.enumerate = sg_q_warm(c.p) && sg_presolve_enabled(); /* small components by their models */
     /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
-    if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = phase_values(&c)))
+    if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = sg_check__phase_values(&c)))
         goto cleanup;
-    if (stop(&c)) { /* the rest was not looked at: what is still "proved" is not */
+    if (sg_check__stop(&c)) { /* the rest was not looked at: what is still "proved" is not */
         for (i = 0; i < n; i++)
             if (r->dims[i].status == SG_DIM_PROVED && !c.decided[i])
                 set_unknown(&r->dims[i], "not decided (the check stopped at the first violation)");

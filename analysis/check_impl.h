@@ -1,0 +1,148 @@
+/*
+ * check_impl.h - what the two parts of the check share: analysis/check.c
+ * (report building, queries, components, phase 1: relations, phase 1b: the
+ * bounds of Dim.AUTO / Dim.DYNAMIC, the entry points) and
+ * analysis/check_values.c (phase 2: values, and small components decided by
+ * their models on warm contexts). Internal: only check.c and check_values.c
+ * include it; everything else goes through check.h and analysis.h.
+ */
+#ifndef SG_ANALYSIS_CHECK_IMPL_H
+#define SG_ANALYSIS_CHECK_IMPL_H
+
+#include "analysis/analysis.h"
+#include "expr/interval.h"
+#include "report/report.h"
+#include "solver/presolve.h"
+#include "solver/problem.h"
+#include "solver/query.h"
+
+/* Members of each component, bucketed: for component id `comp`, the members
+ * idx[start[comp] .. start[comp + 1] - 1] (ids are union-find roots < nnodes). */
+typedef struct bucket {
+    size_t *start; /* [nnodes + 1] */
+    size_t *idx;
+} bucket;
+
+typedef struct checker {
+    sg_problem *p;
+    bucket inputs, syms, cons;
+    size_t nnodes;
+    sg_interval *box;  /* the symbol box of the cheap pass */
+    size_t nbox;
+    const sg_check_options *opts;
+    sg_budget budget;
+    sg_report *r;
+    const sg_term **fixed; /* [ninputs] replacement spec item (adopted relation / pin), or NULL */
+    bool *decided;     /* [ninputs] refuted or unknown already */
+    /* what c->fixed[i] says, for the presolve: FIX_RELATION with rel_root[i] (SIZE_MAX: a
+     * constant), or FIX_PIN to the example size */
+    unsigned char *fixed_kind;
+    size_t *rel_root;
+    sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
+    sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
+    long spec_comp;
+    long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
+    bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
+    bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
+    bool enumerate;    /* warm contexts: a small component's questions answered by its models */
+    struct lit_oracle *orc; /* the explanation being minimised by enumeration (check_values.c), or NULL */
+    sg_error *err;
+} checker;
+
+/* FIX_DROPPED: a refuted hint's bounds, gone for the rest of the check (fixed[i] is true) */
+enum { FIX_NONE, FIX_RELATION, FIX_PIN, FIX_DROPPED };
+
+/* An array of terms of the problem (kept by it: the array holds no references). A NULL term is
+ * skipped, as a missing spec item or definition is. */
+typedef struct tvec {
+    const sg_term **a;
+    size_t n, cap;
+    int failed;
+} tvec;
+
+#define TVEC_INIT {NULL, 0, 0, 0}
+
+/* Each member x of component `comp` in bucket b, its position in b.idx in j. */
+#define FOR_MEMBERS(b, comp, j, x) \
+    for (j = (b).start[(comp)]; j < (b).start[(comp) + 1] && ((x) = (b).idx[j], 1); j++)
+
+/* ---- Report building (check.c) ------------------------------------------------------------ */
+
+/* A new violation of kind `kind` of input dim `input`, appended to the report with its dim's
+ * name (the other fields zero, root SIZE_MAX); NULL when out of memory. */
+sg_violation *sg_check__new_violation(checker *c, size_t input, sg_violation_kind kind);
+
+/* The text of a spec item: "dx in [2, 100]", "dy = 2*dx + 1", "x.size()[1] = 3". */
+char *sg_check__spec_text(const sg_input_dim *d);
+
+/* A constraint as torch quotes it in "... satisfy the generated guard G": a guard in
+ * Python form, a traced range as "lo <= src and src <= hi", a traced shape as "src == value". */
+char *sg_check__guard_text(checker *c, const sg_constraint *k);
+
+/* Append a core item; returns false when out of memory. `text` is the item's from then on
+ * (freed here when the item cannot be added, or when it is NULL: out of memory). */
+bool sg_check__add_core(checker *c, sg_violation *v, sg_core_kind kind, size_t index, char *text, const char *loc);
+
+/* Append constraint `k` as a core item of v (sg_check__add_core), with its source location (the
+ * user's, else the framework's) when it is a guard; false when out of memory. */
+bool sg_check__add_constraint_core(checker *c, sg_violation *v, const sg_constraint *k);
+
+/* ---- Queries (check.c) -------------------------------------------------------------------- */
+
+/* Append t to v (a NULL t is skipped); out of memory sets v->failed, after which nothing is added. */
+void sg_check__tv_push(tvec *v, const sg_term *t);
+
+/* Release v's array; v is empty afterwards. */
+void sg_check__tv_free(tvec *v);
+
+/* The spec item of dim i in this phase: an adopted relation or pin, else the user's. */
+const sg_term *sg_check__spec_item(checker *c, size_t i);
+
+/* One question over hard[] under assume[] (either may be NULL), with the check's budget and stats.
+ * While c->orc is set, a question without a model is answered by sg_check__oracle_ask when it can. */
+int sg_check__ask(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume, size_t nassume,
+                  bool model, bool core, sg_q_result *r);
+
+/*
+ * Shrink an unsat core: try to drop each member, in the order given by
+ * `order` (lower first), keeping the drop when the rest is still unsat.
+ * `keep[j]` marks assumption j as in the core on entry and on exit.
+ * sg_check__minimize_passes tries only the members whose order is in [first, last];
+ * sg_check__minimize_core all of them (orders 0 to 3).
+ */
+int sg_check__minimize_passes(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                              size_t n, const int *order, bool *keep, int first, int last);
+int sg_check__minimize_core(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
+                            size_t n, const int *order, bool *keep);
+
+/* ---- Components (check.c) ----------------------------------------------------------------- */
+
+/* The definitions of the symbols of component `comp`. */
+void sg_check__push_defs(checker *c, tvec *v, long comp);
+
+/*
+ * Dim `d` of component `comp` unknown for `why`; a component of several dims is named by its
+ * first dim and its size ("timeout (9916 ms); component of A, 452 dims"), so the reader knows which
+ * independent part of the problem ran out and how much of it. "canceled" stays as it is.
+ */
+void sg_check__set_unknown_in(checker *c, size_t d, long comp, const char *why);
+
+/* sg_check__first_rt's stop: a violation is recorded, so the verdict is known and the rest is not read. */
+bool sg_check__stop(const checker *c);
+
+/* ---- Phase 2: values (check_values.c) ----------------------------------------------------- */
+
+/* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
+ * the component's models answer it (into *r; a core is every assumption), false to ask Z3. */
+bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
+
+/*
+ * Phase 2, after phases 1 and 1b: each component once (at its first dim) searched for a shape
+ * that fails a checked constraint, explained, its refuted dims pinned, until none is left (the
+ * rest proved) or Z3 cannot decide (the rest unknown); a component reached once the time budget
+ * is spent has its open dims unknown ("time budget") without a query. Sets c->box. Returns 0,
+ * SG_ENOMEM, or a query's error.
+ */
+int sg_check__phase_values(checker *c);
+
+#endif
