@@ -16,10 +16,11 @@
  *      search repeats until no counterexample is left (the rest is proved)
  *      or Z3 cannot decide (the rest is unknown, with the reason).
  *
- * This file builds the report, asks the queries, splits the problem into
+ * This file asks the queries, splits the problem into
  * components and runs phase 1, phase 1b (the bounds of Dim.AUTO /
  * Dim.DYNAMIC) and the entry points; phase 2 and the warm contexts' model
- * enumeration are in check_values.c, what the two share in check_impl.h.
+ * enumeration are in check_values.c, the report's parts in check_report.c,
+ * what they share in check_impl.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,231 +35,6 @@
 #include "trace/trace_impl.h"
 #include "torch/validate.h"
 #include "util/util.h"
-
-/* ---- Report building ------------------------------------------------------------------- */
-
-static const char *dim_name(const sg_input_dim *d)
-{
-    if ((d->kind == SG_SPEC_DIM || d->kind == SG_SPEC_DERIVED) && d->name)
-        return d->name;
-    return d->source ? d->source : "?";
-}
-
-sg_violation *sg_check__new_violation(checker *c, size_t input, sg_violation_kind kind)
-{
-    sg_report *r = c->r;
-    size_t cap = r->nviolations;
-    sg_violation *v;
-    if (sg__grow((void **)&r->violations, &cap, r->nviolations + 1, sizeof *r->violations))
-        return NULL;
-    v = &r->violations[r->nviolations++];
-    memset(v, 0, sizeof *v);
-    v->input = input;
-    v->kind = kind;
-    v->root = SIZE_MAX;
-    v->dim = sg__strndup(dim_name(&c->p->inputs[input]), strlen(dim_name(&c->p->inputs[input])));
-    return v->dim ? v : NULL;
-}
-
-/* The spec as torch validates it (torch/validate.c): each issue a violation of its dim. */
-static int spec_issues(sg_report *r, const sg_trace *t, sg_error *err)
-{
-    sg_spec_issues is;
-    size_t i;
-    int rc;
-
-    memset(&is, 0, sizeof is);
-    if ((rc = sg_spec_validate(t, r->pool, &is, err)) != 0)
-        return rc;
-    if (is.n && !(r->violations = sg__calloc(is.n, sizeof *r->violations))) {
-        sg_spec_issues_dispose(&is);
-        return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
-    }
-    for (i = 0; i < is.n; i++) {
-        sg_violation *v = &r->violations[r->nviolations++];
-        v->input = is.v[i].input;
-        v->root = SIZE_MAX;
-        v->kind = is.v[i].specialized ? SG_VIOL_SPECIALIZED : SG_VIOL_SPEC;
-        v->dim = is.v[i].dim;
-        v->message = is.v[i].message;
-        is.v[i].dim = is.v[i].message = NULL;
-        if (v->input < r->ndims)
-            r->dims[v->input].status = SG_DIM_REFUTED;
-    }
-    if (is.invalid)
-        r->verdict = SG_VERDICT_INVALID_SPEC;
-    sg_spec_issues_dispose(&is);
-    return 0;
-}
-
-/* torch raised while the spec was being built or validated, before it could be matched to the
- * inputs (no per-dim spec): an assertion of Dim() ("Cannot create Dim with inconsistent min=4,
- * max=4") or a UserError of its validation. */
-static bool spec_construction_failed(const sg_trace *t)
-{
-    const char *e = sg_trace_torch_error(t), *m = sg_trace_torch_error_message(t);
-    return e && m && (strstr(e, "AssertionError") || strstr(e, "UserError")) && !sg_trace_torch_failed_data_dependent(t);
-}
-
-/* That failure as the spec's one issue, in torch's words: verdict invalid_spec. */
-static int construction_issue(sg_report *r, const sg_trace *t, sg_error *err)
-{
-    const char *m = sg_trace_torch_error_message(t);
-    sg_violation *v;
-    if (!(r->violations = sg__calloc(1, sizeof *r->violations)))
-        return sg_error_set(err, SG_ENOMEM, "out of memory");
-    v = &r->violations[r->nviolations++];
-    v->input = v->root = SIZE_MAX;
-    v->kind = SG_VIOL_SPEC;
-    v->dim = sg__strndup("dynamic_shapes", strlen("dynamic_shapes"));
-    v->message = sg__strndup(m, strlen(m));
-    if (!v->dim || !v->message)
-        return sg_error_set(err, SG_ENOMEM, "out of memory");
-    r->verdict = SG_VERDICT_INVALID_SPEC;
-    return 0;
-}
-
-static char *print_py(checker *c, const sg_expr *e)
-{
-    char *s = NULL;
-    sg_expr_print(&s, e, SG_SYNTAX_PYTHON, sg_problem_source_of, c->p, NULL);
-    return s;
-}
-
-/* A symbol by the Dim name of the input dim it is the traced size of (torch's debug name: the
- * `2*D` of "by E = 2*D"), else by its source. */
-static const char *dim_name_of(const sg_expr *sym, void *payload)
-{
-    const sg_problem *p = payload;
-    size_t i;
-    for (i = 0; i < p->ninputs; i++)
-        if (p->inputs[i].value == sym && p->inputs[i].kind == SG_SPEC_DIM && p->inputs[i].name)
-            return p->inputs[i].name;
-    return sg_problem_source_of(sym, payload);
-}
-
-/* `e` in Python syntax over Dim names where a symbol is a named dim's size. */
-static char *print_named(checker *c, const sg_expr *e)
-{
-    char *s = NULL;
-    sg_expr_print(&s, e, SG_SYNTAX_SYMPY, dim_name_of, c->p, NULL);
-    return s;
-}
-
-char *sg_check__spec_text(const sg_input_dim *d)
-{
-    sg_buf b;
-    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
-    sg_buf_init(&b, 4096);
-    switch (d->kind) {
-    case SG_SPEC_DIM:
-        sg_buf_printf(&b, "%s = %s in [%s, %s]%s", d->source, d->name,
-                      d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v), d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v),
-                      d->min.inf || d->min.v < 2 ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
-        break;
-    case SG_SPEC_DERIVED:
-        sg_buf_printf(&b, "%s = %s, %s in [%s, %s]", d->source, d->name, d->root_name,
-                      d->root_min.inf ? "-int_oo" : sg_int_format(lo, d->root_min.v),
-                      d->root_max.inf ? "int_oo" : sg_int_format(hi, d->root_max.v));
-        break;
-    case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
-        sg_buf_printf(&b, "%s in [%s, %s] (%s)", d->source, d->min.inf ? "0" : sg_int_format(lo, d->min.v),
-                      d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v), d->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC");
-        break;
-    default:
-        sg_buf_printf(&b, "%s = %s (static)", d->source,
-                      sg_int_format(lo, d->has_static_size ? d->static_size : d->size));
-        break;
-    }
-    return sg_buf_take(&b);
-}
-
-static char *constraint_text(checker *c, const sg_constraint *k)
-{
-    sg_buf b;
-    char *e = NULL;
-    const sg_symbol_info *si;
-    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
-    sg_buf_init(&b, 1 << 16);
-    switch (k->kind) {
-    case SG_CORE_RANGE: /* "lo <= x <= hi", "lo <= x", "x <= hi" */
-        si = &c->p->syms[k->index];
-        e = print_py(c, si->sym);
-        if (!si->lo.inf)
-            sg_buf_printf(&b, "%s <= ", sg_int_format(lo, si->lo.v));
-        sg_buf_puts(&b, e ? e : "?");
-        if (!si->hi.inf)
-            sg_buf_printf(&b, " <= %s", sg_int_format(hi, si->hi.v));
-        sg_buf_puts(&b, " (traced range)");
-        break;
-    case SG_CORE_REPLACEMENT: {
-        char *r = print_py(c, c->p->syms[k->index].replacement);
-        e = sg__strndup(sg_expr_symbol_name(c->p->syms[k->index].sym), strlen(sg_expr_symbol_name(c->p->syms[k->index].sym)));
-        sg_buf_printf(&b, "%s == %s (replacement)", e ? e : "?", r ? r : "?");
-        sg_free(r);
-        break;
-    }
-    case SG_CORE_INPUT:
-        e = print_py(c, c->p->inputs[k->index].value);
-        sg_buf_printf(&b, "%s == %s (traced shape)", c->p->inputs[k->index].source, e ? e : "?");
-        break;
-    default:
-        e = print_py(c, k->expr);
-        sg_buf_puts(&b, e ? e : "?");
-        break;
-    }
-    sg_free(e);
-    return sg_buf_take(&b);
-}
-
-char *sg_check__guard_text(checker *c, const sg_constraint *k)
-{
-    sg_buf b;
-    char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN], *e;
-    const sg_symbol_info *si;
-    if (k->kind == SG_CORE_GUARD)
-        return print_py(c, k->expr);
-    if (k->kind != SG_CORE_RANGE)
-        return constraint_text(c, k);
-    si = &c->p->syms[k->index];
-    e = print_py(c, si->sym);
-    sg_buf_init(&b, 1 << 16);
-    if (!si->lo.inf && !si->hi.inf)
-        sg_buf_printf(&b, "%s <= %s and %s <= %s", sg_int_format(lo, si->lo.v), e ? e : "?", e ? e : "?",
-                      sg_int_format(hi, si->hi.v));
-    else if (!si->lo.inf)
-        sg_buf_printf(&b, "%s <= %s", sg_int_format(lo, si->lo.v), e ? e : "?");
-    else
-        sg_buf_printf(&b, "%s <= %s", e ? e : "?", sg_int_format(hi, si->hi.v));
-    sg_free(e);
-    return sg_buf_take(&b);
-}
-
-bool sg_check__add_core(checker *c, sg_violation *v, sg_core_kind kind, size_t index, char *text, const char *loc)
-{
-    size_t cap = v->ncore;
-    if (!text || sg__grow((void **)&v->core, &cap, v->ncore + 1, sizeof *v->core)) {
-        sg_free(text);
-        return false;
-    }
-    v->core[v->ncore].kind = kind;
-    v->core[v->ncore].index = index;
-    v->core[v->ncore].text = text;
-    v->core[v->ncore].loc = loc;
-    v->ncore++;
-    return true;
-}
-
-bool sg_check__add_constraint_core(checker *c, sg_violation *v, const sg_constraint *k)
-{
-    const char *loc = NULL;
-    if (k->kind == SG_CORE_GUARD) {
-        size_t ng;
-        const sg_guard *g = sg_trace_guards(c->p->trace, &ng);
-        loc = g[k->index].user_loc ? g[k->index].user_loc : g[k->index].framework_loc;
-    }
-    return sg_check__add_core(c, v, k->kind, k->index, constraint_text(c, k), loc);
-}
 
 /* ---- Queries -------------------------------------------------------------------------- */
 
@@ -385,7 +161,7 @@ void sg_check__set_unknown_in(checker *c, size_t d, long comp, const char *why)
         snprintf(r->reason, sizeof r->reason, "%.*s", (int)sizeof r->reason - 1, why);
     else
         snprintf(r->reason, sizeof r->reason, "%s; component of %s, %zu dims", why,
-                 dim_name(&c->p->inputs[c->inputs.idx[c->inputs.start[comp]]]), n);
+                 sg_check__dim_name(&c->p->inputs[c->inputs.idx[c->inputs.start[comp]]]), n);
 }
 
 bool sg_check__stop(const checker *c) { return c->first && c->r->nviolations > 0; }
@@ -679,7 +455,7 @@ static int phase_relations(checker *c)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         v->relation = d->value;
         v->root = root;
-        txt = constant ? print_py(c, d->value) : print_named(c, d->value);
+        txt = constant ? sg_check__print_py(c, d->value) : sg_check__print_named(c, d->value);
         if (constant && d->kind == SG_SPEC_DYNAMIC && sg_expr_int_value(d->value) <= 1) {
             /* torch 2.6 lets Dim.DYNAMIC 0/1-specialise silently; the spec's claim is false
              * all the same (docs/torch-differences.md); torch 2.14's words */
@@ -706,11 +482,11 @@ static int phase_relations(checker *c)
             v->message = sg__malloc(1024);
             if (v->message && equal)
                 snprintf(v->message, 1024, "The values of %s = %s and %s = %s must always be equal.", v->dim, d->source,
-                         dim_name(rd), rd->source);
+                         sg_check__dim_name(rd), rd->source);
             else if (v->message)
                 snprintf(v->message, 1024,
                          "The values of %s = %s must always be related to the values of %s = %s by %s = %s.", v->dim,
-                         d->source, dim_name(rd), rd->source, v->dim, txt ? txt : "?");
+                         d->source, sg_check__dim_name(rd), rd->source, v->dim, txt ? txt : "?");
         }
         sg_free(txt);
         if (!v->message)
@@ -1239,7 +1015,7 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
                                 : SG_DIM_STATIC;
     }
     /* 0. the spec itself, as torch validates it before tracing */
-    if ((rc = spec_issues(r, t, err)))
+    if ((rc = sg_check__spec_issues(r, t, err)))
         goto cleanup;
     if (r->nviolations) { /* torch stops here too: the other dims are not decided */
         for (i = 0; i < n; i++)
@@ -1247,8 +1023,8 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
                 set_unknown(&r->dims[i], r->verdict == SG_VERDICT_INVALID_SPEC ? "invalid spec" : "not traced");
         goto done;
     }
-    if (!sg_trace_has_flat_spec(t) && spec_construction_failed(t)) {
-        if ((rc = construction_issue(r, t, err)))
+    if (!sg_trace_has_flat_spec(t) && sg_check__spec_construction_failed(t)) {
+        if ((rc = sg_check__construction_issue(r, t, err)))
             goto cleanup;
         for (i = 0; i < n; i++)
             if (r->dims[i].status == SG_DIM_PROVED)

@@ -66,7 +66,27 @@ typedef struct tvec {
 #define FOR_MEMBERS(b, comp, j, x) \
     for (j = (b).start[(comp)]; j < (b).start[(comp) + 1] && ((x) = (b).idx[j], 1); j++)
 
-/* ---- Report building (check.c) ------------------------------------------------------------ */
+/* ---- Report building (check_report.c) ------------------------------------------------------------ */
+
+/* The name a dim goes by in the report: its Dim's name, else its source ("?" without one). */
+const char *sg_check__dim_name(const sg_input_dim *d);
+
+/* The spec as torch validates it (torch/validate.c): each issue a violation of its dim. */
+int sg_check__spec_issues(sg_report *r, const sg_trace *t, sg_error *err);
+
+/* torch raised while the spec was being built or validated, before it could be matched to the
+ * inputs (no per-dim spec): an assertion of Dim() ("Cannot create Dim with inconsistent min=4,
+ * max=4") or a UserError of its validation. */
+bool sg_check__spec_construction_failed(const sg_trace *t);
+
+/* That failure as the spec's one issue, in torch's words: verdict invalid_spec. */
+int sg_check__construction_issue(sg_report *r, const sg_trace *t, sg_error *err);
+
+/* `e` in Python syntax over the inputs' sources (new string; NULL when out of memory). */
+char *sg_check__print_py(checker *c, const sg_expr *e);
+
+/* `e` in Python syntax over Dim names where a symbol is a named dim's size. */
+char *sg_check__print_named(checker *c, const sg_expr *e);
 
 /* A new violation of kind `kind` of input dim `input`, appended to the report with its dim's
  * name (the other fields zero, root SIZE_MAX); NULL when out of memory. */

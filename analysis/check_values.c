@@ -17,6 +17,20 @@
 /* ---- Phase 2: values ---------------------------------------------------------------------------- */
 
 /* The symbol box for the cheap pass: traced ranges, narrowed by DIM specs. */
+/* Constraint k of a component, when it is no checked one: an unbacked constraint is left out, an
+ * unchecked one joins the hard facts `v`; true then (the caller goes on to the next). */
+static bool hard_only(checker *c, tvec *v, size_t k)
+{
+    const sg_constraint *cn = &c->p->cons[k];
+    if (cn->unbacked)
+        return true;
+    if (!cn->checked) {
+        sg_check__tv_push(v, sg_q_holds(c->p, k));
+        return true;
+    }
+    return false;
+}
+
 static sg_interval *make_box(checker *c, size_t *nbox)
 {
     sg_problem *p = c->p;
@@ -316,12 +330,8 @@ static int values_in(checker *c, long comp)
         }
         FOR_MEMBERS(c->cons, comp, j, k) {
             const sg_constraint *cn = &p->cons[k];
-            if (cn->unbacked)
+            if (hard_only(c, &hard, k))
                 continue;
-            if (!cn->checked) {
-                sg_check__tv_push(&hard, sg_q_holds(p, k));
-                continue;
-            }
             if (cn->kind == SG_CORE_GUARD && sg_interval_holds(p->pool, cn->expr, c->box, c->nbox) == SG_TRI_TRUE) {
                 c->r->stats.decided_cheaply++;
                 continue;
@@ -398,13 +408,8 @@ static int values_in(checker *c, long comp)
         /* explain it: value literals of open named dims, spec items, checked constraints */
         sg_check__push_defs(c, &hard2, comp);
         FOR_MEMBERS(c->cons, comp, j, k) {
-            const sg_constraint *cn = &p->cons[k];
-            if (cn->unbacked)
+            if (hard_only(c, &hard2, k))
                 continue;
-            if (!cn->checked) {
-                sg_check__tv_push(&hard2, sg_q_holds(p, k));
-                continue;
-            }
             sg_check__tv_push(&hard2, sg_q_implies(p, sg_q_lit(p, k), sg_q_holds(p, k)));
             kind_of[lits.n] = 2;
             index_of[lits.n] = k;
