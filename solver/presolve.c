@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "expr/poly.h"
 #include "solver/presolve.h"
 #include "trace/trace_impl.h"
 #include "util/lin.h"
@@ -1005,6 +1006,27 @@ bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
 
 /* ---- Questions ---------------------------------------------------------------------------------- */
 
+/* The domain of class root v (sg_poly_dom). */
+static bool root_dom(void *ctx, size_t v, sg_interval *out)
+{
+    *out = get(ctx, v)->dom;
+    return true;
+}
+
+/* A relation `a ⋈ b` between polynomials over class roots (expr/poly.h), decided by the sign of
+ * a - b over the box: B*T*D == 4*B*T*(D//4) once D = 4*_D, _D != 4*H*_D. Total when read: every
+ * operation a polynomial reads is defined everywhere. */
+static sg_tri decide_poly(sg_presolve *ps, const sg_expr *e)
+{
+    lin_env env = {ps, NULL, 0};
+    sg_poly a, b;
+    if (sg_expr_nargs(e) != 2 ||
+        !sg_expr_poly(sg_expr_arg(e, 0), lin_sym, &env, &ps->work, WORK_MAX, &a, 0) ||
+        !sg_expr_poly(sg_expr_arg(e, 1), lin_sym, &env, &ps->work, WORK_MAX, &b, 0) || !sg_poly_sub(&a, &b))
+        return SG_TRI_UNKNOWN;
+    return sg_poly_decide(sg_expr_kind(e), &a, root_dom, ps);
+}
+
 /* `e` decided; *total: e is defined at every point (so Not / Or may use a FALSE). */
 static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int depth)
 {
@@ -1021,6 +1043,13 @@ static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int de
     if (is_rel(k) && rel_form(ps, e, &f)) {
         *total = true;
         return decide_lin(ps, k, &f);
+    }
+    if (is_rel(k)) {
+        sg_tri r = decide_poly(ps, e);
+        if (r != SG_TRI_UNKNOWN) {
+            *total = true;
+            return r;
+        }
     }
     if (k == SG_AND || k == SG_OR) {
         bool all_total = true, any_true = false, any_false = false, all_true = true, all_false = true, t;
