@@ -580,7 +580,7 @@ static int refute_hint(checker *c, size_t i, const char *msg, sg_int value, cons
     for (k = 0; k < ncore; k++)
         if (!sg_check__add_constraint_core(c, v, &p->cons[map[core[k]]]))
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    if (!sg_check__add_core(c, v, SG_CORE_SPEC, i, sg_check__spec_text(&p->inputs[i]), NULL))
+    if (!sg_check__add_core(c, v, SG_CORE_SPEC, i, sg_check__spec_text(p->trace, &p->inputs[i]), NULL))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
     if (!(t = sg_q_true(p)))
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");

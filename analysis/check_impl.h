@@ -93,7 +93,7 @@ char *sg_check__print_named(checker *c, const sg_expr *e);
 sg_violation *sg_check__new_violation(checker *c, size_t input, sg_violation_kind kind);
 
 /* The text of a spec item: "dx in [2, 100]", "dy = 2*dx + 1", "x.size()[1] = 3". */
-char *sg_check__spec_text(const sg_input_dim *d);
+char *sg_check__spec_text(const sg_trace *t, const sg_input_dim *d);
 
 /* A constraint as torch quotes it in "... satisfy the generated guard G": a guard in
  * Python form, a traced range as "lo <= src and src <= hi", a traced shape as "src == value". */

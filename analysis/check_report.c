@@ -118,7 +118,7 @@ char *sg_check__print_named(checker *c, const sg_expr *e)
     return s;
 }
 
-char *sg_check__spec_text(const sg_input_dim *d)
+char *sg_check__spec_text(const sg_trace *t, const sg_input_dim *d)
 {
     sg_buf b;
     char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
@@ -127,7 +127,7 @@ char *sg_check__spec_text(const sg_input_dim *d)
     case SG_SPEC_DIM:
         sg_buf_printf(&b, "%s = %s in [%s, %s]%s", d->source, d->name,
                       d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v), d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v),
-                      d->min.inf || d->min.v < 2 ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
+                      !(t && t->sizes_from_min) && (d->min.inf || d->min.v < 2) ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
         break;
     case SG_SPEC_DERIVED:
         sg_buf_printf(&b, "%s = %s, %s in [%s, %s]", d->source, d->name, d->root_name,

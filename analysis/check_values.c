@@ -54,7 +54,7 @@ static sg_interval *make_box(checker *c, size_t *nbox)
         }
         if (i >= 0 && !c->fixed[i] && p->inputs[i].kind == SG_SPEC_DIM) {
             const sg_input_dim *d = &p->inputs[i];
-            sg_int lo = d->min.inf || d->min.v < 2 ? 2 : d->min.v;
+            sg_int lo = sg_trace__dim_floor(p->trace, d->min).v;
             if (b->lo_inf || lo > b->lo) {
                 b->lo = lo;
                 b->lo_inf = false;
@@ -98,7 +98,7 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
             if (!keep[k])
                 continue;
             if (kind_of[k] == 1) { /* spec item */
-                char *t = sg_check__spec_text(&p->inputs[index_of[k]]);
+                char *t = sg_check__spec_text(p->trace, &p->inputs[index_of[k]]);
                 if (!sg_check__add_core(c, v, SG_CORE_SPEC, index_of[k], t, NULL))
                     return sg_error_set(c->err, SG_ENOMEM, "out of memory");
             } else if (kind_of[k] == 2) { /* constraint */
@@ -113,7 +113,7 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
             bool have = false;
             for (k = 0; k < v->ncore; k++)
                 have |= v->core[k].kind == SG_CORE_SPEC && v->core[k].index == i;
-            if (!have && !sg_check__add_core(c, v, SG_CORE_SPEC, i, sg_check__spec_text(d), NULL))
+            if (!have && !sg_check__add_core(c, v, SG_CORE_SPEC, i, sg_check__spec_text(p->trace, d), NULL))
                 return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         }
         range[0] = '\0';

@@ -479,6 +479,7 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
         }
     }
     t->has_flat_spec = true;
+    t->sizes_from_min = true; /* the loaded module checks its guards_code at every size */
     if ((rc = inputs_json(t, g, err)) != 0)
         goto cleanup;
     *out = t;

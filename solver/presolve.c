@@ -834,10 +834,7 @@ static void spec_item(sg_presolve *ps, size_t i)
             ps->dropped = true;
             return;
         }
-        if (lo.inf || lo.v < 2) {
-            lo.inf = 0;
-            lo.v = 2;
-        }
+        lo = sg_trace__dim_floor(p->trace, lo);
         unite(ps, i, 1, p->ninputs + p->nsyms + (size_t)x, 0);
         bound(ps, i, iv_of(lo, d->max));
         break;
@@ -854,10 +851,9 @@ static void spec_item(sg_presolve *ps, size_t i)
         }
         /* the root from 2 as problem.c encodes it (torch creates a phantom root like a size),
          * unless the derived dim is `root - k` */
-        if ((rlo.inf || rlo.v < 2) && !(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0)) {
-            rlo.inf = 0;
-            rlo.v = 2;
-        }
+        if (!(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0))
+            rlo = sg_trace__dim_floor(p->trace, rlo);
+        two = sg_trace__dim_floor(p->trace, (sg_bound){0, 0});
         bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(rlo, d->root_max));
         bound(ps, i, iv_of(two, none));
         if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {

@@ -284,11 +284,7 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
     switch (d->kind) {
     case SG_SPEC_DIM: {
         Z3_ast X = p->xvar[x_index(p, d->name)];
-        sg_bound lo = d->min;
-        if (lo.inf || lo.v < 2) { /* torch analyses sizes from 2 on: 0 and 1 specialise */
-            lo.inf = 0;
-            lo.v = 2;
-        }
+        sg_bound lo = sg_trace__dim_floor(p->trace, d->min); /* torch analyses sizes from 2: 0/1 specialise */
         item = mk_and2(p, K(Z3_mk_eq(c, D, X)), mk_bounds(p, X, lo, d->max));
         break;
     }
@@ -301,12 +297,11 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
         /* a root no input names is a phantom symbol that torch creates like a size, from 2 (its
          * range_constraints say [2, max] for Dim('_n', max=20) under 2*_n); `root - k` alone is
          * re-rooted at the derived dim instead, which the D >= 2 below covers */
-        if ((rlo.inf || rlo.v < 2) && !(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0)) {
-            rlo.inf = 0;
-            rlo.v = 2;
-        }
+        if (!(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0))
+            rlo = sg_trace__dim_floor(p->trace, rlo);
+        two = sg_trace__dim_floor(p->trace, (sg_bound){0, 0}); /* 2, or 0 on an archive */
         item = mk_and2(p, K(Z3_mk_eq(c, D, f)), mk_bounds(p, X, rlo, d->root_max));
-        item = mk_and2(p, item, mk_bounds(p, D, two, none)); /* sizes from 2, as for a Dim */
+        item = mk_and2(p, item, mk_bounds(p, D, two, none)); /* as for a Dim */
         break;
     }
     case SG_SPEC_STATIC: case SG_SPEC_UNSET:

@@ -293,6 +293,13 @@ def cmd_report():
         problems = []
         if verdict == "ok" and bad_rows:
             problems.append("proved, but the module rejects %d declared shape(s) with sizes >= 2" % len(bad_rows))
+        # sizes 0 and 1: verify reads an archive's dims from their declared min, so a rejection there
+        # by the module's guards counts too (a kernel's or a runtime assert's is listed apart, below)
+        small_guard = [x for x in r["rows"] if x["declared"] and not x["ge2"] and x["result"] != "ok"
+                       and errs[x["result"]]["kind"] == "guard"]
+        if verdict == "ok" and small_guard:
+            problems.append("proved, but the module's guards reject %d declared shape(s) with a size 0 or 1"
+                            % len(small_guard))
         if cex_ok:
             problems.append("refuted, but the module accepts %d of verify's counterexample(s)" % len(cex_ok))
         if verdict not in ("ok", "violations"):
@@ -366,13 +373,16 @@ def cmd_report():
         if "summary" not in r:
             continue
         vj = verify.get(r["archive"], {}).get("json") or {}
-        small = [x for x in r["rows"] if x["declared"] and not x["ge2"] and x["result"] != "ok"]
+        small = [x for x in r["rows"] if x["declared"] and not x["ge2"] and x["result"] != "ok"
+                 and r["errors"][x["result"]]["kind"] != "guard"]
         if vj.get("verdict") == "ok" and small:
             notes.append((r, small))
     if notes:
         cl += ["## Sizes 0 and 1 (not counted above)", "",
-               "verify analyses dims from 2 on (torch specialises 0 and 1), so these are not counted as",
-               "disagreements; they are declared shapes, verify says proved, and the module rejects them:", ""]
+               "verify analyses an archive's dims from their declared min, 0 and 1 included, against the",
+               "module's guards; a rejection below 2 by a kernel or a runtime assert over an unbacked value",
+               "is recorded by no guard and not counted as a disagreement. Declared shapes, verify says proved,",
+               "and the module rejects them:", ""]
         for r, small in notes:
             for x in small:
                 e = r["errors"][x["result"]]

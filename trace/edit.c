@@ -53,6 +53,7 @@ int sg_trace__clone(sg_trace **out, const sg_trace *t, sg_error *err)
     c->has_shape_env = t->has_shape_env;
     c->has_flat_spec = t->has_flat_spec;
     c->spec_overridden = t->spec_overridden;
+    c->sizes_from_min = t->sizes_from_min;
     c->dynamic_shapes_json = t->dynamic_shapes_json;
     c->inputs_json = t->inputs_json;
     c->torch_fixes_json = t->torch_fixes_json;

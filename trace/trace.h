@@ -86,4 +86,9 @@ const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym
 /* The derived expression of a DERIVED dim `d` as a*root + b (a >= 1); false when it has none. */
 bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b);
 
+/* The least size a Dim (or a derived dim's root) with declared min `lo` is analysed from: at
+ * least 2 on a trace of an export (torch specialises 0 and 1), `lo` itself (or 0) on a trace
+ * built from an archive, whose loaded module checks its guards at every size. */
+sg_bound sg_trace__dim_floor(const sg_trace *t, sg_bound lo);
+
 #endif

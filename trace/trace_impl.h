@@ -35,6 +35,8 @@ struct sg_trace {
     bool has_shape_env;
     bool has_flat_spec;
     bool spec_overridden;           /* the spec was replaced after tracing (sg_trace_with_dims, typed edits, ...) */
+    bool sizes_from_min;            /* an archive's: its module checks every size, 0 and 1 too, so Dims are
+                                     * analysed from their declared min (else from 2: torch specialises 0/1) */
     const char *dynamic_shapes_json; /* compact JSON or NULL */
     const char *inputs_json;         /* compact JSON or NULL */
     const char *torch_fixes_json;    /* torch's "Suggested fixes" lines, a JSON array, or NULL */
