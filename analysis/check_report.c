@@ -118,6 +118,13 @@ char *sg_check__print_named(checker *c, const sg_expr *e)
     return s;
 }
 
+/* Is a Dim with declared min `lo` analysed from 2 instead (sg_trace__dim_floor)? */
+static bool raised_to_2(const sg_trace *t, sg_bound lo)
+{
+    sg_bound f = sg_trace__dim_floor(t, lo);
+    return f.v == 2 && (lo.inf || lo.v < 2);
+}
+
 char *sg_check__spec_text(const sg_trace *t, const sg_input_dim *d)
 {
     sg_buf b;
@@ -127,7 +134,7 @@ char *sg_check__spec_text(const sg_trace *t, const sg_input_dim *d)
     case SG_SPEC_DIM:
         sg_buf_printf(&b, "%s = %s in [%s, %s]%s", d->source, d->name,
                       d->min.inf ? "-int_oo" : sg_int_format(lo, d->min.v), d->max.inf ? "int_oo" : sg_int_format(hi, d->max.v),
-                      !(t && t->sizes_from_min) && (d->min.inf || d->min.v < 2) ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
+                      raised_to_2(t, d->min) ? " (analysed from 2: torch specialises sizes 0 and 1)" : "");
         break;
     case SG_SPEC_DERIVED:
         sg_buf_printf(&b, "%s = %s, %s in [%s, %s]", d->source, d->name, d->root_name,

@@ -274,8 +274,8 @@ static bool iv_add(sg_interval *r, const sg_interval *x)
     return true;
 }
 
-/* The range of c * v[skip..] over the box, the variables in `drop` (a sorted sublist of m's, or
- * NULL) left out. */
+/* The range of monomial m over the box, the variables in `drop` (a sorted sub-multiset of m's,
+ * or NULL) left out. */
 static bool mono_range(const sg_mono *m, const sg_mono *drop, sg_poly_dom dom, void *ctx, sg_interval *r)
 {
     int i, d = 0;

@@ -842,20 +842,15 @@ static void spec_item(sg_presolve *ps, size_t i)
     case SG_SPEC_DERIVED: {
         const sg_expr *sym = NULL;
         sg_int a = 0, b = 0;
-        sg_bound two = {2, 0}, none = {0, 1};
-        sg_bound rlo = d->root_min;
-        sg_int da = 0, db = 0;
+        sg_bound none = {0, 1}, zero = {0, 0};
+        sg_bound rlo = sg_trace__root_floor(p->trace, d), dlo = sg_trace__dim_floor(p->trace, zero);
         if ((x = x_of(ps, d->root_name)) < 0) {
             ps->dropped = true;
             return;
         }
-        /* the root from 2 as problem.c encodes it (torch creates a phantom root like a size),
-         * unless the derived dim is `root - k` */
-        if (!(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0))
-            rlo = sg_trace__dim_floor(p->trace, rlo);
-        two = sg_trace__dim_floor(p->trace, (sg_bound){0, 0});
+        /* the root and the size as problem.c encodes them (trace/spec.c) */
         bound(ps, p->ninputs + p->nsyms + (size_t)x, iv_of(rlo, d->root_max));
-        bound(ps, i, iv_of(two, none));
+        bound(ps, i, iv_of(dlo, none));
         if (d->derived && sg_expr_affine(d->derived, &sym, &a, &b)) {
             if (!sym)
                 bound_point(ps, i, b);

@@ -292,16 +292,12 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
         Z3_ast X = p->xvar[x_index(p, d->root_name)], f = over_roots(p, d->derived, err, &rc);
         if (rc)
             return rc;
-        sg_bound two = {2, 0}, none = {0, 1}, rlo = d->root_min;
-        sg_int da = 0, db = 0;
+        sg_bound none = {0, 1}, zero = {0, 0};
+        sg_bound rlo = sg_trace__root_floor(p->trace, d), dlo = sg_trace__dim_floor(p->trace, zero);
         /* a root no input names is a phantom symbol that torch creates like a size, from 2 (its
-         * range_constraints say [2, max] for Dim('_n', max=20) under 2*_n); `root - k` alone is
-         * re-rooted at the derived dim instead, which the D >= 2 below covers */
-        if (!(sg_trace__derived_affine(d, &da, &db) && da == 1 && db < 0))
-            rlo = sg_trace__dim_floor(p->trace, rlo);
-        two = sg_trace__dim_floor(p->trace, (sg_bound){0, 0}); /* 2, or 0 on an archive */
+         * range_constraints say [2, max] for Dim('_n', max=20) under 2*_n; trace/spec.c) */
         item = mk_and2(p, K(Z3_mk_eq(c, D, f)), mk_bounds(p, X, rlo, d->root_max));
-        item = mk_and2(p, item, mk_bounds(p, D, two, none)); /* as for a Dim */
+        item = mk_and2(p, item, mk_bounds(p, D, dlo, none)); /* the size itself as a Dim's */
         break;
     }
     case SG_SPEC_STATIC: case SG_SPEC_UNSET:

@@ -146,38 +146,46 @@ static const char *torch_result(const cJSON *rec, const char *key)
 #define GEN_PREFIX "build/boundaries-gen/"
 static const char *gen_dir;
 
-static void check_archive(sg_engine *eng, const cJSON *rec)
+/* `shapegate verify` of the archive at `path` (named `rel`), on Z3's resource limit only: the report,
+ * or NULL after a failed CHECK. The report owns what it says: the archive is closed here. */
+static sg_report *verify_archive(sg_engine *eng, const char *path, const char *rel)
 {
-    const char *rel = sg__json_str(sg__json_get(rec, "archive")), *name = sg__json_str(sg__json_get(rec, "name"));
-    const cJSON *inputs = sg__json_get(rec, "inputs"), *x;
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_verify_input in = SG_VERIFY_INPUT_INIT;
     sg_error err = SG_ERROR_INIT;
     sg_archive *a = NULL;
     sg_graph *g = NULL;
     sg_report *r = NULL;
-    char path[4096], key[8192];
-    size_t v, rejected = 0;
     int rc;
 
-    if (rel && gen_dir && strncmp(rel, GEN_PREFIX, strlen(GEN_PREFIX)) == 0)
-        snprintf(path, sizeof path, "%s/%s", gen_dir, rel + strlen(GEN_PREFIX));
-    else
-        snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel ? rel : "?");
-    o.timeout_ms = 0;       /* decided by Z3's resource limit only */
+    o.timeout_ms = 0;
     o.query_timeout_ms = 0;
     o.fixes = o.torch_fixes = o.torch_message = false;
-    rc = sg_archive_open(&a, path, NULL, &err);
-    if (rc == 0)
-        rc = sg_graph_load(&g, a, NULL, &err);
-    if (rc == 0) {
+    if ((rc = sg_archive_open(&a, path, NULL, &err)) == 0 && (rc = sg_graph_load(&g, a, NULL, &err)) == 0) {
         in.graph = g;
         in.name = rel;
         rc = sg_engine_verify(eng, &in, &o, &r, &err);
     }
     CHECK_MSG(rc == 0, "%s: %s", rel, err.msg);
-    if (rc != 0)
-        goto cleanup;
+    sg_graph_free(g);
+    sg_archive_free(a);
+    return rc == 0 ? r : NULL;
+}
+
+static void check_archive(sg_engine *eng, const cJSON *rec)
+{
+    const char *rel = sg__json_str(sg__json_get(rec, "archive")), *name = sg__json_str(sg__json_get(rec, "name"));
+    const cJSON *inputs = sg__json_get(rec, "inputs"), *x;
+    sg_report *r;
+    char path[4096], key[8192];
+    size_t v, rejected = 0;
+
+    if (rel && gen_dir && strncmp(rel, GEN_PREFIX, strlen(GEN_PREFIX)) == 0)
+        snprintf(path, sizeof path, "%s/%s", gen_dir, rel + strlen(GEN_PREFIX));
+    else
+        snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel ? rel : "?");
+    if (!(r = verify_archive(eng, path, rel)))
+        return;
     for (v = 0; v < sg_report_violation_count(r); v++) {
         const char *res;
         if (sg_report_violation_kind(r, v) != SG_VIOL_GUARD)
@@ -218,10 +226,7 @@ static void check_archive(sg_engine *eng, const cJSON *rec)
     }
     if (!test_cur_failed_)
         n_agree++;
-cleanup:
     sg_report_free(r);
-    sg_graph_free(g);
-    sg_archive_free(a);
 }
 
 static sg_engine *engine;
@@ -282,27 +287,12 @@ static void run_folder(const char *version)
 static void test_sizes_from_declared_min(void)
 {
     const char *rel = "tests/corpus/staging/cases/cr_cat_reshape_shared_ok/model.pt2";
-    sg_check_options o = SG_CHECK_OPTIONS_INIT;
-    sg_verify_input in = SG_VERIFY_INPUT_INIT;
-    sg_error err = SG_ERROR_INIT;
-    sg_archive *a = NULL;
-    sg_graph *g = NULL;
-    sg_report *r = NULL;
+    sg_report *r;
     char path[4096];
     size_t v, zero = 0;
-    int rc;
 
     snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel);
-    o.timeout_ms = 0;
-    o.query_timeout_ms = 0;
-    o.fixes = o.torch_fixes = o.torch_message = false;
-    if ((rc = sg_archive_open(&a, path, NULL, &err)) == 0 && (rc = sg_graph_load(&g, a, NULL, &err)) == 0) {
-        in.graph = g;
-        in.name = rel;
-        rc = sg_engine_verify(engine, &in, &o, &r, &err);
-    }
-    CHECK_MSG(rc == 0, "%s: %s", rel, err.msg);
-    if (r) {
+    if ((r = verify_archive(engine, path, rel)) != NULL) {
         CHECK_EQ_INT((int)sg_report_verdict(r), (int)SG_VERDICT_VIOLATIONS);
         for (v = 0; v < sg_report_violation_count(r); v++) {
             sg_num n;
@@ -312,8 +302,6 @@ static void test_sizes_from_declared_min(void)
         CHECK_MSG(zero > 0, "no witness of size 0 among %zu violations", sg_report_violation_count(r));
     }
     sg_report_free(r);
-    sg_graph_free(g);
-    sg_archive_free(a);
 }
 
 int main(void)

@@ -47,6 +47,22 @@ static int check_with(sg_report **r, const sg_trace *t, bool presolve, sg_error 
     return rc;
 }
 
+/* A JSON trace checked without inference (rlimit only): the report, or NULL after a failed CHECK.
+ * The report keeps what it needs of the trace. */
+static sg_report *check_json(const char *js, size_t n)
+{
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    o.infer = false;
+    CHECK_MSG(sg_trace_load_json(&t, js, n, &err) == 0, "%s", err.msg);
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    sg_trace_free(t);
+    return r;
+}
+
 static bool same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
 
 /* Compare the two reports of `label`; returns the number of differences printed. */
@@ -489,15 +505,9 @@ static void test_enumerated_without_z3(void)
 
     for (k = 0; k < 2; k++) {
         sbuf b = {0};
-        sg_trace *t = NULL;
-        sg_report *r = NULL;
-        sg_error err = SG_ERROR_INIT;
-        sg_check_options o = options();
-        o.infer = false;
+        sg_report *r;
         sb_printf(&b, "%s%s%s", head, extra[k], tail);
-        CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
-        if (t)
-            CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+        r = check_json(b.p, b.n);
         if (r && k == 0) {
             CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_OK);
             CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
@@ -507,7 +517,6 @@ static void test_enumerated_without_z3(void)
             CHECK(r->stats.queries > 0 && r->nviolations == 1);
         }
         sg_report_free(r);
-        sg_trace_free(t);
         sb_free(&b);
     }
 }
@@ -543,11 +552,7 @@ static void test_products_without_z3(void)
 
     for (k = 0; k < 2; k++) {
         sbuf b = {0};
-        sg_trace *t = NULL;
-        sg_report *r = NULL;
-        sg_error err = SG_ERROR_INIT;
-        sg_check_options o = options();
-        o.infer = false;
+        sg_report *r;
         sb_printf(&b, "%s", head);
         for (g = 0; g < sizeof guards / sizeof guards[0]; g++)
             sb_printf(&b, "%s{\"origin\": \"shape\", \"expr\": \"%s\", \"user_loc\": \"m.py:%zu in forward\"}",
@@ -561,9 +566,7 @@ static void test_products_without_z3(void)
                              : g == 0 ? "{\"kind\": \"dim\", \"name\": \"B\", \"min\": 0, \"max\": 4096}"
                                       : "{\"kind\": \"dim\", \"name\": \"T\", \"min\": 0, \"max\": 4096}");
         sb_printf(&b, "], \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}");
-        CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
-        if (t)
-            CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+        r = check_json(b.p, b.n);
         if (r && k == 0) {
             CHECK_EQ_INT((int)r->verdict, (int)SG_VERDICT_OK);
             CHECK_MSG(r->stats.queries == 0, "%u Z3 queries", (unsigned)r->stats.queries);
@@ -573,7 +576,6 @@ static void test_products_without_z3(void)
             CHECK_EQ_INT((int)r->dims[2].status, (int)SG_DIM_REFUTED);
         }
         sg_report_free(r);
-        sg_trace_free(t);
         sb_free(&b);
     }
 }

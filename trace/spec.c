@@ -937,11 +937,18 @@ int sg_trace_with_spec_file(sg_trace **out, const sg_trace *t, const char *path,
     return rc;
 }
 
-
 sg_bound sg_trace__dim_floor(const sg_trace *t, sg_bound lo)
 {
     sg_bound zero = {0, 0}, two = {2, 0};
     if (t && t->sizes_from_min)
         return lo.inf || lo.v < 0 ? zero : lo;
     return lo.inf || lo.v < 2 ? two : lo;
+}
+
+sg_bound sg_trace__root_floor(const sg_trace *t, const sg_input_dim *d)
+{
+    sg_int a = 0, b = 0;
+    if (sg_trace__derived_affine(d, &a, &b) && a == 1 && b < 0)
+        return d->root_min;
+    return sg_trace__dim_floor(t, d->root_min);
 }

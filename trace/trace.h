@@ -91,4 +91,9 @@ bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b);
  * built from an archive, whose loaded module checks its guards at every size. */
 sg_bound sg_trace__dim_floor(const sg_trace *t, sg_bound lo);
 
+/* The least value derived dim `d`'s root is analysed from: its declared min raised as a Dim's
+ * (torch creates a phantom root like a size), except for `root - k`, which torch re-roots at the
+ * derived dim (that dim's own floor, sg_trace__dim_floor of 0, covers it). */
+sg_bound sg_trace__root_floor(const sg_trace *t, const sg_input_dim *d);
+
 #endif
