@@ -526,6 +526,14 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
     v->guards = sg_graph_guard_count(in->graph);
     for (i = 0; i < v->guards; i++)
         v->guards_read += sg_graph_guard_at(in->graph, i)->expr != NULL;
+    {
+        size_t ng = 0, k;
+        const sg_guard *gs = sg_trace_guards(t, &ng);
+        for (k = 0; k < ng; k++) /* the trace's shape guards: guards_code's read entries, then the kernels' */
+            v->kernels += gs[k].origin == SG_GUARD_SHAPE;
+        v->kernels -= v->guards_read <= v->kernels ? v->guards_read : v->kernels;
+    }
+    v->kernels_all = sg_graph_kernel_check_count(in->graph);
     if (v->guards_read < v->guards)
         unread_guards(r, in->graph);
     v = NULL;

@@ -336,3 +336,19 @@ int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope 
     }
     return 0;
 }
+
+int sg_graph__rebuild_symint(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *sym)
+{
+    walk w;
+
+    w.pool = pool;
+    w.s = s;
+    w.steps = 0;
+    w.nomem = false;
+    *out = sym_value(&w, sym, s->sym_int_values, 0);
+    if (w.nomem) {
+        *out = NULL;
+        return SG_ENOMEM;
+    }
+    return 0;
+}

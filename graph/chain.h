@@ -59,4 +59,10 @@ void sg_graph__scope_free(sg_graph__scope *s);
  */
 int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *arg);
 
+/*
+ * The same for one SymIntArgument (`{"as_name": "sym_size_int_2"}` or
+ * `{"as_int": 8}`), the items of an `as_sym_ints` list.
+ */
+int sg_graph__rebuild_symint(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *sym);
+
 #endif

@@ -14,6 +14,7 @@
 #include "shapegate/graph.h"
 #include "graph/chain.h"
 #include "graph/graph_int.h"
+#include "graph/kernels.h"
 #include "util/json.h"
 #include "util/util.h"
 
@@ -34,6 +35,8 @@ struct sg_graph {
     sg_graph_guard *guards;     /* guards_code */
     size_t nguards;
     bool has_guards_code;
+    sg_graph_kernel_check *kernels; /* the kernels' shape conditions (kernels.c) */
+    size_t nkernels;
     size_t nnodes, nsubgraphs, nmetachecks;
     void **owned; /* every other block the graph handed out */
     size_t nowned, capowned;
@@ -72,6 +75,7 @@ void sg_graph_free(sg_graph *g)
     if (!g)
         return;
     sg__free_array(g->owned, g->nowned);
+    sg_graph__kernels_free(g->kernels, g->nkernels);
     SG_FREE_ALL(g->inputs, g->outputs, g->ranges, g->asserts, g->symbols, g->guards);
     sg_pool_free(g->pool);
     sg_free(g);
@@ -915,6 +919,8 @@ int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err)
     }
     if ((rc = read_signature(g, root, err)) != 0 || (rc = read_ranges(g, root, err)) != 0
         || (rc = read_asserts(g, root, err)) != 0 || (rc = read_guards_code(g, root, err)) != 0
+        || (rc = sg_graph__read_kernels(&g->kernels, &g->nkernels, g->pool,
+                                        sg__json_get(sg__json_get(root, "graph_module"), "graph"), err)) != 0
         || (rc = map_symbols(g, err)) != 0)
         goto cleanup;
     *out = g;
@@ -961,6 +967,11 @@ const sg_graph_assert *sg_graph_assert_at(const sg_graph *g, size_t i) { return 
 size_t sg_graph_guard_count(const sg_graph *g) { return g->nguards; }
 const sg_graph_guard *sg_graph_guard_at(const sg_graph *g, size_t i) { return i < g->nguards ? &g->guards[i] : NULL; }
 bool sg_graph_has_guards_code(const sg_graph *g) { return g->has_guards_code; }
+size_t sg_graph_kernel_check_count(const sg_graph *g) { return g->nkernels; }
+const sg_graph_kernel_check *sg_graph_kernel_check_at(const sg_graph *g, size_t i)
+{
+    return i < g->nkernels ? &g->kernels[i] : NULL;
+}
 size_t sg_graph_symbol_count(const sg_graph *g) { return g->nsymbols; }
 const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i) { return i < g->nsymbols ? &g->symbols[i] : NULL; }
 size_t sg_graph_node_count(const sg_graph *g) { return g->nnodes; }

@@ -136,6 +136,15 @@ static bool defaults_do(const sg_int *vals, const sg_graph *g, sg_pool *scratch,
         if (sg_expr_eval(&v, scratch, gd->expr, vals, ns, &e2) != 0 || v.kind != SG_VAL_BOOL || !v.num)
             return false;
     }
+    for (i = 0; i < sg_graph_kernel_check_count(g); i++) {
+        const sg_expr *c = sg_graph_kernel_check_at(g, i)->expr;
+        sg_error e2 = SG_ERROR_INIT;
+        sg_value v;
+        if (!all_backed(g, c, backed, &e2))
+            continue;
+        if (sg_expr_eval(&v, scratch, c, vals, ns, &e2) != 0 || v.kind != SG_VAL_BOOL || !v.num)
+            return false;
+    }
     return true;
 }
 
@@ -172,7 +181,8 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     if (defaults_do(vals, g, scratch, backed, sb))
         return 0; /* every wish met without asking the solver */
     ranges = sg__calloc(ns + 1, sizeof *ranges);
-    guards = sg__calloc(sg_graph_assert_count(g) + sg_graph_guard_count(g) + 1, sizeof *guards);
+    guards = sg__calloc(sg_graph_assert_count(g) + sg_graph_guard_count(g) + sg_graph_kernel_check_count(g) + 1,
+                        sizeof *guards);
     if (!ranges || !guards) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
@@ -194,6 +204,9 @@ static int find_hints(sg_int *vals, const sg_graph *g, sg_pool *scratch, const b
     for (i = 0; i < sg_graph_guard_count(g); i++)
         if (sg_graph_guard_at(g, i)->expr)
             guards[ng++] = sg_graph_guard_at(g, i)->expr;
+    for (i = 0; i < sg_graph_kernel_check_count(g); i++)
+        if (all_backed(g, sg_graph_kernel_check_at(g, i)->expr, backed, err))
+            guards[ng++] = sg_graph_kernel_check_at(g, i)->expr;
     q = (sg_graph_point_query){.pool = scratch, .active = backed, .hard = sb, .ranges = ranges, .guards = guards,
                                .nguards = ng, .floor = 2, .rlimit = HINT_RLIMIT};
     rc = pts->find(pts->ctx, vals, &q, err);
@@ -438,6 +451,19 @@ static int build_trace(sg_trace **out, const sg_graph *g, const sym_bounds *sb, 
         if (!(gd = add_guard_of(t, &cp, gc->expr, SG_GUARD_SHAPE, &rc, err)))
             goto failed;
         if (!(gd->msg = sg_trace__printf(t, "guards_code[%zu]: %s", i, gc->text)))
+            goto oom;
+    }
+    /* the kernels' shape conditions over input sizes: the module raises where one is false */
+    for (i = 0; i < sg_graph_kernel_check_count(g); i++) {
+        const sg_graph_kernel_check *kc = sg_graph_kernel_check_at(g, i);
+        sg_error e2 = SG_ERROR_INIT;
+        sg_guard *gd;
+        if (!all_backed(g, kc->expr, backed, &e2))
+            continue;
+        if (!(gd = add_guard_of(t, &cp, kc->expr, SG_GUARD_SHAPE, &rc, err)))
+            goto failed;
+        /* the core's location: which kernel and what it needs */
+        if (!(gd->framework_loc = sg_trace__strdup(t, kc->what)))
             goto oom;
     }
     for (i = 0; i < sg_graph_assert_count(g); i++) {

@@ -355,6 +355,8 @@ static int verify_json(char **out, const sg_report *r, unsigned flags, sg_error 
                       v->guards, v->guards_read, v->guards - v->guards_read);
     else
         sg_buf_puts(&b, ", \"guards_code\": null");
+    sg_buf_printf(&b, ", \"kernel_checks\": {\"count\": %zu, \"checked\": %zu, \"data_dependent\": %zu}",
+                  v->kernels_all, v->kernels, v->kernels_all - v->kernels);
     sg_buf_printf(&b, ", \"report\": %s}", inner);
     sg_free(inner);
     return sg_buf_finish(&b, out, "the report", err);

@@ -118,6 +118,8 @@ typedef struct sg_verify_info {
     bool has_guards_code;  /*< the program has a guards_code list (torch >= 2.8) */
     size_t guards;         /*< its entries */
     size_t guards_read;    /*< of them, read over the input sizes (the others make proved dims unknown) */
+    size_t kernels_all;    /*< the kernels' shape conditions read from the graph (graph.h) */
+    size_t kernels;        /*< of them, over input sizes: shape guards after guards_code's (the others are data-dependent) */
 } sg_verify_info;
 
 struct sg_report {

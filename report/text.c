@@ -196,6 +196,9 @@ static void verify_text(sg_buf *b, const sg_report *r)
     if (v->has_guards_code)
         sg_buf_printf(b, "guards_code: %zu (%zu read over the input sizes, %zu not read)\n", v->guards, v->guards_read,
                       v->guards - v->guards_read);
+    if (v->kernels_all)
+        sg_buf_printf(b, "kernel shape checks: %zu (%zu over input sizes, %zu data-dependent)\n", v->kernels_all,
+                      v->kernels, v->kernels_all - v->kernels);
     for (i = 0; i < r->ndims; i++) {
         const sg_dim_result *d = &r->dims[i];
         const sg_input_dim *x = &in[d->input];
@@ -219,7 +222,11 @@ static void verify_text(sg_buf *b, const sg_report *r)
             sg_buf_putc(b, '\n');
         }
         for (k = 0; k < vi->ncore; k++)
-            sg_buf_printf(b, "  %s: %s\n",
+            if (vi->core[k].kind == SG_CORE_GUARD && vi->core[k].index >= v->guards_read && vi->core[k].loc
+                && !sg_trace_guard_is_runtime_assert(r->trace, vi->core[k].index))
+                sg_buf_printf(b, "  fails kernel shape check: %s\n", vi->core[k].loc);
+            else
+                sg_buf_printf(b, "  %s: %s\n",
                           vi->core[k].kind == SG_CORE_GUARD
                                   && !sg_trace_guard_is_runtime_assert(r->trace, vi->core[k].index)
                               ? "fails guard (guards_code)"

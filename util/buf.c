@@ -99,11 +99,12 @@ char *sg_buf_take(sg_buf *b)
 int sg_buf_finish(sg_buf *b, char **out, const char *what, sg_error *err)
 {
     int rc = b->failed;
+    size_t max = b->max;
     *out = rc ? NULL : sg_buf_take(b);
     if (*out)
         return 0;
     sg_buf_dispose(b);
     if (rc == SG_ELIMIT)
-        return sg_error_set(err, rc, "%s longer than %zu bytes", what, b->max);
+        return sg_error_set(err, rc, "%s longer than %zu bytes", what, max);
     return sg_error_set(err, SG_ENOMEM, "out of memory making %s", what);
 }

@@ -160,6 +160,21 @@ typedef struct sg_graph_guard {
     const char *reason;           /**< why `expr` is NULL, else NULL */
 } sg_graph_guard;
 
+/**
+ * One condition a kernel of the top-level graph needs of its input sizes to
+ * run (docs/graph.md "Kernel shape rules"): two sizes that must broadcast, an
+ * element count a view must divide, inner dims of a product that must agree.
+ * Read from the nodes and their tensor metas; the loaded module raises where
+ * it is false.
+ */
+typedef struct sg_graph_kernel_check {
+    const char *node;             /**< the node's output ("add", "view_1") */
+    const char *target;           /**< its op as written ("torch.ops.aten.add.Tensor") */
+    const sg_expr *expr;          /**< the condition over the program's symbols */
+    const char *what;             /**< one line: what must hold, with the operands' names and sizes */
+    const char *stack_trace;      /**< the node's `metadata.stack_trace`, or NULL */
+} sg_graph_kernel_check;
+
 /** A symbol of the program and the first user input dim it stands for. */
 typedef struct sg_graph_symbol {
     const sg_expr *sym;           /**< the SG_SYM */
@@ -221,6 +236,11 @@ SG_API bool sg_graph_has_guards_code(const sg_graph *g);
  * of a runtime assert and of a guards_code entry, in that order of first
  * appearance.
  */
+/** The kernel shape conditions of the top-level graph, in node order. */
+SG_API size_t sg_graph_kernel_check_count(const sg_graph *g);
+/** Kernel condition `i`, or NULL when out of range. Borrowed. */
+SG_API const sg_graph_kernel_check *sg_graph_kernel_check_at(const sg_graph *g, size_t i);
+
 SG_API size_t sg_graph_symbol_count(const sg_graph *g);
 SG_API const sg_graph_symbol *sg_graph_symbol_at(const sg_graph *g, size_t i);
 
