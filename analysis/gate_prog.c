@@ -197,6 +197,13 @@ int sg_gate__prog_from_graph(prog *p, const sg_graph *g, sg_error *err)
         if (!prog_add_cond(p, gd->expr, 0, 0, "guards_code", NULL, false, "guards_code[%s]: %s", buf, gd->text))
             goto oom;
     }
+    /* the kernels' shape conditions (graph/kernels.c): the module raises where one is false */
+    for (i = 0; i < sg_graph_kernel_check_count(g); i++) {
+        const sg_graph_kernel_check *kc = sg_graph_kernel_check_at(g, i);
+        user_frame_of_stack(loc, sizeof loc, kc->stack_trace);
+        if (!prog_add_cond(p, kc->expr, 0, 0, "kernel", loc[0] ? loc : NULL, true, "kernel %s%s", kc->what, NULL))
+            goto oom;
+    }
     for (i = 0; i < sg_graph_assert_count(g); i++) {
         const sg_graph_assert *a = sg_graph_assert_at(g, i);
         if (!a->expr) { /* it may be about shapes: the domain is not known without it */
