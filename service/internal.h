@@ -102,8 +102,7 @@ typedef struct sv_request {
     /* the answer, set by whoever made it */
     unsigned status;
     char code[40];           /* "ok" or the error code, for the log */
-    const char *verdict;     /* the report's verdict name, or NULL */
-    char verdict_buf[24];    /* the verdict name a solver process sent (isolation): `verdict` points here */
+    const char *verdict;     /* the report's verdict name (the library's static string), or NULL */
     unsigned worker;         /* the pool worker running the request (pool.c sets it) */
     bool from_redis;         /* the answer came from the shared cache */
     bool from_answers;       /* the answer came from the cache of answers by body bytes (answers.c) */

@@ -449,6 +449,21 @@ static void failed(sv_iso *iso, unsigned i, sv_request *q)
         sv_error(q, 503, "worker_failed", "the solver process %s while answering, and %s", what, err.msg);
 }
 
+/* The library's own string for verdict name `name` (a report's or a gate's), or NULL: q->verdict
+ * outlives the request (the answer cache keeps the pointer), so it must not point into it. */
+static const char *verdict_named(const char *name)
+{
+    int v;
+
+    for (v = SG_VERDICT_OK; v <= SG_VERDICT_TORCH_FAILED; v++)
+        if (!strcmp(name, sg_verdict_name((sg_verdict)v)))
+            return sg_verdict_name((sg_verdict)v);
+    for (v = SG_GATE_PASS; v <= SG_GATE_UNKNOWN; v++)
+        if (!strcmp(name, sg_gate_verdict_name((sg_gate_verdict)v)))
+            return sg_gate_verdict_name((sg_gate_verdict)v);
+    return NULL;
+}
+
 void sv_iso_run(sv_iso *iso, sv_request *q)
 {
     unsigned i = q->worker;
@@ -539,11 +554,7 @@ again:
                                                          : !strncmp(an.ctype, "text/plain", 10) ? "text/plain"
                                                                                                 : "application/json");
     body = NULL;
-    if (an.verdict[0]) {
-        memcpy(q->verdict_buf, an.verdict, sizeof q->verdict_buf);
-        q->verdict_buf[sizeof q->verdict_buf - 1] = '\0';
-        q->verdict = q->verdict_buf;
-    }
+    q->verdict = verdict_named(an.verdict);
     memcpy(q->extra_header, an.extra_header, sizeof q->extra_header);
     q->extra_header[0][sizeof q->extra_header[0] - 1] = q->extra_header[1][sizeof q->extra_header[1] - 1] = '\0';
     q->from_redis = an.from_redis != 0;
