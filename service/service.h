@@ -8,7 +8,9 @@
  * object `shapegate check --json` prints. libmicrohttpd's threads only move
  * bytes; solving runs on a pool of workers that share one engine (one warm
  * Z3 context per worker), so a slow client or a long solve never holds up
- * the reading and writing of other connections.
+ * the reading and writing of other connections. With `isolate` each worker
+ * hands its requests to a solver process of its own instead (isolate.c),
+ * which it kills when the process overruns the request's budget.
  *
  *     sg_service_config c = SG_SERVICE_CONFIG_INIT;
  *     c.port = 8080;
