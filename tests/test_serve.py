@@ -1203,11 +1203,14 @@ def test_isolate(args, traces):
         st, h, got = s.request("POST", "/v1/check?rlimit=0&timeout_ms=2000", chain, "application/json", timeout=120)
         took = time.time() - t0
         conform("POST", "/v1/check", st, h, got)
-        ok(st == 504 and json.loads(got)["error"]["code"] == "timeout",
-           "an overrun is stopped: 504 timeout, got %d %r" % (st, got[:300]))
+        code = json.loads(got)["error"]["code"] if st == 504 else None
+        # Z3 4.8.12 ignores the interrupt in this loop: the process is killed (504 timeout); a Z3 that
+        # honours it answers first (504 budget_exceeded, the process kept). Either way: in time.
+        ok(code in ("timeout", "budget_exceeded"), "an overrun is stopped: 504, got %d %r" % (st, got[:300]))
         ok(took < 2.0 + 1.0 + 0.2 + 5.0, "the 504 within the budget, the grace and 5 s: %.1f s" % took)
-        ok(restarts(s).get("timeout") == 1, "the kill counted: %r" % restarts(s))
-        ok(gone(before) and len(worker_pids(s)) == 1, "the killed process reaped and replaced")
+        if code == "timeout":
+            ok(restarts(s).get("timeout") == 1, "the kill counted: %r" % restarts(s))
+            ok(gone(before) and len(worker_pids(s)) == 1, "the killed process reaped and replaced")
         small_check_ok(s, traces, "after the hard stop")
         have = fds_settle(s, nfd)
         ok(have == nfd, "no descriptor left behind by the killed process: %d, now %r" % (nfd, have))
