@@ -9,7 +9,10 @@
 #   3. RSS of one server sampled every second over a soak of at least SG_BENCH_SOAK requests
 #      (default 100000; cache hits and /healthz, the paths that allocate per request without
 #      solving) and over an uncached run: start, end and max;
-#   4. the same mix through nginx + 3 replicas + one redis-server (Debian's; skipped without them):
+#   4. the same uncached check with --isolate (each worker's solving in its own child process,
+#      docs/service.md "Isolation") against in-process, and the time to the 504 of an overrun Z3
+#      ignores its interrupt in (tests/data/attacks/floor_chain.json, rlimit 0, timeout_ms 2000);
+#   5. the same mix through nginx + 3 replicas + one redis-server (Debian's; skipped without them):
 #      /healthz, cache hits, and the same check on 3 other replicas with --cache 0 (solved every time).
 #
 #   bench/serve.sh [BUILD_DIR] [SECONDS] [CONNECTIONS]     (defaults: build 10 32)
@@ -74,8 +77,13 @@ rss_report() {
 # requests in the last wrk output
 reqs() { awk '/requests in/ {print $1}' "$WORK/wrk.out"; }
 
-# CPU seconds (user + system) the process PID has used so far
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
+# CPU seconds (user + system) the process PID and its children (--isolate's solver processes) have
+# used so far
+cpu_s() {
+    local p
+    for p in "$1" $(pgrep -P "$1" || true); do cat "/proc/$p/stat" 2>/dev/null || true; done |
+        awk -v hz="$(getconf CLK_TCK)" '{s += $14 + $15} END {print s / hz}'
+}
 
 # run LABEL URL [wrk options]: prints "LABEL req/s p50 p99" (and, with CPU_PID set, the CPU ms that
 # process spent per request: a figure the load around it disturbs less than req/s) and sets RPS
@@ -116,6 +124,16 @@ awk -v r="$REF" -v h="$HIT" -v c="$COLD" -v e="$ENGINE" 'BEGIN {
     printf "ratios to /healthz: cache hits %.3f, no cache %.3f; cache speed-up %.1fx\n", h / r, c / r, h / c
     printf "no cache against the in-process engine: %.2f (1.00: HTTP costs nothing next to solving)\n", c / e }'
 COLD_PID=$SPID
+start isolated --cache 0 --isolate
+CPU_PID=$SPID
+run "POST /v1/check, no cache, --isolate" "http://127.0.0.1:$PORT/v1/check" -s "$WORK/post.lua"
+CPU_PID=""
+awk -v c="$COLD" -v i="$RPS" 'BEGIN { printf "--isolate against in-process (no cache): %.2f\n", i / c }'
+curl -s -o /dev/null -w "overrun with --isolate (floor_chain, rlimit 0, timeout_ms 2000): %{http_code} after %{time_total} s\n" \
+    -H 'Content-Type: application/json' --data-binary @tests/data/attacks/floor_chain.json \
+    "http://127.0.0.1:$PORT/v1/check?rlimit=0&timeout_ms=2000"
+curl -s -o /dev/null -w "the next check on the same server: %{http_code} after %{time_total} s (a new process)\n" \
+    -H 'Content-Type: application/json' --data-binary @"$BODY" "http://127.0.0.1:$PORT/v1/check"
 
 # RSS: the cached server over >= SOAK requests (cache hits and /healthz), sampled every second
 CACHED_PID=${PIDS[0]}

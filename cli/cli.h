@@ -187,6 +187,8 @@ int sg_cmd_inspect(int argc, char **argv);
 
 /* cmd_serve.c: `shapegate serve`. */
 int sg_cmd_serve(int argc, char **argv);
+/* `shapegate __serve-worker`: a solver process of `serve --isolate` (hidden; service/isolate.c). */
+int sg_cmd_serve_worker(int argc, char **argv);
 
 /* cmd_verify.c: `shapegate verify`, and the pipeline `pack` shares with it. */
 int sg_cmd_verify(int argc, char **argv);

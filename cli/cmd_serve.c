@@ -27,7 +27,7 @@
 enum {
     OPT_LISTEN = 256, OPT_THREADS, OPT_IO_THREADS, OPT_MAX_BODY, OPT_CACHE, OPT_MAX_QUEUE, OPT_MAX_CONN,
     OPT_IDLE, OPT_MAX_GUARDS, OPT_MAX_SYMBOLS, OPT_NO_LOG, OPT_DRAIN, OPT_PORT_FILE, OPT_MAX_BUFFERED,
-    OPT_REDIS, OPT_REDIS_TTL, OPT_CONFIG, OPT_LOG
+    OPT_REDIS, OPT_REDIS_TTL, OPT_CONFIG, OPT_LOG, OPT_ISOLATE, OPT_WORKER_MEMORY
 };
 
 typedef struct serve_args {
@@ -82,6 +82,14 @@ static const serve_opt serve_opts[] = {
      COUNT(cfg.max_guards, 1, 100000000)},
     {{"max-symbols", OPT_MAX_SYMBOLS, true, false,
       "--max-symbols N      symbols in one trace (default 100000): 413 beyond"}, COUNT(cfg.max_symbols, 1, 100000000)},
+    {{"isolate", OPT_ISOLATE, false, false,
+      "--isolate            solve in one child process per worker: killed at the budget plus\n"
+      "                     a grace (504 timeout) or when it dies (503 worker_failed), and\n"
+      "                     replaced (docs/service.md, \"Isolation\"); default: in-process"}, OTHER, 0, 0, 0, false},
+    {{"worker-memory", OPT_WORKER_MEMORY, true, false,
+      "--worker-memory MIB  with --isolate: memory a solver process may add after its start\n"
+      "                     (default 0: no cap); past it the request gets 503 worker_failed"},
+     U(cfg.worker_memory_mib, 0, 1048576)},
     {{"redis", OPT_REDIS, true, false,
       "--redis URL          share answers with other replicas through Redis (redis://HOST[:PORT][/DB]);\n"
       "                     without Redis reachable the service solves every request itself"}, OTHER, 0, 0, 0, false},
@@ -213,6 +221,7 @@ static int on_serve_opt(int key, const char *arg, void *ctx)
     case OPT_LOG: a->log_path = arg; return -1;
     case OPT_CONFIG: return -1; /* read before the command line (read_config) */
     case OPT_REDIS: a->cfg.redis_url = arg; return -1;
+    case OPT_ISOLATE: a->cfg.isolate = true; return -1;
     default: break;
     }
     for (o = serve_opts; o < serve_opts + NOPTS && o->opt.key != key; o++)
@@ -388,6 +397,10 @@ int sg_cmd_serve(int argc, char **argv)
         rc = serve_usage("unexpected argument '%s'", argv[optind]);
         goto done;
     }
+    if (a.cfg.worker_memory_mib && !a.cfg.isolate) {
+        rc = serve_usage("--worker-memory needs --isolate (a cap per solver process)");
+        goto done;
+    }
     if (a.log_path && a.cfg.access_log) {
         if (!(log = open_log(a.log_path))) {
             rc = SG_EXIT_INPUT;
@@ -411,7 +424,8 @@ int sg_cmd_serve(int argc, char **argv)
         goto done;
     }
     fprintf(info, "{\"level\": \"info\", \"message\": \"listening\", \"address\": \"%s\", \"port\": %u, "
-            "\"threads\": %u, \"version\": \"%s\"}\n", a.cfg.host, sg_service_port(s), a.cfg.threads, sg_version());
+            "\"threads\": %u, \"isolate\": %s, \"version\": \"%s\"}\n", a.cfg.host, sg_service_port(s), a.cfg.threads,
+            a.cfg.isolate ? "true" : "false", sg_version());
     fflush(info);
     if (a.port_file) {
         char tmp[PATH_MAX];
@@ -461,4 +475,12 @@ done:
         free(a.strings[--a.nstrings]);
     free(a.strings);
     return rc;
+}
+
+int sg_cmd_serve_worker(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    /* started by `serve --isolate` (service/isolate.c) with its socket as descriptor 3; not for people */
+    return sg_service_worker_main(3);
 }

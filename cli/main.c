@@ -200,6 +200,8 @@ int main(int argc, char **argv)
     }
 
     name = argv[optind];
+    if (strcmp(name, "__serve-worker") == 0) /* not listed: the service starts it (serve --isolate) */
+        return sg_cmd_serve_worker(argc - optind, argv + optind);
     for (i = 0; i < NCOMMANDS; i++) {
         if (strcmp(name, commands[i].name) == 0) {
             int sub_argc = argc - optind;

@@ -47,6 +47,15 @@ const sv_route *sv_route_find(const char *path)
     return NULL;
 }
 
+const sv_route *sv_route_of(sv_route_id id)
+{
+    size_t i;
+    for (i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        if (routes[i].id == id && routes[i].body != SV_BODY_NONE)
+            return &routes[i];
+    return NULL;
+}
+
 const char *sv_route_label(sv_route_id id) { return id < SV_NROUTES ? labels[id] : "other"; }
 
 /* ---- answers ----------------------------------------------------------------------------------- */
@@ -526,6 +535,14 @@ void sv_handle(sv_request *q, void *ctx)
 {
     sg_service *s = ctx;
 
+    if (s->iso) {
+        /* the solver process answers (isolate.c); what the service keeps and counts is done here */
+        sv_iso_run(s->iso, q);
+        if (q->status == 504 && !strcmp(q->code, "budget_exceeded"))
+            atomic_fetch_add(&s->metrics.budget_exceeded, 1);
+        keep_answer(q);
+        return;
+    }
     switch (q->route->id) {
     case SV_ROUTE_CHECK: do_trace(q, s->engine, false); break;
     case SV_ROUTE_SPEC: do_trace(q, s->engine, true); break;
@@ -582,8 +599,13 @@ void sv_handle_get(sv_request *q)
     case SV_ROUTE_METRICS: {
         char *text = NULL;
         size_t len = 0;
-        if (sv_metrics_render(&text, &len, &s->metrics, s->engine, s->pool, s->cfg.threads, s->redis, s->answers)
-            != 0) {
+        sg_engine_stats st;
+        if (s->iso)
+            sv_iso_stats(s->iso, &st, NULL, NULL);
+        else
+            sg_engine_stats_get(s->engine, &st);
+        if (sv_metrics_render(&text, &len, &s->metrics, &st, s->pool, s->cfg.threads, s->redis, s->answers,
+                              s->iso) != 0) {
             sv_error(q, 503, "out_of_memory", "out of memory writing the metrics");
             return;
         }

@@ -59,6 +59,8 @@ typedef struct sv_route {
 
 /* The route for `path`, or NULL. */
 const sv_route *sv_route_find(const char *path);
+/* The route of POST route `id` (a worker's side of isolation), or NULL. */
+const sv_route *sv_route_of(sv_route_id id);
 /* The label /metrics gives route `id`. */
 const char *sv_route_label(sv_route_id id);
 
@@ -100,7 +102,8 @@ typedef struct sv_request {
     /* the answer, set by whoever made it */
     unsigned status;
     char code[40];           /* "ok" or the error code, for the log */
-    const char *verdict;     /* the report's verdict name, or NULL */
+    const char *verdict;     /* the report's verdict name (the library's static string), or NULL */
+    unsigned worker;         /* the pool worker running the request (pool.c sets it) */
     bool from_redis;         /* the answer came from the shared cache */
     bool from_answers;       /* the answer came from the cache of answers by body bytes (answers.c) */
     bool answer_keyed;       /* answer_key is set: a check or spec body the answer cache may keep */
@@ -164,8 +167,37 @@ void sv_metrics_observe(sv_metrics *m, sv_route_id r, unsigned status, double se
 /* The Prometheus text exposition (version 0.0.4) of `m`, the engine's counters and the pool. */
 typedef struct sv_redis sv_redis;
 typedef struct sv_answers sv_answers;
-int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
-                      unsigned workers, sv_redis *redis, sv_answers *answers);
+typedef struct sv_iso sv_iso;
+int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine_stats *st, sv_pool *p,
+                      unsigned workers, sv_redis *redis, sv_answers *answers, sv_iso *iso);
+
+/* ---- solver processes (isolate.c) -------------------------------------------------------------- */
+
+/* Why a solver process was replaced (shapegate_worker_restarts_total{reason}). */
+typedef enum sv_restart {
+    SV_RESTART_TIMEOUT,  /* killed at its request's budget plus the grace */
+    SV_RESTART_MEMORY,   /* an allocation failed under its memory cap */
+    SV_RESTART_SIGNAL,   /* died of a signal it was not sent by us (a crash, the OOM killer) */
+    SV_RESTART_EXIT,     /* exited, or broke the protocol */
+    SV_RESTART_SHUTDOWN, /* killed with its request at shutdown */
+    SV_NRESTART
+} sv_restart;
+
+/* One solver process per worker of `s` (s->cfg.threads), each started and ready: 0, or SG_ERROR /
+ * SG_ENOMEM with a message. */
+int sv_iso_new(sv_iso **out, sg_service *s, sg_error *err);
+/* Run request `q` on its worker's (q->worker) process and set its answer, whatever happens: the
+ * process's own answer; 504 "timeout" after killing it at the budget plus the grace; 503
+ * "worker_failed" when it died; 503 "draining" when q's cancel token was requested (shutdown). A
+ * process killed or dead is replaced before the call returns. Only q's worker thread calls it. */
+void sv_iso_run(sv_iso *iso, sv_request *q);
+/* The engine counters summed over the processes (those replaced included), restarts by reason,
+ * processes running. Any thread. */
+void sv_iso_stats(sv_iso *iso, sg_engine_stats *st, uint64_t restarts[SV_NRESTART], unsigned *running);
+const char *sv_restart_name(sv_restart r);
+/* Close every process's socket, let it exit (or kill it after a second), reap it. After the pool
+ * stopped. NULL-safe. */
+void sv_iso_free(sv_iso *iso);
 
 /* ---- the shared cache (redis.c) ---------------------------------------------------------------- */
 
@@ -205,7 +237,8 @@ void sv_answers_stats(sv_answers *a, uint64_t *hits, uint64_t *misses, uint64_t 
 struct sg_service {
     sg_service_config cfg;
     struct MHD_Daemon *daemon;
-    sg_engine *engine;
+    sg_engine *engine;       /* in-process solving; NULL with cfg.isolate */
+    sv_iso *iso;             /* the solver processes with cfg.isolate, else NULL */
     sv_pool *pool;
     sv_redis *redis;         /* or NULL */
     sv_answers *answers;     /* the cache of answers by body bytes, or NULL (--cache 0) */

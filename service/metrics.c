@@ -106,12 +106,12 @@ static const series engine_series[] = {
 };
 #undef SV_STAT
 
-int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine *e, sv_pool *p,
-                      unsigned workers, sv_redis *redis, sv_answers *answers)
+int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_engine_stats *stp, sv_pool *p,
+                      unsigned workers, sv_redis *redis, sv_answers *answers, sv_iso *iso)
 {
     uint64_t ahits, amisses, astores, aentries, abytes;
     out_buf b = {malloc(8192), 0, 8192, false};
-    sg_engine_stats st;
+    const sg_engine_stats st = *stp;
     unsigned r, k, queued = 0, busy = 0;
     uint64_t cum;
 
@@ -162,7 +162,19 @@ int sv_metrics_render(char **out, size_t *len, const sv_metrics *m, const sg_eng
         gauge(&b, "shapegate_pool_busy", "Workers solving now.", busy);
         gauge(&b, "shapegate_pool_queued", "Requests waiting for a worker.", queued);
     }
-    sg_engine_stats_get(e, &st);
+    if (iso) {
+        uint64_t restarts[SV_NRESTART];
+        unsigned running = 0;
+        sv_iso_stats(iso, NULL, restarts, &running);
+        gauge(&b, "shapegate_worker_processes", "Solver processes running (--isolate).", running);
+        put(&b, "# HELP shapegate_worker_restarts_total Solver processes replaced, by reason (timeout: killed "
+                "at the budget plus the grace; memory: out of --worker-memory; signal: died of a signal; "
+                "exit: exited or broke the protocol; shutdown: killed with its request at shutdown).\n"
+                "# TYPE shapegate_worker_restarts_total counter\n");
+        for (k = 0; k < SV_NRESTART; k++)
+            put(&b, "shapegate_worker_restarts_total{reason=\"%s\"} %llu\n", sv_restart_name((sv_restart)k),
+                (unsigned long long)restarts[k]);
+    }
     for (k = 0; k < sizeof engine_series / sizeof engine_series[0]; k++) {
         const series *x = &engine_series[k];
         uint64_t v = *(const uint64_t *)((const char *)&st + x->offset);

@@ -47,6 +47,7 @@ static void *worker(void *arg)
         p->n--;
         p->busy++;
         p->running[id] = q;
+        q->worker = id;
         pthread_mutex_unlock(&p->lock);
         p->fn(q, p->ctx);
         /* off the running list before `finish` hands the request back: from then on it may be

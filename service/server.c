@@ -682,10 +682,16 @@ int sg_service_start(sg_service **out, const sg_service_config *c, sg_error *err
         rc = err->code = SG_EIO;
         goto fail;
     }
-    eo.warm_contexts = c->threads; /* one warm Z3 context per worker */
-    eo.cache_entries = c->cache_entries;
-    if ((rc = sg_engine_new(&s->engine, &eo, err)) != 0)
-        goto fail;
+    if (c->isolate) {
+        /* the solving in one process per worker, each with its own engine (isolate.c) */
+        if ((rc = sv_iso_new(&s->iso, s, err)) != 0)
+            goto fail;
+    } else {
+        eo.warm_contexts = c->threads; /* one warm Z3 context per worker */
+        eo.cache_entries = c->cache_entries;
+        if ((rc = sg_engine_new(&s->engine, &eo, err)) != 0)
+            goto fail;
+    }
     if (sv_answers_new(&s->answers, c->cache_entries) != 0) {
         snprintf(err->msg, sizeof err->msg, "out of memory creating the answer cache");
         rc = err->code = SG_ENOMEM;
@@ -789,6 +795,7 @@ void sg_service_free(sg_service *s)
     if (s->quiesced_fd >= 0)
         close(s->quiesced_fd);
     sv_pool_free(s->pool);
+    sv_iso_free(s->iso); /* after the workers: none is talking to its process any more */
     sg_engine_free(s->engine);
     sv_redis_free(s->redis);
     sv_answers_free(s->answers);

@@ -8,7 +8,9 @@
  * object `shapegate check --json` prints. libmicrohttpd's threads only move
  * bytes; solving runs on a pool of workers that share one engine (one warm
  * Z3 context per worker), so a slow client or a long solve never holds up
- * the reading and writing of other connections.
+ * the reading and writing of other connections. With `isolate` each worker
+ * hands its requests to a solver process of its own instead (isolate.c),
+ * which it kills when the process overruns the request's budget.
  *
  *     sg_service_config c = SG_SERVICE_CONFIG_INIT;
  *     c.port = 8080;
@@ -52,11 +54,24 @@ typedef struct sg_service_config {
     const char *redis_url;     /* redis://HOST[:PORT][/DB]: a verdict cache shared by replicas, or NULL */
     unsigned redis_ttl_s;      /* how long Redis keeps an answer (0: until evicted) */
     FILE *access_log;          /* one JSON line per request, or NULL for none */
+    /*
+     * Solve in child processes (docs/service.md, "Isolation"): each worker thread owns one
+     * long-lived solver process (this executable run again as `shapegate __serve-worker`, its
+     * own engine with one warm context) and hands it each request over a socket. A process
+     * that has not answered by the request's budget plus SG_SERVICE_GRACE_MS (and a tenth of
+     * the budget) is killed (504 "timeout"), one that dies or runs out of `worker_memory_mib`
+     * answers 503 "worker_failed"; either is replaced. false: solving runs in this process.
+     */
+    bool isolate;
+    unsigned worker_memory_mib; /* with `isolate`: memory a solver process may add after its start (0: no cap) */
 } sg_service_config;
 
 #define SG_SERVICE_CONFIG_INIT                                                                       \
     {"127.0.0.1", 8080, 2, 1, (size_t)64 << 20, 30000, 1024, 64, 1024, 15, 100000, 100000,          \
-     (size_t)512 << 20, NULL, NULL, 86400, NULL}
+     (size_t)512 << 20, NULL, NULL, 86400, NULL, false, 0}
+
+/* With `isolate`: how long past a request's budget its solver process may take to answer. */
+#define SG_SERVICE_GRACE_MS 1000u
 
 /*
  * Bind, start the I/O threads and the workers. Returns 0 and the service in
@@ -100,6 +115,16 @@ FILE *sg_service_set_log(sg_service *s, FILE *f);
 #define SG_SERVICE_TOP_PAD ((size_t)16 << 20)
 #define SG_SERVICE_MMAP_BYTES ((size_t)32 << 20)
 void sg_service_tune_memory(void);
+
+/*
+ * The solver process's side of `isolate` (`shapegate __serve-worker`): reads its settings,
+ * then requests, from socket `fd` (inherited from the service that started it) and answers
+ * each, until the socket closes. Returns the process's exit status: 0 at the socket's end,
+ * SG_SERVICE_EXIT_MEMORY when an allocation failed (its memory cap; the request is then not
+ * answered, the service reports it), 1 on a broken socket or a failed start. Prints nothing.
+ */
+#define SG_SERVICE_EXIT_MEMORY 75
+int sg_service_worker_main(int fd);
 
 /* Stop everything and free the service (after sg_service_drain(), or at once). NULL-safe. */
 void sg_service_free(sg_service *s);
