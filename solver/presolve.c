@@ -1,6 +1,8 @@
 /*
- * presolve.c - union-find over affine equalities, class domains, and exact
- * decisions of affine questions (solver/presolve.h).
+ * presolve.c - the presolve proper (solver/presolve.h): facts read into a
+ * union-find over affine equalities, class domains and congruences, and
+ * questions decided over the box of class roots (affine ones exactly, products
+ * by sign through expr/poly.h, the rest by the interval evaluator).
  *
  * Nodes are numbered as problem.c's components: input dim i is node i,
  * symbol k is node ninputs + k, spec root n is node ninputs + nsyms + n.
@@ -8,79 +10,23 @@
  * map inverts exactly); the root carries the class domain, an interval.
  * Nodes are reset lazily (an epoch stamp), so a new question set costs what
  * its facts touch, not the size of the trace.
+ *
+ * Not here: evaluating a question or the constraints at every point of a small
+ * box (presolve_enum.c), the proof forest that explains relations
+ * (presolve_forest.c). What the three share is in presolve_impl.h.
  */
 #include <string.h>
 
 #include "expr/poly.h"
-#include "solver/presolve.h"
+#include "solver/presolve_impl.h"
 #include "trace/trace_impl.h"
 #include "util/lin.h"
 #include "util/util.h"
 
-#define WORK_MAX 4096 /* nodes one question or fact may visit (a shared DAG is not unfolded) */
 #define ELIM_DEPTH 8  /* nesting of substitutions read through; deeper is left to Z3 */
-#define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
-#define ENUM_BUDGET (1u << 20)  /* evaluations one presolve may spend enumerating, all questions */
-#define ENUM_SYMS 16            /* symbols of an enumerated question */
-#define ENUM_ROOTS 4            /* class roots its symbols range over */
-
-typedef struct node {
-    unsigned epoch;  /* valid when == ps->epoch */
-    size_t par;      /* parent in the union-find */
-    size_t size;     /* class size (at a root) */
-    sg_int a, b;     /* node = a * par + b, a = +-1 */
-    sg_interval dom; /* at a root: the class domain over the root */
-    bool elim;       /* at a root: substituted by `def` (an affine equality with several variables) */
-    size_t def;      /* root = ps->defs[def], a form over other nodes (resolved through find when read) */
-} node;
-
-/* Σ coef[j] * root v[j] + k over class roots (util/lin.h). */
-typedef sg_lin lin;
 
 static void fact_eq(struct sg_presolve *ps, const lin *f);
-static bool lin_node(struct sg_presolve *ps, size_t x, lin *f);
 static void propagate(struct sg_presolve *ps, size_t r);
-
-typedef struct strslot {
-    const char *name;
-    size_t x;
-} strslot;
-
-struct sg_presolve {
-    sg_problem *p;
-    size_t nnodes;
-    node *nodes;
-    unsigned epoch;
-    bool empty;           /* a domain became empty or an equality contradicted: decide nothing */
-    bool dropped;         /* a fact was left out or read wider than it is (sg_presolve_take_dropped) */
-    size_t *touched;      /* nodes touched this epoch */
-    size_t ntouched, touched_cap;
-    sg_interval *box;     /* [pool symbols] for the interval fallback */
-    size_t nbox;
-    size_t *boxset;       /* box entries set, to reset */
-    size_t nboxset, boxset_cap;
-    bool box_stale;
-    lin *defs;            /* storage of the substitutions of this epoch */
-    size_t ndefs, defs_cap;
-    unsigned work;        /* nodes visited by the current question or fact */
-    strslot *xmap;        /* spec root name -> X index, open addressing */
-    size_t xcap;
-    /* the equality graph of sg_presolve_forest: edges (label: constraint id, or ncons + k for
-     * symbol k's definition), adjacency by node (CSR); the search's marks per node */
-    struct fedge *edges;
-    size_t nedges, *estart, *eadj, *queue;
-    bool has_forest;
-    unsigned *fepoch, forest; /* fpar, fdist valid when fepoch == forest */
-    size_t *fpar, *fdist, *hseq, qcap, nseq;
-    sg_int *evals;        /* [nbox] symbol values of an enumerated point (enum_decide), or NULL */
-    unsigned enum_spent;  /* evaluations spent of ENUM_BUDGET */
-    /* what sg_presolve_enumerate needs to know of this epoch's facts: the constraints and the
-     * definitions left out or read wider (left[]: constraint k, or ncons + symbol k), which it
-     * evaluates at each point; a spec item, pin or relation not read exactly makes it give up */
-    size_t *left;
-    size_t nleft, left_cap;
-    bool inexact;
-};
 
 static _Thread_local bool presolve_off;
 
@@ -97,7 +43,7 @@ static size_t hash_str(const char *s)
     return h;
 }
 
-static long x_of(const sg_presolve *ps, const char *name)
+long sg_presolve__x_of(const sg_presolve *ps, const char *name)
 {
     size_t h;
     if (!name || !ps->xcap)
@@ -186,7 +132,7 @@ static void fact_end(sg_presolve *ps, bool before, long left)
 
 /* ---- Union-find ------------------------------------------------------------------------------ */
 
-static node *get(sg_presolve *ps, size_t x)
+node *sg_presolve__get(sg_presolve *ps, size_t x)
 {
     node *n = &ps->nodes[x];
     if (n->epoch != ps->epoch) {
@@ -208,7 +154,7 @@ static node *get(sg_presolve *ps, size_t x)
 }
 
 /* The root of x, with x = *a * root + *b; false on overflow (then nothing is decided). */
-static bool find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
+bool sg_presolve__find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
 {
     node *n = get(ps, x);
     size_t r;
@@ -360,7 +306,7 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
 
 /* ---- Linear forms ---------------------------------------------------------------------------- */
 
-static long sym_node(const sg_presolve *ps, const sg_expr *sym)
+long sg_presolve__sym_node(const sg_presolve *ps, const sg_expr *sym)
 {
     const sg_symbol_info *si = sg_trace_symbol_info(ps->p->trace, sym);
     return si ? (long)(ps->p->ninputs + (size_t)(si - ps->p->syms)) : -1;
@@ -405,7 +351,7 @@ static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth)
     }
 }
 
-static bool lin_node(sg_presolve *ps, size_t x, lin *f) { return lin_node_d(ps, x, f, 0); }
+bool sg_presolve__lin_node(sg_presolve *ps, size_t x, lin *f) { return lin_node_d(ps, x, f, 0); }
 
 typedef struct lin_env {
     sg_presolve *ps;
@@ -426,7 +372,7 @@ static bool lin_sym(void *ctx, const sg_expr *e, lin *f, int depth)
 }
 
 /* `e` as a form over class roots; `over` (when non-NULL) is read as node `over_node`. */
-static bool lin_of(sg_presolve *ps, const sg_expr *e, const sg_expr *over, size_t over_node, lin *f, int depth)
+bool sg_presolve__lin_of(sg_presolve *ps, const sg_expr *e, const sg_expr *over, size_t over_node, lin *f, int depth)
 {
     lin_env env = {ps, over, over_node};
     return sg_expr_linear(e, lin_sym, &env, &ps->work, WORK_MAX, f, depth);
@@ -456,7 +402,7 @@ static bool lin_range(sg_presolve *ps, const lin *f, sg_interval *out)
 }
 
 /* f ⋈ 0 for ⋈ one of EQ NE LT LE GT GE, decided over the box. */
-static sg_tri decide_lin(sg_presolve *ps, sg_kind op, const lin *f)
+sg_tri sg_presolve__decide_lin(sg_presolve *ps, sg_kind op, const lin *f)
 {
     sg_interval r;
     sg_tri eq = SG_TRI_UNKNOWN;
@@ -499,7 +445,7 @@ static sg_tri decide_lin(sg_presolve *ps, sg_kind op, const lin *f)
 static bool is_rel(sg_kind k) { return k == SG_EQ || k == SG_NE || k == SG_LT || k == SG_LE || k == SG_GT || k == SG_GE; }
 
 /* lhs - rhs of a relation as a form; false when either side is not affine. */
-static bool rel_form(sg_presolve *ps, const sg_expr *e, lin *f)
+bool sg_presolve__rel_form(sg_presolve *ps, const sg_expr *e, lin *f)
 {
     lin r;
     if (sg_expr_nargs(e) != 2 || !lin_of(ps, sg_expr_arg(e, 0), NULL, 0, f, 0) ||
@@ -1072,275 +1018,6 @@ static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int de
     return sg_interval_holds(ps->p->pool, e, ps->box, ps->nbox);
 }
 
-/* The distinct symbols of `e` into syms[0..*n-1] (at most ENUM_SYMS); false when there are more,
- * or `e` is too large to walk. */
-static bool enum_symbols(sg_presolve *ps, const sg_expr *e, const sg_expr **syms, size_t *n, int depth)
-{
-    size_t i, k = sg_expr_nargs(e);
-    if (depth > 64 || ++ps->work > WORK_MAX)
-        return false;
-    if (sg_expr_kind(e) == SG_SYM) {
-        for (i = 0; i < *n; i++)
-            if (syms[i] == e)
-                return true;
-        if (*n == ENUM_SYMS)
-            return false;
-        syms[(*n)++] = e;
-        return true;
-    }
-    for (i = 0; i < k; i++)
-        if (!enum_symbols(ps, sg_expr_arg(e, i), syms, n, depth + 1))
-            return false;
-    return true;
-}
-
-/*
- * `e` at every point of the box, exactly: TRUE when every integer symbol of `e` is an affine form
- * over at most ENUM_ROOTS class roots with finite domains whose product has at most ENUM_POINTS
- * points, and `e` evaluates (expr/eval.c: Python's integer semantics) to True at each of them;
- * UNKNOWN otherwise - a False or undefined point may lie outside H's models, so FALSE is never
- * concluded here. Sound as the interval evaluator is: every model of H is a point of the box (the
- * class maps and substitutions are equalities of H, the domains enclose its values). err_div_2d
- * _reshape's fixed spec (B = 2*_B, _B in [1, 32], guards with floors and modulos of products)
- * is proved in 32 evaluations instead of a non-linear Z3 query.
- */
-static sg_tri enum_decide(sg_presolve *ps, const sg_expr *e)
-{
-    const sg_expr *syms[ENUM_SYMS];
-    size_t nsyms = 0, roots[ENUM_ROOTS], nroots = 0, i, j;
-    sg_int lo[ENUM_ROOTS], at[ENUM_ROOTS];
-    lin form[ENUM_SYMS];
-    size_t idx[ENUM_SYMS];
-    double points;
-
-    ps->work = 0;
-    if (!enum_symbols(ps, e, syms, &nsyms, 0) || nsyms == 0)
-        return SG_TRI_UNKNOWN;
-    for (i = 0; i < nsyms; i++) {
-        long x = sg_expr_sort(syms[i]) == SG_SORT_INT ? sym_node(ps, syms[i]) : -1;
-        idx[i] = sg_expr_symbol_index(syms[i]);
-        if (x < 0 || idx[i] >= ps->nbox || !lin_node(ps, (size_t)x, &form[i]))
-            return SG_TRI_UNKNOWN;
-        for (j = 0; j < (size_t)form[i].n; j++) {
-            size_t r = form[i].v[j], m;
-            for (m = 0; m < nroots && roots[m] != r; m++)
-                ;
-            if (m == nroots) {
-                if (nroots == ENUM_ROOTS)
-                    return SG_TRI_UNKNOWN;
-                roots[nroots++] = r;
-            }
-        }
-    }
-    points = 1;
-    for (j = 0; j < nroots; j++) {
-        const sg_interval *d = &get(ps, roots[j])->dom;
-        sg_int span;
-        if (d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 || span >= ENUM_POINTS)
-            return SG_TRI_UNKNOWN;
-        points *= (double)(span + 1);
-        lo[j] = at[j] = d->lo;
-    }
-    if (points > ENUM_POINTS || ps->enum_spent + points > ENUM_BUDGET)
-        return SG_TRI_UNKNOWN;
-    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
-        return SG_TRI_UNKNOWN;
-    ps->enum_spent += (unsigned)points;
-    for (;;) {
-        sg_value v;
-        for (i = 0; i < nsyms; i++) { /* symbol i = form.k + sum c_j * root_j */
-            sg_int x = form[i].k, t;
-            for (j = 0; j < (size_t)form[i].n; j++) {
-                size_t m;
-                for (m = 0; form[i].v[j] != roots[m]; m++)
-                    ;
-                if (!sg__mul(form[i].c[j], at[m], &t) || !sg__add(x, t, &x))
-                    return SG_TRI_UNKNOWN;
-            }
-            ps->evals[idx[i]] = x;
-        }
-        if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_BOOL || !v.num)
-            return SG_TRI_UNKNOWN;
-        for (j = 0; j < nroots; j++) { /* the next point, odometer order */
-            const sg_interval *d = &get(ps, roots[j])->dom;
-            if (at[j] < d->hi) {
-                at[j]++;
-                break;
-            }
-            at[j] = lo[j];
-        }
-        if (j == nroots)
-            return SG_TRI_TRUE;
-    }
-}
-
-/* ---- Enumeration of the models (sg_presolve_enumerate) ------------------------------------------ */
-
-static int eval_int_at(sg_presolve *ps, const sg_expr *e, sg_int *out)
-{
-    sg_value v;
-    if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_INT)
-        return -1;
-    *out = v.num;
-    return 0;
-}
-
-/* Constraint k, or symbol k - ncons's definition by its replacement, at the point set in ps->evals
- * (symbols) and dvals (input dims): 1 holds, 0 does not, -1 undefined or unreadable there. */
-static int holds_at(sg_presolve *ps, size_t k, const sg_int *dvals)
-{
-    const sg_problem *p = ps->p;
-    const sg_symbol_info *si;
-    sg_value v;
-    sg_int a;
-    if (k >= p->ncons) { /* a definition: s == replacement */
-        si = &p->syms[k - p->ncons];
-        if (!si->replacement || eval_int_at(ps, si->replacement, &a))
-            return -1;
-        return ps->evals[sg_expr_symbol_index(si->sym)] == a;
-    }
-    switch (p->cons[k].kind) {
-    case SG_CORE_GUARD:
-        if (!p->cons[k].expr || sg_expr_eval(&v, p->pool, p->cons[k].expr, ps->evals, ps->nbox, NULL) != 0 ||
-            v.kind != SG_VAL_BOOL)
-            return -1;
-        return v.num != 0;
-    case SG_CORE_RANGE: {
-        sg_int x;
-        si = &p->syms[p->cons[k].index];
-        x = ps->evals[sg_expr_symbol_index(si->sym)];
-        return (si->lo.inf || x >= si->lo.v) && (si->hi.inf || x <= si->hi.v);
-    }
-    case SG_CORE_REPLACEMENT:
-        si = &p->syms[p->cons[k].index];
-        if (!si->replacement || eval_int_at(ps, si->replacement, &a))
-            return -1;
-        return ps->evals[sg_expr_symbol_index(si->sym)] == a;
-    case SG_CORE_INPUT:
-        if (!p->inputs[p->cons[k].index].value || eval_int_at(ps, p->inputs[p->cons[k].index].value, &a))
-            return -1;
-        return dvals[p->cons[k].index] == a;
-    default:
-        return -1;
-    }
-}
-
-int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
-                          bool violation, sg_int *dvals)
-{
-    const sg_problem *p = ps->p;
-    size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS];
-    sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
-    bool started[ENUM_ROOTS];
-    double points = 1;
-    int res = -1;
-
-    memset(order, 0, sizeof order);
-    if (presolve_off || ps->empty || ps->inexact || ps->ndefs > 0 || nn == 0)
-        return -1;
-    if (!(at_root = sg__malloc(nn * sizeof *at_root)) || !(ma = sg__malloc(nn * sizeof *ma)) ||
-        !(mb = sg__malloc(nn * sizeof *mb)))
-        goto done;
-    for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
-        size_t r;
-        if (nodes[i] >= ps->nnodes || !find(ps, nodes[i], &r, &ma[i], &mb[i]) || get(ps, r)->elim)
-            goto done;
-        if (nodes[i] >= p->ninputs && nodes[i] < p->ninputs + p->nsyms &&
-            (sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
-             sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym) >= ps->nbox))
-            goto done;
-        for (j = 0; j < nroots && roots[j] != r; j++)
-            ;
-        if (j == nroots) {
-            const sg_interval *d = &get(ps, r)->dom;
-            sg_int span;
-            if (nroots == ENUM_ROOTS || d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 ||
-                span >= ENUM_POINTS)
-                goto done;
-            roots[nroots] = r;
-            lo[nroots] = d->lo;
-            hi[nroots] = d->hi;
-            size[nroots] = (size_t)span + 1;
-            started[nroots++] = false;
-            points *= (double)(span + 1);
-        }
-        at_root[i] = j;
-        if (nodes[i] < p->ninputs && !started[j]) { /* the root's value at the example sizes */
-            sg_int t;
-            if (sg__sub(dvals[nodes[i]], mb[i], &t)) {
-                start[j] = ma[i] * t; /* ma = +-1 */
-                start[j] = start[j] < lo[j] ? lo[j] : start[j] > hi[j] ? hi[j] : start[j];
-                started[j] = true;
-            }
-        }
-    }
-    if (points > ENUM_POINTS || ps->enum_spent >= ENUM_BUDGET || ps->empty)
-        goto done; /* (the budget is charged with the points visited: most searches stop early) */
-    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
-        goto done;
-    /* each root's values from its example value outwards: s, s+1, s-1, s+2, ... (the lowest
-     * first for a root no input dim gives an example value) */
-    for (j = 0; j < nroots; j++) {
-        sg_int s0 = started[j] ? start[j] : lo[j], up = s0, down = s0 - 1;
-        size_t m = 0;
-        if (!(order[j] = sg__malloc(size[j] * sizeof *order[j])))
-            goto done;
-        while (m < size[j]) {
-            if (up <= hi[j])
-                order[j][m++] = up++;
-            if (m < size[j] && down >= lo[j])
-                order[j][m++] = down--;
-        }
-        at[j] = 0;
-    }
-    for (;; ps->enum_spent++) {
-        bool model = true, all = true;
-        for (i = 0; i < nn; i++) {
-            sg_int x;
-            if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
-                goto done;
-            if (nodes[i] < p->ninputs)
-                dvals[nodes[i]] = x;
-            else if (nodes[i] < p->ninputs + p->nsyms)
-                ps->evals[sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym)] = x;
-        }
-        for (j = 0; j < ps->nleft && model; j++) { /* a model: the facts left out hold too */
-            int h = holds_at(ps, ps->left[j], dvals);
-            if (h < 0)
-                goto done;
-            model = h == 1;
-        }
-        for (j = 0; j < nc && model && all; j++) {
-            int h = holds_at(ps, cons[j], dvals);
-            if (h < 0)
-                goto done;
-            all = h == 1;
-        }
-        if (model && all != violation) {
-            res = 1;
-            goto done;
-        }
-        for (j = 0; j < nroots; j++) { /* the next point, odometer order */
-            if (at[j] + 1 < size[j]) {
-                at[j]++;
-                break;
-            }
-            at[j] = 0;
-        }
-        if (j == nroots) {
-            res = 0;
-            goto done;
-        }
-    }
-done:
-    for (j = 0; j < ENUM_ROOTS; j++)
-        sg_free(order[j]);
-    sg_free(at_root);
-    sg_free(ma);
-    sg_free(mb);
-    return res;
-}
-
 sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
 {
     bool total;
@@ -1350,7 +1027,7 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e)
     ps->work = 0;
     r = decide_bool(ps, e, &total, 0);
     if (r == SG_TRI_UNKNOWN && !ps->empty)
-        r = enum_decide(ps, e);
+        r = sg_presolve__enum_decide(ps, e);
     return ps->empty ? SG_TRI_UNKNOWN : r;
 }
 
@@ -1440,295 +1117,4 @@ sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
         break;
     }
     return ps->empty ? SG_TRI_UNKNOWN : r;
-}
-
-/* ---- Proof forest ------------------------------------------------------------------------------- */
-
-typedef struct fedge {
-    size_t x, y, label;
-} fedge;
-
-/* A unit equality x = +-y + b between two distinct nodes read off a fact, in a fresh epoch
- * (so that forms are over the nodes themselves). */
-static bool edge_of_form(sg_presolve *ps, const lin *f, size_t label, fedge *e)
-{
-    if (f->n != 2 || (f->c[0] != 1 && f->c[0] != -1) || (f->c[1] != 1 && f->c[1] != -1))
-        return false;
-    e->x = f->v[0];
-    e->y = f->v[1];
-    e->label = label;
-    return true;
-}
-
-static bool edge_of_cons(sg_presolve *ps, size_t k, fedge *e)
-{
-    const sg_problem *p = ps->p;
-    const sg_constraint *c = &p->cons[k];
-    lin f, g;
-    sg_presolve_begin(ps);
-    ps->work = 0;
-    switch (c->kind) {
-    case SG_CORE_GUARD:
-        if (!c->expr || sg_expr_kind(c->expr) != SG_EQ || !rel_form(ps, c->expr, &f))
-            return false;
-        break;
-    case SG_CORE_REPLACEMENT:
-        if (!lin_node(ps, p->ninputs + c->index, &f) || !lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) ||
-            !sg_lin_axpy(&f, -1, &g))
-            return false;
-        break;
-    case SG_CORE_INPUT:
-        if (!p->inputs[c->index].value || !lin_node(ps, c->index, &f) ||
-            !lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) || !sg_lin_axpy(&f, -1, &g))
-            return false;
-        break;
-    default:
-        return false;
-    }
-    return edge_of_form(ps, &f, k, e);
-}
-
-static bool edge_of_def(sg_presolve *ps, size_t k, fedge *e)
-{
-    const sg_problem *p = ps->p;
-    const sg_symbol_info *si = &p->syms[k];
-    size_t sn = p->ninputs + k, i;
-    long x = -1;
-    lin f, g;
-    sg_presolve_begin(ps);
-    ps->work = 0;
-    for (i = 0; i < si->nsources && x < 0; i++)
-        x = x_of(ps, si->sources[i]);
-    e->x = sn;
-    e->label = p->ncons + k;
-    if (p->sym_input[k] >= 0) {
-        e->y = (size_t)p->sym_input[k];
-        return true;
-    }
-    if (x >= 0) {
-        e->y = p->ninputs + p->nsyms + (size_t)x;
-        return true;
-    }
-    if (!si->replacement || si->unbacked || !lin_node(ps, sn, &f) || !lin_of(ps, si->replacement, NULL, 0, &g, 0) ||
-        !sg_lin_axpy(&f, -1, &g))
-        return false;
-    return edge_of_form(ps, &f, p->ncons + k, e);
-}
-
-int sg_presolve_forest(sg_presolve *ps, const size_t *syms, size_t nsyms, const size_t *cons, size_t ncons)
-{
-    size_t i, *fill = NULL;
-    int pass;
-    sg_free(ps->edges);
-    sg_free(ps->estart);
-    sg_free(ps->eadj);
-    sg_free(ps->queue);
-    sg_free(ps->hseq);
-    ps->eadj = ps->queue = ps->hseq = NULL;
-    ps->nedges = ps->qcap = 0;
-    ps->edges = sg__malloc((nsyms + ncons + 1) * sizeof *ps->edges);
-    ps->estart = sg__calloc(ps->nnodes + 2, sizeof *ps->estart);
-    if (!ps->edges || !ps->estart)
-        goto oom;
-    /* definitions, then the constraints in the caller's order: a node's edges are tried in
-     * that order by the search, so ties between equally short paths go to earlier edges */
-    for (pass = 0; pass < 2; pass++)
-        for (i = 0; i < (pass ? ncons : nsyms); i++) {
-            fedge e;
-            if ((pass ? edge_of_cons(ps, cons[i], &e) : edge_of_def(ps, syms[i], &e)) && e.x != e.y)
-                ps->edges[ps->nedges++] = e;
-        }
-    sg_presolve_begin(ps);
-    ps->eadj = sg__malloc((2 * ps->nedges + 1) * sizeof *ps->eadj);
-    ps->qcap = 2 * ps->nedges + 2;
-    ps->queue = sg__malloc(ps->qcap * sizeof *ps->queue);
-    ps->hseq = sg__malloc(ps->qcap * sizeof *ps->hseq);
-    fill = sg__malloc((ps->nnodes + 1) * sizeof *fill);
-    if (!ps->eadj || !ps->queue || !ps->hseq || !fill)
-        goto oom;
-    for (i = 0; i < ps->nedges; i++) {
-        ps->estart[ps->edges[i].x + 1]++;
-        ps->estart[ps->edges[i].y + 1]++;
-    }
-    for (i = 0; i < ps->nnodes; i++)
-        ps->estart[i + 1] += ps->estart[i];
-    memcpy(fill, ps->estart, (ps->nnodes + 1) * sizeof *fill);
-    for (i = 0; i < ps->nedges; i++) { /* edge indices, in insertion order per node */
-        ps->eadj[fill[ps->edges[i].x]++] = i;
-        ps->eadj[fill[ps->edges[i].y]++] = i;
-    }
-    sg_free(fill);
-    ps->has_forest = true;
-    return 0;
-oom:
-    sg_free(fill);
-    ps->has_forest = false;
-    return SG_ENOMEM;
-}
-
-/* The facts of labels[0..n-1] but `skip_at` (SIZE_MAX: none), then: does D_input = value over D_root hold? */
-static bool proves(sg_presolve *ps, const size_t *labels, size_t n, size_t skip_at, size_t input, size_t root)
-{
-    const sg_problem *p = ps->p;
-    size_t j;
-    lin f, g;
-    sg_presolve_begin(ps);
-    for (j = 0; j < n; j++) {
-        if (j == skip_at)
-            continue;
-        if (labels[j] >= p->ncons)
-            sg_presolve_def(ps, labels[j] - p->ncons);
-        else
-            sg_presolve_constraint(ps, labels[j]);
-    }
-    ps->work = 0;
-    if (ps->empty || !lin_node(ps, input, &f) ||
-        !lin_of(ps, p->inputs[input].value, p->inputs[root].value, root, &g, 0) || !sg_lin_axpy(&f, -1, &g))
-        return false;
-    return decide_lin(ps, SG_EQ, &f) == SG_TRI_TRUE && !ps->empty;
-}
-
-static int drop_rank(const sg_problem *p, size_t label)
-{
-    if (label >= p->ncons)
-        return -1; /* a definition: hard, never in a core */
-    return p->cons[label].kind == SG_CORE_GUARD ? 2 : p->cons[label].kind == SG_CORE_RANGE ? 1 : 0;
-}
-
-#define EDGE_OTHER 3 /* a shape or replacement weighs three guards: guards are preferred, not at any length */
-
-static size_t edge_cost(const sg_problem *p, size_t label)
-{
-    if (label >= p->ncons)
-        return 0;
-    return p->cons[label].kind == SG_CORE_GUARD ? 1 : EDGE_OTHER;
-}
-
-/* A binary min-heap of nodes by fdist in ps->queue (lazy deletion: a node may be pushed again
- * with a smaller distance; a stale entry pops later and is expanded again harmlessly). Ties go
- * to the node pushed first (a sequence number), so the search is deterministic. */
-static bool heap_less(const sg_presolve *ps, size_t i, size_t j)
-{
-    size_t a = ps->queue[i], b = ps->queue[j];
-    if (ps->fdist[a] != ps->fdist[b])
-        return ps->fdist[a] < ps->fdist[b];
-    return ps->hseq[i] < ps->hseq[j];
-}
-
-static void heap_swap(sg_presolve *ps, size_t i, size_t j)
-{
-    size_t t = ps->queue[i];
-    ps->queue[i] = ps->queue[j];
-    ps->queue[j] = t;
-    t = ps->hseq[i];
-    ps->hseq[i] = ps->hseq[j];
-    ps->hseq[j] = t;
-}
-
-static void heap_push(sg_presolve *ps, size_t *n, size_t x)
-{
-    size_t i;
-    if (*n >= ps->qcap)
-        return; /* cannot happen: at most one entry per edge end plus the start */
-    i = (*n)++;
-    ps->queue[i] = x;
-    ps->hseq[i] = ps->nseq++;
-    while (i && heap_less(ps, i, (i - 1) / 2)) {
-        heap_swap(ps, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-}
-
-static size_t heap_pop(sg_presolve *ps, size_t *n)
-{
-    size_t top = ps->queue[0], i = 0;
-    ps->queue[0] = ps->queue[--(*n)];
-    ps->hseq[0] = ps->hseq[*n];
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && heap_less(ps, l, m))
-            m = l;
-        if (r < *n && heap_less(ps, r, m))
-            m = r;
-        if (m == i)
-            break;
-        heap_swap(ps, i, m);
-        i = m;
-    }
-    return top;
-}
-
-int sg_presolve_explain(sg_presolve *ps, size_t input, size_t root, size_t skip, size_t **core, size_t *ncore)
-{
-    const sg_problem *p = ps->p;
-    size_t a = input, b = root, n = 0, cap = 16, *labels, j, m;
-    int pass;
-    *core = NULL;
-    *ncore = 0;
-    if (presolve_off || input >= p->ninputs || root >= p->ninputs || !p->inputs[input].value ||
-        !p->inputs[root].value || sg_expr_kind(p->inputs[root].value) != SG_SYM)
-        return 0;
-    if (!ps->has_forest)
-        return 0;
-    if (!(labels = sg__malloc(cap * sizeof *labels)))
-        return SG_ENOMEM;
-    /* the cheapest path from D_input to D_root that avoids `skip`: definitions cost nothing
-     * (they are hard), guards 1, traced shapes and replacements EDGE_OTHER (explain_relation
-     * keeps guards rather than the shapes they caused); Dijkstra, fpar[y] the edge y was
-     * reached by, fdist[y] its distance */
-    {
-        size_t nheap = 0;
-        bool found = false;
-        ps->forest++;
-        ps->fepoch[a] = ps->forest;
-        ps->fpar[a] = SIZE_MAX;
-        ps->fdist[a] = 0;
-        ps->queue[nheap++] = a;
-        while (nheap && !found) {
-            size_t x = heap_pop(ps, &nheap), t;
-            if (x == b) {
-                found = true;
-                break;
-            }
-            for (t = ps->estart[x]; t < ps->estart[x + 1]; t++) {
-                const fedge *e = &ps->edges[ps->eadj[t]];
-                size_t y = e->x == x ? e->y : e->x, d = ps->fdist[x] + edge_cost(p, e->label);
-                if (e->label == skip || (ps->fepoch[y] == ps->forest && ps->fdist[y] <= d))
-                    continue;
-                ps->fepoch[y] = ps->forest;
-                ps->fpar[y] = ps->eadj[t];
-                ps->fdist[y] = d;
-                heap_push(ps, &nheap, y);
-            }
-        }
-        if (!found) {
-            sg_free(labels);
-            return 0;
-        }
-        for (; b != a; b = ps->edges[ps->fpar[b]].x == b ? ps->edges[ps->fpar[b]].y : ps->edges[ps->fpar[b]].x) {
-            if (sg__grow((void **)&labels, &cap, n + 1, sizeof *labels)) {
-                sg_free(labels);
-                return SG_ENOMEM;
-            }
-            labels[n++] = ps->edges[ps->fpar[b]].label;
-        }
-    }
-    if (!proves(ps, labels, n, SIZE_MAX, input, root)) {
-        sg_free(labels);
-        return 0;
-    }
-    /* drop what is not needed: shapes and replacements first, then ranges, then guards */
-    for (pass = 0; pass < 3; pass++)
-        for (j = 0; j < n; j++)
-            if (drop_rank(p, labels[j]) == pass && proves(ps, labels, n, j, input, root)) {
-                labels[j] = labels[--n];
-                j--;
-            }
-    for (j = m = 0; j < n; j++)
-        if (labels[j] < p->ncons)
-            labels[m++] = labels[j];
-    sg_presolve_begin(ps);
-    *core = labels;
-    *ncore = m;
-    return 1;
 }

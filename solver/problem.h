@@ -71,7 +71,7 @@ typedef struct sg_problem {
     Z3_solver inc;           /* referenced incremental solver: linear queries, each in a scope of its own */
     Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */
     Z3_solver nia;           /* referenced full solver without Z3's nlsat step: queries with many
-                              * non-linear divisions (problem.c "Many divisions") */
+                              * non-linear divisions (problem_run.c "Many divisions") */
     uint64_t rlimit_set[3];  /* inc, solver, nia: 1 + the rlimit their parameters say; 0: none yet */
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */

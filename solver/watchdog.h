@@ -1,7 +1,7 @@
 /*
  * watchdog.h - the wall-clock limit of a Z3 query: one timer thread for the
  * whole process, a watchdog armed before each check and disarmed after it
- * (solver/problem.c).
+ * (solver/problem_run.c).
  *
  * Z3 4.8.12's own "timeout" parameter can deadlock when it fires (its
  * scoped_timer, fixed upstream later), so a query's wall-clock limit is a

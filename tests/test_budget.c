@@ -568,7 +568,7 @@ static void test_nonlinear_modular(void)
 
 /*
  * Many divisions by one symbolic product (prod300's shape: `Mod(s_i, s0*s1)`),
- * more than problem.c's SG_NIA_MANY_DIVS, so the query goes to the solver
+ * more than problem_run.c's SG_NIA_MANY_DIVS, so the query goes to the solver
  * without Z3's nlsat step (whose purify-arith adds an axiom per pair of
  * divisions without polling). Invalid (s2 = 3, s0 = s1 = 2 fails): under the
  * resource limit it must come back right or unknown, and under the wall clock
