@@ -92,20 +92,21 @@ typedef struct walk {
     bool nomem;
 } walk;
 
-/* Map a pool result: a failure other than out of memory makes the value not rebuildable. */
-static const sg_expr *checked(walk *w, const sg_expr *e)
+const sg_expr *sg_graph__made(sg_pool *pool, const sg_expr *e, bool *nomem)
 {
     const sg_error *pe;
 
     if (e)
         return e;
-    pe = sg_pool_error(w->pool);
+    pe = sg_pool_error(pool);
     if (pe && pe->code == SG_ENOMEM)
-        w->nomem = true;
+        *nomem = true;
     else if (pe)
-        sg_pool_clear_error(w->pool);
+        sg_pool_clear_error(pool);
     return NULL;
 }
+
+static const sg_expr *checked(walk *w, const sg_expr *e) { return sg_graph__made(w->pool, e, &w->nomem); }
 
 /* Read a SymInt/SymBool record ({"as_int"}|{"as_bool"}|{"as_expr": {"expr_str"}}), or NULL. */
 static const sg_expr *record(walk *w, const cJSON *j)
@@ -321,7 +322,8 @@ static const sg_expr *sym_value(walk *w, const cJSON *sym, const cJSON *table, i
     return record(w, sg__json_get(table, name));
 }
 
-int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *arg)
+/* Rebuild `j`: an Argument (`symint` false) or a SymIntArgument. */
+static int rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *j, bool symint)
 {
     walk w;
 
@@ -329,7 +331,7 @@ int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope 
     w.s = s;
     w.steps = 0;
     w.nomem = false;
-    *out = value(&w, arg, 0);
+    *out = symint ? sym_value(&w, j, s->sym_int_values, 0) : value(&w, j, 0);
     if (w.nomem) {
         *out = NULL;
         return SG_ENOMEM;
@@ -337,18 +339,12 @@ int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope 
     return 0;
 }
 
+int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *arg)
+{
+    return rebuild(out, pool, s, arg, false);
+}
+
 int sg_graph__rebuild_symint(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *sym)
 {
-    walk w;
-
-    w.pool = pool;
-    w.s = s;
-    w.steps = 0;
-    w.nomem = false;
-    *out = sym_value(&w, sym, s->sym_int_values, 0);
-    if (w.nomem) {
-        *out = NULL;
-        return SG_ENOMEM;
-    }
-    return 0;
+    return rebuild(out, pool, s, sym, true);
 }

@@ -12,6 +12,7 @@
 #ifndef SG_GRAPH_CHAIN_H
 #define SG_GRAPH_CHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -58,6 +59,13 @@ void sg_graph__scope_free(sg_graph__scope *s);
  * Returns 0, or SG_ENOMEM (out of memory; the pool's error is left set).
  */
 int sg_graph__rebuild(const sg_expr **out, sg_pool *pool, const sg_graph__scope *s, const cJSON *arg);
+
+/*
+ * A pool constructor's result `e`: itself, or NULL when it failed; a failure
+ * other than out of memory (a value the guard language rejects) is cleared
+ * from the pool, out of memory sets `*nomem`.
+ */
+const sg_expr *sg_graph__made(sg_pool *pool, const sg_expr *e, bool *nomem);
 
 /*
  * The same for one SymIntArgument (`{"as_name": "sym_size_int_2"}` or

@@ -58,16 +58,12 @@ typedef struct kstate {
 /* A constructor's result; a failure other than out of memory is a value not read. */
 static const sg_expr *ok(kstate *k, const sg_expr *e)
 {
-    const sg_error *pe;
+    bool nomem = false;
 
-    if (e)
-        return e;
-    pe = sg_pool_error(k->pool);
-    if (pe && pe->code == SG_ENOMEM)
+    e = sg_graph__made(k->pool, e, &nomem);
+    if (nomem)
         k->rc = SG_ENOMEM;
-    else if (pe)
-        sg_pool_clear_error(k->pool);
-    return NULL;
+    return e;
 }
 
 static const sg_expr *mk2(kstate *k, sg_kind kind, const sg_expr *a, const sg_expr *b)
@@ -200,56 +196,52 @@ static bool same_shape(const shape *a, const shape *b)
     return true;
 }
 
+/* Record sizes `s` for the node's result `k->oname` (NULL: unknown sizes). */
+static void push_fixed(kstate *k, const shape *s)
+{
+    size_t i, budget = MAX_TREE;
+
+    if (k->nfx >= MAX_FIXED) {
+        k->full = true;
+        return;
+    }
+    if (sg__grow((void **)&k->fx, &k->capfx, k->nfx + 1, sizeof *k->fx) != 0) {
+        k->rc = SG_ENOMEM;
+        return;
+    }
+    k->fx[k->nfx].name = k->oname;
+    k->fx[k->nfx].s.ndim = UNKNOWN;
+    if (s) {
+        k->fx[k->nfx].s = *s;
+        for (i = 0; i < s->ndim; i++) {
+            size_t n = tree_size(s->d[i], budget);
+            if (n > budget) {
+                k->fx[k->nfx].s.ndim = UNKNOWN;
+                break;
+            }
+            budget -= n;
+        }
+    }
+    k->nfx++;
+}
+
 /* The node's result has sizes `s` at run time: remembered when they are not its meta's. */
 static void set_sizes(kstate *k, const shape *s)
 {
     shape meta;
 
-    size_t i, budget = MAX_TREE;
-
     if (!k->oname[0])
         return;
-    if (meta_of(k, k->oname, &meta) && same_shape(&meta, s)) {
-        k->set = true;
-        return;
-    }
-    if (k->nfx >= MAX_FIXED) {
-        k->full = true;
-        return;
-    }
-    if (sg__grow((void **)&k->fx, &k->capfx, k->nfx + 1, sizeof *k->fx) != 0) {
-        k->rc = SG_ENOMEM;
-        return;
-    }
-    k->fx[k->nfx].name = k->oname;
-    k->fx[k->nfx].s = *s;
-    for (i = 0; i < s->ndim; i++) {
-        size_t n = tree_size(s->d[i], budget);
-        if (n > budget) {
-            k->fx[k->nfx].s.ndim = UNKNOWN;
-            break;
-        }
-        budget -= n;
-    }
-    k->nfx++;
     k->set = true;
+    if (!(meta_of(k, k->oname, &meta) && same_shape(&meta, s)))
+        push_fixed(k, s);
 }
 
 /* The node's result `k->oname` has sizes the rules do not know. */
 static void set_unknown(kstate *k)
 {
-    if (!k->oname[0])
-        return;
-    if (k->nfx >= MAX_FIXED) {
-        k->full = true;
-        return;
-    }
-    if (sg__grow((void **)&k->fx, &k->capfx, k->nfx + 1, sizeof *k->fx) != 0) {
-        k->rc = SG_ENOMEM;
-        return;
-    }
-    k->fx[k->nfx].name = k->oname;
-    k->fx[k->nfx++].s.ndim = UNKNOWN;
+    if (k->oname[0])
+        push_fixed(k, NULL);
 }
 
 /* Append the sympy text of `e` to `b`. */
@@ -598,6 +590,21 @@ static void rule_expand(kstate *k)
     set_sizes(k, &out);
 }
 
+/* Sizes `x` (dim `dx` of value `a`) and `y` (dim `dy` of `b`) must be equal. */
+static void need_equal(kstate *k, const char *a, size_t dx, const sg_expr *x, const char *b, size_t dy,
+                       const sg_expr *y)
+{
+    sg_buf w;
+
+    head(k, &w);
+    sg_buf_printf(&w, "dim %zu of %s (", dx, a);
+    put(&w, x);
+    sg_buf_printf(&w, ") equals dim %zu of %s (", dy, b);
+    put(&w, y);
+    sg_buf_puts(&w, ")");
+    add(k, mk2(k, SG_EQ, x, y), &w);
+}
+
 /* cat(tensors, dim): inputs of one rank agree on every other dim. */
 static void rule_cat(kstate *k)
 {
@@ -624,7 +631,6 @@ static void rule_cat(kstate *k)
         if (s.ndim != first.ndim)
             return; /* torch skips legacy empty 1-D inputs: not modelled */
         for (d = 0; d < s.ndim; d++) {
-            sg_buf w;
             if ((sg_int)d == dim) {
                 first.d[d] = mk2(k, SG_ADD, first.d[d], s.d[d]);
                 if (!first.d[d])
@@ -633,13 +639,7 @@ static void rule_cat(kstate *k)
             }
             if (first.d[d] == s.d[d])
                 continue;
-            head(k, &w);
-            sg_buf_printf(&w, "dim %zu of %s (", d, fname);
-            put(&w, first.d[d]);
-            sg_buf_printf(&w, ") equals dim %zu of %s (", d, t);
-            put(&w, s.d[d]);
-            sg_buf_puts(&w, ")");
-            add(k, mk2(k, SG_EQ, first.d[d], s.d[d]), &w);
+            need_equal(k, fname, d, first.d[d], t, d, s.d[d]);
         }
     }
     if (fname)
@@ -651,7 +651,6 @@ static void equal_dims(kstate *k, const char *a, long da, const char *b, long db
 {
     const char *ta = tensor_of(arg_of(k, a)), *tb = tensor_of(arg_of(k, b));
     shape sa, sb;
-    sg_buf w;
 
     if (!sizes_of(k, ta, &sa) || !sizes_of(k, tb, &sb))
         return;
@@ -661,13 +660,7 @@ static void equal_dims(kstate *k, const char *a, long da, const char *b, long db
         db += (long)sb.ndim;
     if (da < 0 || db < 0 || (size_t)da >= sa.ndim || (size_t)db >= sb.ndim || sa.d[da] == sb.d[db])
         return;
-    head(k, &w);
-    sg_buf_printf(&w, "dim %ld of %s (", da, ta);
-    put(&w, sa.d[da]);
-    sg_buf_printf(&w, ") equals dim %ld of %s (", db, tb);
-    put(&w, sb.d[db]);
-    sg_buf_puts(&w, ")");
-    add(k, mk2(k, SG_EQ, sa.d[da], sb.d[db]), &w);
+    need_equal(k, ta, (size_t)da, sa.d[da], tb, (size_t)db, sb.d[db]);
 }
 
 /* matmul(self, other): the contracted dims agree (batch dims are not modelled). */
@@ -786,25 +779,29 @@ static void rule(kstate *k)
     }
 }
 
+/* Whether value `name` has recomputed (or unknown) sizes. */
+static bool is_fixed(const kstate *k, const char *name)
+{
+    size_t i;
+
+    for (i = 0; name && i < k->nfx; i++)
+        if (strcmp(k->fx[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 /* Whether a tensor input of the node has recomputed (or unknown) sizes. */
 static bool input_recomputed(const kstate *k)
 {
     const cJSON *in, *item;
-    size_t i;
 
     cJSON_ArrayForEach(in, sg__json_get(k->node, "inputs")) {
         const cJSON *arg = sg__json_get(in, "arg");
-        const char *t = tensor_of(arg);
-        const cJSON *list = sg__json_get(arg, "as_tensors");
-        for (i = 0; t && i < k->nfx; i++)
-            if (strcmp(k->fx[i].name, t) == 0)
+        if (is_fixed(k, tensor_of(arg)))
+            return true;
+        cJSON_ArrayForEach(item, sg__json_get(arg, "as_tensors"))
+            if (is_fixed(k, sg__json_str(sg__json_get(item, "name"))))
                 return true;
-        cJSON_ArrayForEach(item, list) {
-            const char *n = sg__json_str(sg__json_get(item, "name"));
-            for (i = 0; n && i < k->nfx; i++)
-                if (strcmp(k->fx[i].name, n) == 0)
-                    return true;
-        }
     }
     return false;
 }

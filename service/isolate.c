@@ -637,6 +637,22 @@ static bool out_of_memory(const sv_request *q)
            || strstr(q->resp, "max. memory") || strstr(q->resp, "std::bad_alloc");
 }
 
+
+/* Free a request the child built, with its body, answer and descriptors. */
+static void free_request(sv_request *q)
+{
+    free(q->body);
+    free(q->policy);
+    free(q->resp);
+    if (q->fd >= 0)
+        close(q->fd);
+    if (q->fd2 >= 0)
+        close(q->fd2);
+    if (q->resp_fd >= 0)
+        close(q->resp_fd);
+    free(q);
+}
+
 /* Answer `q` to the parent: 0 or -1. */
 static int send_answer(int fd, const sv_request *q, const sg_engine *e)
 {
@@ -757,16 +773,7 @@ int sg_service_worker_main(int fd)
             goto oom;
         if (send_answer(fd, q, s->engine) != 0)
             break;
-        free(q->body);
-        free(q->policy);
-        free(q->resp);
-        if (q->fd >= 0)
-            close(q->fd);
-        if (q->fd2 >= 0)
-            close(q->fd2);
-        if (q->resp_fd >= 0)
-            close(q->resp_fd);
-        free(q);
+        free_request(q);
         q = NULL;
     }
     goto done;
@@ -778,18 +785,8 @@ fail:
     rd.failed = 1;
     send_msg(fd, &rd, sizeof rd, NULL, 0);
 done:
-    if (q) {
-        free(q->body);
-        free(q->policy);
-        free(q->resp);
-        if (q->fd >= 0)
-            close(q->fd);
-        if (q->fd2 >= 0)
-            close(q->fd2);
-        if (q->resp_fd >= 0)
-            close(q->resp_fd);
-        free(q);
-    }
+    if (q)
+        free_request(q);
     if (s) {
         sg_engine_free(s->engine);
         sv_redis_free(s->redis);
