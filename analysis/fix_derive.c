@@ -102,7 +102,7 @@ static void push_range(deriver *d, const char *name, sg_bound lo, sg_bound hi)
         d->failed = true;
 }
 
-/* May dim i be redefined? (A Dim.DYNAMIC the guards specialise may also become static: see derive().) */
+/* May dim i be redefined? (A Dim.DYNAMIC the guards specialise may also become static: see sg_fixes__derive().) */
 static bool eligible(const deriver *d, size_t i)
 {
     sg_spec_kind k = d->in[i].kind;
@@ -302,7 +302,7 @@ static void pin_group(deriver *d, const member *g, size_t ng, sg_int v)
         if (!eligible(d, g[k].input))
             continue;
         if (!sg__mul(g[k].a, v, &x) || !sg__add(x, g[k].b, &x)) {
-            strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+            sg_fixes__strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
             continue;
         }
         push_static(d, g[k].input, x);
@@ -370,7 +370,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
     char newname[256];
 
     if (!inf) {
-        strs_pushf(d->notes, "no inferred facts for %s: its dims are left as they are", sg_expr_symbol_name(g[0].sym));
+        sg_fixes__strs_pushf(d->notes, "no inferred facts for %s: its dims are left as they are", sg_expr_symbol_name(g[0].sym));
         return;
     }
     lo = inf->lo;
@@ -400,7 +400,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             hi = h0;
             m = m2;
             res = r2;
-            strs_pushf(d->notes,
+            sg_fixes__strs_pushf(d->notes,
                        "%s: the guards leave holes in its range%s; chose the sizes = %s (mod %s), which avoid "
                        "them, over the widest hole-free interval",
                        d->in[g[0].input].source, inf->holes_complete ? "" : " (maybe more)",
@@ -422,7 +422,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
                 snprintf(wide, sizeof wide, "; the widest piece is [%s, %s], but torch needs the example inside "
                          "the range", wl[0] ? wl : "-int_oo", wh[0] ? wh : "int_oo");
             }
-            strs_pushf(d->notes,
+            sg_fixes__strs_pushf(d->notes,
                        "%s: the guards leave holes in [%s, %s]%s; chose the piece [%s, %s] that holds the "
                        "example size%s",
                        d->in[g[0].input].source, l0s, h0s, inf->holes_complete ? "" : " (maybe more)",
@@ -449,7 +449,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             if (eligible(d, g[k].input) && d->in[g[k].input].kind == SG_SPEC_DERIVED && d->in[g[k].input].root_name)
                 reuse = d->in[g[k].input].root_name;
         if (!base && !reuse) {
-            strs_pushf(d->notes, "%s: no Dim name to derive from", d->in[g[0].input].source);
+            sg_fixes__strs_pushf(d->notes, "%s: no Dim name to derive from", d->in[g[0].input].source);
             return;
         }
         snprintf(newname, sizeof newname, reuse && !base ? "%s" : "_%s", reuse && !base ? reuse : base);
@@ -460,7 +460,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             sg_int rex = div_floor(hint - res, m), shift;
             if (rex < 2 && sg__mul(m, 2 - rex, &shift) && sg__sub(res, shift, &shift)) {
                 res = shift;
-                strs_pushf(d->notes, "%s: the new root %s would have the example size %s, which torch specialises; "
+                sg_fixes__strs_pushf(d->notes, "%s: the new root %s would have the example size %s, which torch specialises; "
                            "written with offset %s so that its example is 2", d->in[g[0].input].source, rname,
                            sg_int_format(lo_s, rex), sg_int_format(hi_s, res));
             }
@@ -485,13 +485,13 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             if (!eligible(d, g[k].input))
                 continue;
             if (!sg__mul(g[k].a, m, &a) || !sg__mul(g[k].a, res, &t) || !sg__add(t, g[k].b, &b)) {
-                strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+                sg_fixes__strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
                 continue;
             }
             push_derived(d, g[k].input, a, rname, b);
         }
         if (m > 1)
-            strs_pushf(d->notes, "%s: every valid size is %s (mod %s); new root %s",
+            sg_fixes__strs_pushf(d->notes, "%s: every valid size is %s (mod %s); new root %s",
                        d->in[g[0].input].source, sg_int_format(lo_s, res), sg_int_format(hi_s, m), rname);
         return;
     }
@@ -510,7 +510,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             rhi.v += g[root].b;
         push_range(d, rname, rlo, rhi);
         if (!inf->range_exact)
-            strs_pushf(d->notes, "%s: range not proved optimal (budget): the fix may be narrower than needed",
+            sg_fixes__strs_pushf(d->notes, "%s: range not proved optimal (budget): the fix may be narrower than needed",
                        d->in[g[root].input].source);
     }
     for (k = 0; k < ng; k++) {
@@ -519,7 +519,7 @@ static void derive_group(deriver *d, const member *g, size_t ng)
             continue;
         /* value = a*sym + b = a*(R - b_root) + b */
         if (!sg__mul(g[k].a, g[root].b, &t) || !sg__sub(g[k].b, t, &b)) {
-            strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
+            sg_fixes__strs_pushf(d->notes, "%s: coefficients overflow", d->in[g[k].input].source);
             continue;
         }
         push_derived(d, g[k].input, g[k].a, rname, b);
@@ -549,7 +549,7 @@ static void fix_hint(deriver *d, size_t i)
     char a[SG_INT_STRLEN], b[SG_INT_STRLEN];
 
     if (!f) {
-        strs_pushf(d->notes, "%s: nothing inferred about its size: no bounds to suggest", in->source);
+        sg_fixes__strs_pushf(d->notes, "%s: nothing inferred about its size: no bounds to suggest", in->source);
         return;
     }
     lo = f->lo;
@@ -558,7 +558,7 @@ static void fix_hint(deriver *d, size_t i)
         sg_int v = f->is_constant ? f->constant : lo.v;
         if (in->kind == SG_SPEC_DYNAMIC) {
             push_static(d, i, v);
-            strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards allow only %s: static now", in->source,
+            sg_fixes__strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards allow only %s: static now", in->source,
                        sg_int_format(a, v));
             return;
         }
@@ -573,7 +573,7 @@ static void fix_hint(deriver *d, size_t i)
         d->failed = true;
         return;
     }
-    strs_pushf(d->notes, "%s: Dim.%s(min=%s, max=%s), the range the guards allow (the given bounds conflict with it)",
+    sg_fixes__strs_pushf(d->notes, "%s: Dim.%s(min=%s, max=%s), the range the guards allow (the given bounds conflict with it)",
                in->source, in->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC", lo.inf ? "None" : sg_int_format(a, lo.v),
                hi.inf ? "None" : sg_int_format(b, hi.v));
 }
@@ -664,7 +664,7 @@ int sg_fixes__derive(deriver *d, sg_error *err)
             char num[SG_INT_STRLEN];
             push_static(d, i, sg_expr_int_value(in->value));
             sg_int_format(num, sg_expr_int_value(in->value));
-            strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards make it %s: static now (no Dim name, so no line)",
+            sg_fixes__strs_pushf(d->notes, "%s: Dim.DYNAMIC, but the guards make it %s: static now (no Dim name, so no line)",
                        in->source, num);
             continue;
         }
@@ -673,7 +673,7 @@ int sg_fixes__derive(deriver *d, sg_error *err)
              * the constant silently); what torch can export is that size, static */
             char num[SG_INT_STRLEN];
             push_static(d, i, in->size);
-            strs_pushf(d->notes, "%s: Dim.DYNAMIC on an example of size %s, which torch specialises: static now "
+            sg_fixes__strs_pushf(d->notes, "%s: Dim.DYNAMIC on an example of size %s, which torch specialises: static now "
                        "(an example of size >= 2 keeps it dynamic)", in->source, sg_int_format(num, in->size));
             continue;
         }
@@ -700,7 +700,7 @@ int sg_fixes__derive(deriver *d, sg_error *err)
                  * relation and keeps it in the program) */
                 char *txt = NULL;
                 sg_expr_print(&txt, in->value, SG_SYNTAX_SYMPY, NULL, NULL, NULL);
-                strs_pushf(d->notes, "%s: traced as %s, which no Dim can express: Dim.AUTO for it (torch infers "
+                sg_fixes__strs_pushf(d->notes, "%s: traced as %s, which no Dim can express: Dim.AUTO for it (torch infers "
                            "the relation)", in->source, txt ? txt : "?");
                 sg_free(txt);
                 push_auto(d, i);

@@ -59,7 +59,7 @@ void sg_fixes__strs_pushf(strs *v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    strs_push(v, sg__strndup(tmp, strlen(tmp)));
+    sg_fixes__strs_push(v, sg__strndup(tmp, strlen(tmp)));
 }
 
 static void strs_free(strs *v)
@@ -306,7 +306,7 @@ static int first_check(sg_report **out, const sg_trace *t, sg_check_options *o, 
 {
     *out = NULL;
     if (!budget_left(o, total_ms, start)) {
-        strs_pushf(notes, "time budget spent before the first check");
+        sg_fixes__strs_pushf(notes, "time budget spent before the first check");
         return 0;
     }
     return sg_check_rt(out, t, o, rt, err);
@@ -356,7 +356,7 @@ static int repair_spec(sg_trace **out, const sg_trace *t, strs *notes, sg_error 
         if (one_value(in[i].min, in[i].max) && in[i].size == in[i].min.v) {
             if ((rc = sg_spec_edits__static(&e, i, true, in[i].size, err)) != 0)
                 goto cleanup;
-            strs_pushf(notes, "%s: Dim('%s', min=%s, max=%s) is refused by torch; a dim of one size is written as that size",
+            sg_fixes__strs_pushf(notes, "%s: Dim('%s', min=%s, max=%s) is refused by torch; a dim of one size is written as that size",
                        in[i].source, in[i].name, sg_int_format(num, in[i].size), num);
             continue;
         }
@@ -383,7 +383,7 @@ static int repair_spec(sg_trace **out, const sg_trace *t, strs *notes, sg_error 
         if (other) {
             lo = fits ? ilo : ulo;
             hi = fits ? ihi : uhi;
-            strs_pushf(notes, "Dim '%s' has two definitions: one, with the %s of their ranges", in[i].name,
+            sg_fixes__strs_pushf(notes, "Dim '%s' has two definitions: one, with the %s of their ranges", in[i].name,
                        fits ? "intersection" : "union");
         }
         /* every example of the name inside the range */
@@ -400,7 +400,7 @@ static int repair_spec(sg_trace **out, const sg_trace *t, strs *notes, sg_error 
             }
         }
         if (widen)
-            strs_pushf(notes, "%s: the example size is outside Dim '%s' [%s, %s]: its range widened to [%s, %s] to hold "
+            sg_fixes__strs_pushf(notes, "%s: the example size is outside Dim '%s' [%s, %s]: its range widened to [%s, %s] to hold "
                        "it (or give an example inside the range)", in[i].source, in[i].name,
                        in[i].min.inf ? "-oo" : sg_int_format(num, in[i].min.v), in[i].max.inf ? "oo" : sg_int_format(n2, in[i].max.v),
                        lo.inf ? "-oo" : sg_int_format(n3, lo.v), hi.inf ? "oo" : sg_int_format(n4, hi.v));
@@ -416,7 +416,7 @@ static int repair_spec(sg_trace **out, const sg_trace *t, strs *notes, sg_error 
                 continue;
             want = a == 1 ? 2 : 0;
             need = (want - b + a - 1) / a;
-            strs_pushf(notes, "%s = %s: its min at %s's min %s is negative: %s's min raised to %s", in[j].source,
+            sg_fixes__strs_pushf(notes, "%s = %s: its min at %s's min %s is negative: %s's min raised to %s", in[j].source,
                        in[j].name, in[i].name, sg_int_format(num, lo.v), in[i].name, sg_int_format(n2, need));
             lo.v = need;
             widen = true;
@@ -425,7 +425,7 @@ static int repair_spec(sg_trace **out, const sg_trace *t, strs *notes, sg_error 
             goto cleanup;
     }
     if (e.n && (rc = sg_trace_edit(out, t, &e, err)) != 0 && rc != SG_ENOMEM) {
-        strs_pushf(notes, "repaired spec rejected: %s", err ? err->msg : "invalid");
+        sg_fixes__strs_pushf(notes, "repaired spec rejected: %s", err ? err->msg : "invalid");
         rc = 0;
     }
 cleanup:
@@ -512,12 +512,12 @@ static int structural_repair(sg_trace **cur, sg_fixes *res, const sg_trace *t, s
     if (rc)
         return rc;
     for (i = 0; i < sr.nsplit; i++) {
-        strs_push(split, sr.split[i]);
+        sg_fixes__strs_push(split, sr.split[i]);
         sr.split[i] = NULL;
     }
     res->repaired = sr.trace != NULL;
     for (i = 0; i < sr.nnotes; i++) {
-        strs_push(notes, sr.notes[i]);
+        sg_fixes__strs_push(notes, sr.notes[i]);
         sr.notes[i] = NULL;
     }
     if (sr.python && untraced(t)) {
@@ -526,7 +526,7 @@ static int structural_repair(sg_trace **cur, sg_fixes *res, const sg_trace *t, s
         res->recheck = SG_VERDICT_INVALID_SPEC;
         res->python = sr.python;
         sr.python = NULL;
-        strs_pushf(notes, "torch stopped before recording the inputs (%s): nothing was traced to check the repair "
+        sg_fixes__strs_pushf(notes, "torch stopped before recording the inputs (%s): nothing was traced to check the repair "
                    "against; use repaired_Dim in place of Dim, export, and check the new trace", sg_trace_torch_error(t));
     }
     *cur = sr.trace;
@@ -575,13 +575,13 @@ static int zero_one_roots(sg_trace **out, const sg_trace *t, strs *notes, sg_err
             !sg__sub(d->size, b, &q) || q % a != 0 || (root = q / a) < 0 || root > 1 ||
             root_shared(in, n, i, d->root_name))
             continue;
-        if (!(name = made_name(d)))
+        if (!(name = sg_fixes__made_name(d)))
             return sg_error_set(err, SG_ENOMEM, "out of memory");
         if (lo.inf || lo.v < 2) {
             lo.inf = 0;
             lo.v = 2;
         }
-        strs_pushf(notes, "%s = %s: the root %s has the example size %s, which torch specialises to a constant "
+        sg_fixes__strs_pushf(notes, "%s = %s: the root %s has the example size %s, which torch specialises to a constant "
                    "before tracing (and torch 2.6 then fails inside its own code): a Dim of its own, %s, over the "
                    "same sizes", d->source, d->name ? d->name : "the derived dim", d->root_name,
                    sg_int_format(num, root), name);
@@ -690,7 +690,7 @@ static int torch_accepts(sg_trace **cur, sg_fixes *res, strs *notes, sg_check_op
                 if (torch_names(&in[i], tm->names[k])) {
                     sg_bound none = {0};
                     if (round < MAX_TORCH_ROUNDS)
-                        strs_pushf(notes, "%s: torch %s would raise on this Dim although every size of it passes "
+                        sg_fixes__strs_pushf(notes, "%s: torch %s would raise on this Dim although every size of it passes "
                                    "the guards (%s): Dim.AUTO for it, torch infers its range and checks the guards "
                                    "at run time", in[i].source, ver ? ver : "", why);
                     rc = sg_spec_edits__hint(&ae, i, SG_SPEC_AUTO, false, none, none, err);
@@ -706,12 +706,12 @@ static int torch_accepts(sg_trace **cur, sg_fixes *res, strs *notes, sg_check_op
             refused = true;
         } else if ((rc = sg_trace_edit(&next, *cur, &ae, err)) != 0) {
             if (rc != SG_ENOMEM) {
-                strs_pushf(notes, "the spec torch accepts could not be built: %s", err ? err->msg : "invalid");
+                sg_fixes__strs_pushf(notes, "the spec torch accepts could not be built: %s", err ? err->msg : "invalid");
                 refused = true;
                 rc = 0;
             }
         } else if (!budget_left(o, total_ms, start)) {
-            strs_pushf(notes, "time budget spent before the spec torch accepts was checked");
+            sg_fixes__strs_pushf(notes, "time budget spent before the spec torch accepts was checked");
             refused = true;
         } else if ((rc = sg_check__lean_rt(&rep, next, o, rt, err)) == 0 && !clean(rep)) {
             refused = true;
@@ -719,7 +719,7 @@ static int torch_accepts(sg_trace **cur, sg_fixes *res, strs *notes, sg_check_op
         sg_spec_edits__dispose(&ae);
         if (refused) {
             res->verified = false;
-            strs_pushf(notes, "torch %s would still refuse the fixed spec: %s", ver ? ver : "", why);
+            sg_fixes__strs_pushf(notes, "torch %s would still refuse the fixed spec: %s", ver ? ver : "", why);
         }
         sg_torch_text_free(tm);
         sg_report_free(rep);
@@ -789,7 +789,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             goto cleanup;
         }
         for (i = 0; i < nin; i++)
-            if ((orig[i].kind == SG_SPEC_AUTO || orig[i].kind == SG_SPEC_DYNAMIC) && !(names[i] = made_name(&orig[i]))) {
+            if ((orig[i].kind == SG_SPEC_AUTO || orig[i].kind == SG_SPEC_DYNAMIC) && !(names[i] = sg_fixes__made_name(&orig[i]))) {
                 rc = sg_error_set(err, SG_ENOMEM, "out of memory");
                 goto cleanup;
             }
@@ -806,7 +806,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
     }
     if (sg_trace_torch_failed_data_dependent(t)) {
         /* tracing stopped at a data-dependent guard: what was recorded is not the whole model */
-        strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
+        sg_fixes__strs_pushf(&notes, "torch's tracing stopped at a data-dependent guard (%s): the trace is incomplete and no "
                    "dynamic_shapes can fix that; fix the model (torch._check, ...)", sg_trace_torch_error(t));
         goto cleanup;
     }
@@ -818,11 +818,11 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
             res->untraced = true;
             res->rounds = 1;
             res->recheck = SG_VERDICT_TORCH_FAILED;
-            strs_pushf(&notes, "torch stopped before tracing the model (%s): nothing was traced to check the "
+            sg_fixes__strs_pushf(&notes, "torch stopped before tracing the model (%s): nothing was traced to check the "
                        "repaired spec against; export with it and check the new trace", sg_trace_torch_error(t));
         } else {
             res->recheck = SG_VERDICT_TORCH_FAILED;
-            strs_pushf(&notes, "torch failed inside its own code before tracing the model (%s); no change of the "
+            sg_fixes__strs_pushf(&notes, "torch failed inside its own code before tracing the model (%s); no change of the "
                        "spec is known to avoid it", sg_trace_torch_error(t));
             goto cleanup;
         }
@@ -856,14 +856,14 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
                  * (a generated spec is only ever a verified one: none) */
                 if (m == MODE_SPEC) {
                     res->recheck = SG_VERDICT_INVALID_SPEC;
-                    strs_pushf(&notes, "the spec itself is invalid and torch stopped before tracing the model (%s): "
+                    sg_fixes__strs_pushf(&notes, "the spec itself is invalid and torch stopped before tracing the model (%s): "
                                "`check` offers a repair; nothing was traced to generate a spec from",
                                sg_trace_torch_error(t));
                     goto cleanup;
                 }
                 res->untraced = true;
                 res->rounds = 1;
-                strs_pushf(&notes, "torch stopped before tracing the model (%s): the repaired spec passes torch's spec "
+                sg_fixes__strs_pushf(&notes, "torch stopped before tracing the model (%s): the repaired spec passes torch's spec "
                            "checks, but no guard was recorded to check it against; export with it and check the new trace",
                            sg_trace_torch_error(t));
             } else if (clean(rep)) {
@@ -876,7 +876,7 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         /* repaired: nothing left to derive */
     } else if (r->verdict == SG_VERDICT_INVALID_SPEC || r->no_spec) {
         res->recheck = r->verdict;
-        strs_pushf(&notes, r->no_spec ? "the trace carries no per-dim spec: nothing to fix from"
+        sg_fixes__strs_pushf(&notes, r->no_spec ? "the trace carries no per-dim spec: nothing to fix from"
                                       : "the spec itself is invalid: fix it as the message says, then check again");
         goto cleanup;
     }
@@ -903,13 +903,13 @@ again:
         d.names = round == 1 ? names : NULL;
         d.keep = keep;
         d.fit_on = fit;
-        if ((rc = derive(&d, err)) != 0) {
+        if ((rc = sg_fixes__derive(&d, err)) != 0) {
             sg_spec_edits__dispose(&d.edits);
             goto cleanup;
         }
         if (d.edits.n == 0) {
             sg_spec_edits__dispose(&d.edits);
-            strs_pushf(&notes, "no fix derived for what is still refuted");
+            sg_fixes__strs_pushf(&notes, "no fix derived for what is still refuted");
             break;
         }
         /* the derived spec, applied to a structured copy of the trace `r` was made from */
@@ -918,7 +918,7 @@ again:
         if (rc) {
             if (rc == SG_ENOMEM)
                 goto cleanup;
-            strs_pushf(&notes, "derived spec rejected: %s", err ? err->msg : "invalid");
+            sg_fixes__strs_pushf(&notes, "derived spec rejected: %s", err ? err->msg : "invalid");
             rc = 0;
             break;
         }
@@ -928,7 +928,7 @@ again:
         /* the re-check needs no inference unless another round must derive from it */
         o.infer = false;
         if (!budget_left(&o, total_ms, start)) {
-            strs_pushf(&notes, "time budget spent after %u round(s)", round - 1);
+            sg_fixes__strs_pushf(&notes, "time budget spent after %u round(s)", round - 1);
             sg_report_free(prev);
             prev = NULL;
             r = NULL;
@@ -1002,7 +1002,7 @@ again:
                 if ((rc = sg_check_rt(&auto_r, auto_t, &o, rt, err)) != 0)
                     goto cleanup;
                 for (k = 0; k < attempt; k++)
-                    strs_pushf(&notes, "%s: related to other dims in a way no Dim can express: Dim.AUTO for it "
+                    sg_fixes__strs_pushf(&notes, "%s: related to other dims in a way no Dim can express: Dim.AUTO for it "
                                "(torch infers the relation and checks it at run time)", orig[cand[k]].source);
                 round_from(&cur, NULL, &r, auto_r, res, 0);
                 from = auto_t;
@@ -1053,7 +1053,7 @@ again:
             goto cleanup;
         }
     } else if (res->rounds) {
-        strs_pushf(&notes, "no verified fix: after %u round(s) the re-check still says %s", res->rounds,
+        sg_fixes__strs_pushf(&notes, "no verified fix: after %u round(s) the re-check still says %s", res->rounds,
                    sg_verdict_name(res->recheck));
     }
 cleanup:

@@ -54,10 +54,4 @@ char *sg_fixes__made_name(const sg_input_dim *d);
 /* One round: the override items that make every eligible dim of `d->t` what the report's facts
  * say, into d->edits and d->notes (fix_derive.c). Returns 0 or SG_ENOMEM. */
 int sg_fixes__derive(deriver *d, sg_error *err);
-/* The short names both files use. */
-#define strs_push(v, s) sg_fixes__strs_push(v, s)
-#define strs_pushf(...) sg_fixes__strs_pushf(__VA_ARGS__)
-#define made_name(d) sg_fixes__made_name(d)
-#define derive(d, err) sg_fixes__derive(d, err)
-
 #endif

@@ -527,11 +527,12 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
     for (i = 0; i < v->guards; i++)
         v->guards_read += sg_graph_guard_at(in->graph, i)->expr != NULL;
     {
-        size_t ng = 0, k;
+        /* the trace's shape guards are guards_code's read entries, then the kernels' over input sizes */
+        size_t ng = 0, k, shape = 0;
         const sg_guard *gs = sg_trace_guards(t, &ng);
-        for (k = 0; k < ng; k++) /* the trace's shape guards: guards_code's read entries, then the kernels' */
-            v->kernels += gs[k].origin == SG_GUARD_SHAPE;
-        v->kernels -= v->guards_read <= v->kernels ? v->guards_read : v->kernels;
+        for (k = 0; k < ng; k++)
+            shape += gs[k].origin == SG_GUARD_SHAPE;
+        v->kernels = shape - v->guards_read;
     }
     v->kernels_all = sg_graph_kernel_check_count(in->graph);
     if (v->guards_read < v->guards)

@@ -24,7 +24,8 @@
 
 #define MAX_RANK 16
 #define MAX_FIXED 65536 /* values whose run-time sizes were recomputed */
-#define MAX_WHAT 4096   /* bytes of one condition's description */
+#define MAX_WHAT 4096   /* bytes of one condition's description: names (200 each) and sizes
+                           (MAX_SHOWN each) are clipped, so it always fits */
 #define MAX_SHOWN 160   /* bytes of one size shown in it */
 #define MAX_TREE 2000   /* nodes of a value's recomputed sizes, as trees: past it they are unknown */
 #define UNKNOWN ((size_t)-1) /* shape.ndim of a value whose sizes are unknown */
@@ -158,20 +159,29 @@ static bool meta_of(kstate *k, const char *name, shape *s)
     return true;
 }
 
+/* The index of value `name` among the recomputed ones (the latest record), or k->nfx. */
+static size_t find_fixed(const kstate *k, const char *name)
+{
+    size_t i;
+
+    for (i = k->nfx; name && i-- > 0;)
+        if (strcmp(k->fx[i].name, name) == 0)
+            return i;
+    return k->nfx;
+}
+
 /* The sizes value `name` has at run time: recomputed by a rule, else its meta; false when
  * unknown (a recomputed size grew past MAX_TREE: the value's consumers get no rule). */
 static bool sizes_of(kstate *k, const char *name, shape *s)
 {
-    size_t i;
+    size_t i = find_fixed(k, name);
 
     if (!name)
         return false;
-    for (i = k->nfx; i-- > 0;)
-        if (strcmp(k->fx[i].name, name) == 0) {
-            *s = k->fx[i].s;
-            return s->ndim != UNKNOWN;
-        }
-    return meta_of(k, name, s);
+    if (i == k->nfx)
+        return meta_of(k, name, s);
+    *s = k->fx[i].s;
+    return s->ndim != UNKNOWN;
 }
 
 /* The number of nodes of `e` as a tree (shared arguments counted each time), up to `cap` + 1. */
@@ -263,7 +273,7 @@ static void put(sg_buf *b, const sg_expr *e)
 static void head(const kstate *k, sg_buf *b)
 {
     sg_buf_init(b, MAX_WHAT);
-    sg_buf_printf(b, "aten.%s %s: ", k->op, k->oname);
+    sg_buf_printf(b, "aten.%.120s %.200s: ", k->op, k->oname);
 }
 
 /* Add condition `cond` (NULL: not read, nothing added) described by `b` (disposed). */
@@ -281,10 +291,6 @@ static void add(kstate *k, const sg_expr *cond, sg_buf *b)
         sg_buf_dispose(b);
         k->rc = SG_ENOMEM;
         return;
-    }
-    if (b->failed == SG_ELIMIT) { /* cannot happen with MAX_SHOWN-long operands; kept short anyway */
-        sg_buf_dispose(b);
-        head(k, b);
     }
     c = &k->out[k->n];
     memset(c, 0, sizeof *c);
@@ -355,9 +361,9 @@ static void rule_broadcast(kstate *k)
                 if (a == b)
                     continue;
                 head(k, &w);
-                sg_buf_printf(&w, "dim %zu of %s (", out.ndim - pos, names[i]);
+                sg_buf_printf(&w, "dim %zu of %.200s (", out.ndim - pos, names[i]);
                 put(&w, a);
-                sg_buf_printf(&w, ") and of %s (", names[j]);
+                sg_buf_printf(&w, ") and of %.200s (", names[j]);
                 put(&w, b);
                 sg_buf_puts(&w, ") broadcast (equal, or one of them 1)");
                 add(k, broadcasts(k, a, b), &w);
@@ -537,7 +543,7 @@ static void rule_view(kstate *k)
             return;
     }
     head(k, &w);
-    sg_buf_printf(&w, "the element count of %s (", tensor_of(arg_of(k, "self")));
+    sg_buf_printf(&w, "the element count of %.200s (", tensor_of(arg_of(k, "self")));
     put(&w, numel);
     sg_buf_puts(&w, infer == MAX_RANK ? ") equals the product of the sizes asked (" : ") is a multiple of the product of the other sizes asked (");
     put(&w, rest);
@@ -578,7 +584,7 @@ static void rule_expand(kstate *k)
             sg_buf w;
             const sg_expr *one = lit(k, 1);
             head(k, &w);
-            sg_buf_printf(&w, "dim %zu of %s (", i - lead, tensor_of(arg_of(k, "self")));
+            sg_buf_printf(&w, "dim %zu of %.200s (", i - lead, tensor_of(arg_of(k, "self")));
             put(&w, s.d[i - lead]);
             sg_buf_puts(&w, ") equals the expanded size (");
             put(&w, t);
@@ -597,9 +603,9 @@ static void need_equal(kstate *k, const char *a, size_t dx, const sg_expr *x, co
     sg_buf w;
 
     head(k, &w);
-    sg_buf_printf(&w, "dim %zu of %s (", dx, a);
+    sg_buf_printf(&w, "dim %zu of %.200s (", dx, a);
     put(&w, x);
-    sg_buf_printf(&w, ") equals dim %zu of %s (", dy, b);
+    sg_buf_printf(&w, ") equals dim %zu of %.200s (", dy, b);
     put(&w, y);
     sg_buf_puts(&w, ")");
     add(k, mk2(k, SG_EQ, x, y), &w);
@@ -693,7 +699,7 @@ static void rule_layer_norm(kstate *k)
         sg_buf w;
         if (e && e != s.d[lead + i]) {
             head(k, &w);
-            sg_buf_printf(&w, "dim %zu of %s (", lead + i, t);
+            sg_buf_printf(&w, "dim %zu of %.200s (", lead + i, t);
             put(&w, s.d[lead + i]);
             sg_buf_puts(&w, ") equals normalized_shape (");
             put(&w, e);
@@ -780,15 +786,7 @@ static void rule(kstate *k)
 }
 
 /* Whether value `name` has recomputed (or unknown) sizes. */
-static bool is_fixed(const kstate *k, const char *name)
-{
-    size_t i;
-
-    for (i = 0; name && i < k->nfx; i++)
-        if (strcmp(k->fx[i].name, name) == 0)
-            return true;
-    return false;
-}
+static bool is_fixed(const kstate *k, const char *name) { return name && find_fixed(k, name) < k->nfx; }
 
 /* Whether a tensor input of the node has recomputed (or unknown) sizes. */
 static bool input_recomputed(const kstate *k)

@@ -221,19 +221,20 @@ static void verify_text(sg_buf *b, const sg_report *r)
                               sg_int_format(a, vi->counterexample[k]));
             sg_buf_putc(b, '\n');
         }
-        for (k = 0; k < vi->ncore; k++)
-            if (vi->core[k].kind == SG_CORE_GUARD && vi->core[k].index >= v->guards_read && vi->core[k].loc
-                && !sg_trace_guard_is_runtime_assert(r->trace, vi->core[k].index))
-                sg_buf_printf(b, "  fails kernel shape check: %s\n", vi->core[k].loc);
+        for (k = 0; k < vi->ncore; k++) {
+            const sg_core_item *c = &vi->core[k];
+            /* a shape guard is a guards_code entry (the first guards_read), else a kernel's condition */
+            bool shape = c->kind == SG_CORE_GUARD && !sg_trace_guard_is_runtime_assert(r->trace, c->index);
+            if (shape && c->index >= v->guards_read)
+                sg_buf_printf(b, "  fails kernel shape check: %s\n", c->loc ? c->loc : c->text);
             else
                 sg_buf_printf(b, "  %s: %s\n",
-                          vi->core[k].kind == SG_CORE_GUARD
-                                  && !sg_trace_guard_is_runtime_assert(r->trace, vi->core[k].index)
-                              ? "fails guard (guards_code)"
-                          : vi->core[k].kind == SG_CORE_GUARD ? "fails runtime assert"
-                          : vi->core[k].kind == SG_CORE_RANGE ? "fails declared range"
-                          : vi->core[k].kind == SG_CORE_SPEC ? "spec" : "with",
-                          vi->core[k].text);
+                              shape                               ? "fails guard (guards_code)"
+                              : c->kind == SG_CORE_GUARD          ? "fails runtime assert"
+                              : c->kind == SG_CORE_RANGE          ? "fails declared range"
+                              : c->kind == SG_CORE_SPEC           ? "spec" : "with",
+                              c->text);
+        }
     }
 }
 

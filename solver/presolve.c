@@ -156,7 +156,7 @@ node *sg_presolve__get(sg_presolve *ps, size_t x)
 /* The root of x, with x = *a * root + *b; false on overflow (then nothing is decided). */
 bool sg_presolve__find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
 {
-    node *n = get(ps, x);
+    node *n = sg_presolve__get(ps, x);
     size_t r;
     sg_int pa, pb, nb;
     if (n->par == x) {
@@ -165,7 +165,7 @@ bool sg_presolve__find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
         *b = 0;
         return true;
     }
-    if (!find(ps, n->par, &r, &pa, &pb))
+    if (!sg_presolve__find(ps, n->par, &r, &pa, &pb))
         return false;
     /* x = a (pa r + pb) + b */
     if (!sg__mul(n->a, pb, &nb) || !sg__add(nb, n->b, &nb)) {
@@ -228,13 +228,13 @@ static void bound(sg_presolve *ps, size_t x, sg_interval iv)
 {
     size_t r;
     sg_int a, b;
-    if (!find(ps, x, &r, &a, &b)) {
+    if (!sg_presolve__find(ps, x, &r, &a, &b)) {
         ps->dropped = true;
         return;
     }
     /* x = a r + b: r = a (x - b) */
-    meet(ps, get(ps, r), map_iv(iv, a, b, &ps->dropped));
-    if (get(ps, r)->elim) /* r = def: the bound narrows def's variables */
+    meet(ps, sg_presolve__get(ps, r), map_iv(iv, a, b, &ps->dropped));
+    if (sg_presolve__get(ps, r)->elim) /* r = def: the bound narrows def's variables */
         propagate(ps, r);
 }
 
@@ -250,13 +250,13 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
     size_t rx, ry;
     sg_int ax, bx, ay, by, c, d, t;
     node *nx, *ny;
-    if ((a != 1 && a != -1) || !find(ps, x, &rx, &ax, &bx) || !find(ps, y, &ry, &ay, &by)) {
+    if ((a != 1 && a != -1) || !sg_presolve__find(ps, x, &rx, &ax, &bx) || !sg_presolve__find(ps, y, &ry, &ay, &by)) {
         ps->dropped = true;
         return;
     }
-    if (get(ps, rx)->elim || get(ps, ry)->elim) { /* a substituted class: x - a y - b = 0 over the roots left */
+    if (sg_presolve__get(ps, rx)->elim || sg_presolve__get(ps, ry)->elim) { /* a substituted class: x - a y - b = 0 over the roots left */
         lin f, g;
-        if (!lin_node(ps, x, &f) || !lin_node(ps, y, &g) || !sg_lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
+        if (!sg_presolve__lin_node(ps, x, &f) || !sg_presolve__lin_node(ps, y, &g) || !sg_lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
             ps->dropped = true;
         else
             fact_eq(ps, &f);
@@ -282,8 +282,8 @@ static void unite(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int b)
         }
         return;
     }
-    nx = get(ps, rx);
-    ny = get(ps, ry);
+    nx = sg_presolve__get(ps, rx);
+    ny = sg_presolve__get(ps, ry);
     if (nx->size > ny->size) { /* attach ry under rx: ry = c (rx - d) */
         sg_int nd;
         if (!sg__mul(c, d, &nd)) {
@@ -335,9 +335,9 @@ static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth)
     sg_int a, b;
     node *n;
     memset(f, 0, sizeof *f);
-    if (depth > ELIM_DEPTH || !find(ps, x, &r, &a, &b))
+    if (depth > ELIM_DEPTH || !sg_presolve__find(ps, x, &r, &a, &b))
         return false;
-    n = get(ps, r);
+    n = sg_presolve__get(ps, r);
     if (!n->elim) {
         f->k = b;
         return sg_lin_add_term(f, r, a);
@@ -364,11 +364,11 @@ typedef struct lin_env {
 static bool lin_sym(void *ctx, const sg_expr *e, lin *f, int depth)
 {
     const lin_env *env = ctx;
-    long x = e == env->over ? (long)env->over_node : sym_node(env->ps, e);
+    long x = e == env->over ? (long)env->over_node : sg_presolve__sym_node(env->ps, e);
     (void)depth;
     if (sg_expr_sort(e) != SG_SORT_INT)
         return false;
-    return x >= 0 && lin_node(env->ps, (size_t)x, f);
+    return x >= 0 && sg_presolve__lin_node(env->ps, (size_t)x, f);
 }
 
 /* `e` as a form over class roots; `over` (when non-NULL) is read as node `over_node`. */
@@ -385,7 +385,7 @@ static bool lin_range(sg_presolve *ps, const lin *f, sg_interval *out)
     out->lo = out->hi = f->k;
     out->lo_inf = out->hi_inf = false;
     for (j = 0; j < f->n; j++) {
-        const sg_interval *d = &get(ps, f->v[j])->dom;
+        const sg_interval *d = &sg_presolve__get(ps, f->v[j])->dom;
         sg_int c = f->c[j], t;
         bool lo_inf = c > 0 ? d->lo_inf : d->hi_inf, hi_inf = c > 0 ? d->hi_inf : d->lo_inf;
         sg_int lo = c > 0 ? d->lo : d->hi, hi = c > 0 ? d->hi : d->lo;
@@ -448,8 +448,8 @@ static bool is_rel(sg_kind k) { return k == SG_EQ || k == SG_NE || k == SG_LT ||
 bool sg_presolve__rel_form(sg_presolve *ps, const sg_expr *e, lin *f)
 {
     lin r;
-    if (sg_expr_nargs(e) != 2 || !lin_of(ps, sg_expr_arg(e, 0), NULL, 0, f, 0) ||
-        !lin_of(ps, sg_expr_arg(e, 1), NULL, 0, &r, 0))
+    if (sg_expr_nargs(e) != 2 || !sg_presolve__lin_of(ps, sg_expr_arg(e, 0), NULL, 0, f, 0) ||
+        !sg_presolve__lin_of(ps, sg_expr_arg(e, 1), NULL, 0, &r, 0))
         return false;
     return sg_lin_axpy(f, -1, &r);
 }
@@ -471,7 +471,7 @@ static void refresh_box(sg_presolve *ps)
             continue;
         sym = ps->p->syms[x - ps->p->ninputs].sym;
         idx = sg_expr_symbol_index(sym);
-        if (idx >= ps->nbox || !find(ps, x, &r, &a, &b))
+        if (idx >= ps->nbox || !sg_presolve__find(ps, x, &r, &a, &b))
             continue;
         if (sg__grow((void **)&ps->boxset, &ps->boxset_cap, ps->nboxset + 1, sizeof *ps->boxset)) {
             ps->empty = true;
@@ -481,7 +481,7 @@ static void refresh_box(sg_presolve *ps)
         /* x = a r + b, r in dom: x in a * (dom - (-b)) ... map_iv computes c (iv - d) */
         {
             bool wide = false; /* the box is an over-approximation anyway */
-            ps->box[idx] = map_iv(get(ps, r)->dom, a, 0, &wide);
+            ps->box[idx] = map_iv(sg_presolve__get(ps, r)->dom, a, 0, &wide);
         }
         {
             sg_interval *bx = &ps->box[idx];
@@ -489,11 +489,11 @@ static void refresh_box(sg_presolve *ps)
                 bx->lo_inf = true;
             if (!bx->hi_inf && !sg__add(bx->hi, b, &bx->hi))
                 bx->hi_inf = true;
-            if (get(ps, r)->elim) { /* substituted: its definition's range narrows it too */
+            if (sg_presolve__get(ps, r)->elim) { /* substituted: its definition's range narrows it too */
                 lin f;
                 sg_interval rng;
                 ps->work = 0;
-                if (lin_node(ps, x, &f) && lin_range(ps, &f, &rng))
+                if (sg_presolve__lin_node(ps, x, &f) && lin_range(ps, &f, &rng))
                     narrow(bx, rng);
                 if (!bx->lo_inf && !bx->hi_inf && bx->lo > bx->hi)
                     ps->empty = true; /* no model: decide nothing */
@@ -523,7 +523,7 @@ static bool div_ceil(sg_int a, sg_int c, sg_int *q)
  */
 static void propagate(sg_presolve *ps, size_t r)
 {
-    node *n = get(ps, r);
+    node *n = sg_presolve__get(ps, r);
     sg_interval dom = n->dom;
     lin d, e;
     int j;
@@ -563,7 +563,7 @@ static void propagate(sg_presolve *ps, size_t r)
             iv.hi_inf = false;
         }
         if (!iv.lo_inf || !iv.hi_inf)
-            meet(ps, get(ps, e.v[j]), iv);
+            meet(ps, sg_presolve__get(ps, e.v[j]), iv);
     }
 }
 
@@ -585,7 +585,7 @@ static void eliminate(sg_presolve *ps, const lin *f)
         if ((f->c[j] == 1 || f->c[j] == -1) && (piv < 0 || f->v[j] > f->v[piv]))
             piv = j;
     ps->dropped = true;
-    if (piv < 0 || get(ps, f->v[piv])->elim || get(ps, f->v[piv])->par != f->v[piv])
+    if (piv < 0 || sg_presolve__get(ps, f->v[piv])->elim || sg_presolve__get(ps, f->v[piv])->par != f->v[piv])
         return;
     c = f->c[piv]; /* v = -c * (f - c v) */
     memset(&d, 0, sizeof d);
@@ -597,7 +597,7 @@ static void eliminate(sg_presolve *ps, const lin *f)
     if (sg__grow((void **)&ps->defs, &ps->defs_cap, ps->ndefs + 1, sizeof *ps->defs))
         return;
     ps->defs[ps->ndefs] = d;
-    n = get(ps, f->v[piv]);
+    n = sg_presolve__get(ps, f->v[piv]);
     n->elim = true;
     n->def = ps->ndefs++;
     ps->box_stale = true;
@@ -688,7 +688,7 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
     }
     if (k == SG_TRUE)
         return;
-    if (!is_rel(k) || !rel_form(ps, e, &f)) {
+    if (!is_rel(k) || !sg_presolve__rel_form(ps, e, &f)) {
         ps->dropped = true;
         return;
     }
@@ -724,7 +724,7 @@ static void fact_expr(sg_presolve *ps, const sg_expr *e, int depth)
 static void fact_node_eq(sg_presolve *ps, size_t x, const sg_expr *e, const sg_expr *over, size_t over_node)
 {
     lin f, g;
-    if (!lin_node(ps, x, &f) || !lin_of(ps, e, over, over_node, &g, 0) || !sg_lin_axpy(&f, -1, &g)) {
+    if (!sg_presolve__lin_node(ps, x, &f) || !sg_presolve__lin_of(ps, e, over, over_node, &g, 0) || !sg_lin_axpy(&f, -1, &g)) {
         ps->dropped = true;
         return;
     }
@@ -746,7 +746,7 @@ void sg_presolve_def(sg_presolve *ps, size_t k)
     bool before = fact_start(ps);
     ps->work = 0;
     for (i = 0; i < si->nsources && x < 0; i++)
-        x = x_of(ps, si->sources[i]);
+        x = sg_presolve__x_of(ps, si->sources[i]);
     if (p->sym_input[k] >= 0)
         unite(ps, sn, 1, (size_t)p->sym_input[k], 0);
     else if (x >= 0)
@@ -776,7 +776,7 @@ static void spec_item(sg_presolve *ps, size_t i)
     switch (d->kind) {
     case SG_SPEC_DIM: {
         sg_bound lo = d->min;
-        if ((x = x_of(ps, d->name)) < 0) {
+        if ((x = sg_presolve__x_of(ps, d->name)) < 0) {
             ps->dropped = true;
             return;
         }
@@ -790,7 +790,7 @@ static void spec_item(sg_presolve *ps, size_t i)
         sg_int a = 0, b = 0;
         sg_bound none = {0, 1}, zero = {0, 0};
         sg_bound rlo = sg_trace__root_floor(p->trace, d), dlo = sg_trace__dim_floor(p->trace, zero);
-        if ((x = x_of(ps, d->root_name)) < 0) {
+        if ((x = sg_presolve__x_of(ps, d->root_name)) < 0) {
             ps->dropped = true;
             return;
         }
@@ -804,7 +804,7 @@ static void spec_item(sg_presolve *ps, size_t i)
                 unite(ps, i, a, p->ninputs + p->nsyms + (size_t)x, b);
             else if (strcmp(sg_expr_symbol_name(sym), d->root_name) == 0) { /* D = a X + b: substituted */
                 lin f, g;
-                if (!lin_node(ps, i, &f) || !lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) ||
+                if (!sg_presolve__lin_node(ps, i, &f) || !sg_presolve__lin_node(ps, p->ninputs + p->nsyms + (size_t)x, &g) ||
                     !sg_lin_axpy(&f, -a, &g) || !sg__sub(f.k, b, &f.k))
                     ps->dropped = true;
                 else
@@ -923,21 +923,21 @@ bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
     if (ps->empty || x >= ps->nnodes)
         return false;
     ps->work = 0;
-    if (!lin_node(ps, x, &f) || f.n > 1 || ps->empty)
+    if (!sg_presolve__lin_node(ps, x, &f) || f.n > 1 || ps->empty)
         return false;
     *root = f.n ? f.v[0] : SIZE_MAX;
     *a = f.n ? f.c[0] : 0;
     *b = f.k;
-    return f.n == 0 || !get(ps, f.v[0])->elim;
+    return f.n == 0 || !sg_presolve__get(ps, f.v[0])->elim;
 }
 
 bool sg_presolve_substituted(const sg_presolve *ps) { return ps->ndefs > 0; }
 
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
-    if (ps->empty || x >= ps->nnodes || !find(ps, x, root, a, b) || get(ps, *root)->elim)
+    if (ps->empty || x >= ps->nnodes || !sg_presolve__find(ps, x, root, a, b) || sg_presolve__get(ps, *root)->elim)
         return false;
-    *dom = get(ps, *root)->dom;
+    *dom = sg_presolve__get(ps, *root)->dom;
     return !ps->empty;
 }
 
@@ -946,7 +946,7 @@ bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
 /* The domain of class root v (sg_poly_dom). */
 static bool root_dom(void *ctx, size_t v, sg_interval *out)
 {
-    *out = get(ctx, v)->dom;
+    *out = sg_presolve__get(ctx, v)->dom;
     return true;
 }
 
@@ -977,9 +977,9 @@ static sg_tri decide_bool(sg_presolve *ps, const sg_expr *e, bool *total, int de
         *total = true;
         return k == SG_TRUE ? SG_TRI_TRUE : SG_TRI_FALSE;
     }
-    if (is_rel(k) && rel_form(ps, e, &f)) {
+    if (is_rel(k) && sg_presolve__rel_form(ps, e, &f)) {
         *total = true;
-        return decide_lin(ps, k, &f);
+        return sg_presolve__decide_lin(ps, k, &f);
     }
     if (is_rel(k)) {
         sg_tri r = decide_poly(ps, e);
@@ -1042,7 +1042,7 @@ sg_tri sg_presolve_implies_lin(sg_presolve *ps, const size_t *nodes, const sg_in
     memset(&f, 0, sizeof f);
     f.k = k;
     for (i = 0; i < n; i++)
-        if (coef[i] != 0 && (nodes[i] >= ps->nnodes || !lin_node(ps, nodes[i], &g) || !sg_lin_axpy(&f, coef[i], &g)))
+        if (coef[i] != 0 && (nodes[i] >= ps->nnodes || !sg_presolve__lin_node(ps, nodes[i], &g) || !sg_lin_axpy(&f, coef[i], &g)))
             return SG_TRI_UNKNOWN;
     if (ps->empty)
         return SG_TRI_UNKNOWN;
@@ -1060,9 +1060,9 @@ sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int
     if (presolve_off || ps->empty || x >= ps->nnodes || (y != SIZE_MAX && y >= ps->nnodes))
         return SG_TRI_UNKNOWN;
     ps->work = 0;
-    if (!lin_node(ps, x, &f))
+    if (!sg_presolve__lin_node(ps, x, &f))
         return SG_TRI_UNKNOWN;
-    if (y != SIZE_MAX && (!lin_node(ps, y, &g) || !sg_lin_axpy(&f, -a, &g)))
+    if (y != SIZE_MAX && (!sg_presolve__lin_node(ps, y, &g) || !sg_lin_axpy(&f, -a, &g)))
         return SG_TRI_UNKNOWN;
     if (!sg__sub(f.k, b, &f.k) || ps->empty)
         return SG_TRI_UNKNOWN;
@@ -1089,29 +1089,29 @@ sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
     case SG_CORE_RANGE: { /* lo <= s <= hi */
         const sg_symbol_info *si = &p->syms[c->index];
         sg_tri lo = SG_TRI_TRUE, hi = SG_TRI_TRUE;
-        if (!lin_node(ps, p->ninputs + c->index, &f))
+        if (!sg_presolve__lin_node(ps, p->ninputs + c->index, &f))
             return SG_TRI_UNKNOWN;
         if (!si->lo.inf) {
             g = f;
-            lo = sg__sub(g.k, si->lo.v, &g.k) ? decide_lin(ps, SG_GE, &g) : SG_TRI_UNKNOWN;
+            lo = sg__sub(g.k, si->lo.v, &g.k) ? sg_presolve__decide_lin(ps, SG_GE, &g) : SG_TRI_UNKNOWN;
         }
         if (!si->hi.inf) {
             g = f;
-            hi = sg__sub(g.k, si->hi.v, &g.k) ? decide_lin(ps, SG_LE, &g) : SG_TRI_UNKNOWN;
+            hi = sg__sub(g.k, si->hi.v, &g.k) ? sg_presolve__decide_lin(ps, SG_LE, &g) : SG_TRI_UNKNOWN;
         }
         r = lo == SG_TRI_TRUE && hi == SG_TRI_TRUE ? SG_TRI_TRUE
             : lo == SG_TRI_FALSE || hi == SG_TRI_FALSE ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
         break;
     }
     case SG_CORE_REPLACEMENT:
-        if (lin_node(ps, p->ninputs + c->index, &f) && lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) &&
+        if (sg_presolve__lin_node(ps, p->ninputs + c->index, &f) && sg_presolve__lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) &&
             sg_lin_axpy(&f, -1, &g))
-            r = decide_lin(ps, SG_EQ, &f);
+            r = sg_presolve__decide_lin(ps, SG_EQ, &f);
         break;
     case SG_CORE_INPUT:
-        if (p->inputs[c->index].value && lin_node(ps, c->index, &f) &&
-            lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) && sg_lin_axpy(&f, -1, &g))
-            r = decide_lin(ps, SG_EQ, &f);
+        if (p->inputs[c->index].value && sg_presolve__lin_node(ps, c->index, &f) &&
+            sg_presolve__lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) && sg_lin_axpy(&f, -1, &g))
+            r = sg_presolve__decide_lin(ps, SG_EQ, &f);
         break;
     default:
         break;

@@ -69,9 +69,9 @@ sg_tri sg_presolve__enum_decide(sg_presolve *ps, const sg_expr *e)
     if (!enum_symbols(ps, e, syms, &nsyms, 0) || nsyms == 0)
         return SG_TRI_UNKNOWN;
     for (i = 0; i < nsyms; i++) {
-        long x = sg_expr_sort(syms[i]) == SG_SORT_INT ? sym_node(ps, syms[i]) : -1;
+        long x = sg_expr_sort(syms[i]) == SG_SORT_INT ? sg_presolve__sym_node(ps, syms[i]) : -1;
         idx[i] = sg_expr_symbol_index(syms[i]);
-        if (x < 0 || idx[i] >= ps->nbox || !lin_node(ps, (size_t)x, &form[i]))
+        if (x < 0 || idx[i] >= ps->nbox || !sg_presolve__lin_node(ps, (size_t)x, &form[i]))
             return SG_TRI_UNKNOWN;
         for (j = 0; j < (size_t)form[i].n; j++) {
             size_t r = form[i].v[j], m;
@@ -86,7 +86,7 @@ sg_tri sg_presolve__enum_decide(sg_presolve *ps, const sg_expr *e)
     }
     points = 1;
     for (j = 0; j < nroots; j++) {
-        const sg_interval *d = &get(ps, roots[j])->dom;
+        const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
         sg_int span;
         if (d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 || span >= ENUM_POINTS)
             return SG_TRI_UNKNOWN;
@@ -114,7 +114,7 @@ sg_tri sg_presolve__enum_decide(sg_presolve *ps, const sg_expr *e)
         if (sg_expr_eval(&v, ps->p->pool, e, ps->evals, ps->nbox, NULL) != 0 || v.kind != SG_VAL_BOOL || !v.num)
             return SG_TRI_UNKNOWN;
         for (j = 0; j < nroots; j++) { /* the next point, odometer order */
-            const sg_interval *d = &get(ps, roots[j])->dom;
+            const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
             if (at[j] < d->hi) {
                 at[j]++;
                 break;
@@ -195,7 +195,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
         goto done;
     for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
         size_t r;
-        if (nodes[i] >= ps->nnodes || !find(ps, nodes[i], &r, &ma[i], &mb[i]) || get(ps, r)->elim)
+        if (nodes[i] >= ps->nnodes || !sg_presolve__find(ps, nodes[i], &r, &ma[i], &mb[i]) || sg_presolve__get(ps, r)->elim)
             goto done;
         if (nodes[i] >= p->ninputs && nodes[i] < p->ninputs + p->nsyms &&
             (sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
@@ -204,7 +204,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
         for (j = 0; j < nroots && roots[j] != r; j++)
             ;
         if (j == nroots) {
-            const sg_interval *d = &get(ps, r)->dom;
+            const sg_interval *d = &sg_presolve__get(ps, r)->dom;
             sg_int span;
             if (nroots == ENUM_ROOTS || d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 ||
                 span >= ENUM_POINTS)

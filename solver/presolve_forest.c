@@ -41,17 +41,17 @@ static bool edge_of_cons(sg_presolve *ps, size_t k, fedge *e)
     ps->work = 0;
     switch (c->kind) {
     case SG_CORE_GUARD:
-        if (!c->expr || sg_expr_kind(c->expr) != SG_EQ || !rel_form(ps, c->expr, &f))
+        if (!c->expr || sg_expr_kind(c->expr) != SG_EQ || !sg_presolve__rel_form(ps, c->expr, &f))
             return false;
         break;
     case SG_CORE_REPLACEMENT:
-        if (!lin_node(ps, p->ninputs + c->index, &f) || !lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) ||
+        if (!sg_presolve__lin_node(ps, p->ninputs + c->index, &f) || !sg_presolve__lin_of(ps, p->syms[c->index].replacement, NULL, 0, &g, 0) ||
             !sg_lin_axpy(&f, -1, &g))
             return false;
         break;
     case SG_CORE_INPUT:
-        if (!p->inputs[c->index].value || !lin_node(ps, c->index, &f) ||
-            !lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) || !sg_lin_axpy(&f, -1, &g))
+        if (!p->inputs[c->index].value || !sg_presolve__lin_node(ps, c->index, &f) ||
+            !sg_presolve__lin_of(ps, p->inputs[c->index].value, NULL, 0, &g, 0) || !sg_lin_axpy(&f, -1, &g))
             return false;
         break;
     default:
@@ -70,7 +70,7 @@ static bool edge_of_def(sg_presolve *ps, size_t k, fedge *e)
     sg_presolve_begin(ps);
     ps->work = 0;
     for (i = 0; i < si->nsources && x < 0; i++)
-        x = x_of(ps, si->sources[i]);
+        x = sg_presolve__x_of(ps, si->sources[i]);
     e->x = sn;
     e->label = p->ncons + k;
     if (p->sym_input[k] >= 0) {
@@ -81,7 +81,7 @@ static bool edge_of_def(sg_presolve *ps, size_t k, fedge *e)
         e->y = p->ninputs + p->nsyms + (size_t)x;
         return true;
     }
-    if (!si->replacement || si->unbacked || !lin_node(ps, sn, &f) || !lin_of(ps, si->replacement, NULL, 0, &g, 0) ||
+    if (!si->replacement || si->unbacked || !sg_presolve__lin_node(ps, sn, &f) || !sg_presolve__lin_of(ps, si->replacement, NULL, 0, &g, 0) ||
         !sg_lin_axpy(&f, -1, &g))
         return false;
     return edge_of_form(ps, &f, p->ncons + k, e);
@@ -154,10 +154,10 @@ static bool proves(sg_presolve *ps, const size_t *labels, size_t n, size_t skip_
             sg_presolve_constraint(ps, labels[j]);
     }
     ps->work = 0;
-    if (ps->empty || !lin_node(ps, input, &f) ||
-        !lin_of(ps, p->inputs[input].value, p->inputs[root].value, root, &g, 0) || !sg_lin_axpy(&f, -1, &g))
+    if (ps->empty || !sg_presolve__lin_node(ps, input, &f) ||
+        !sg_presolve__lin_of(ps, p->inputs[input].value, p->inputs[root].value, root, &g, 0) || !sg_lin_axpy(&f, -1, &g))
         return false;
-    return decide_lin(ps, SG_EQ, &f) == SG_TRI_TRUE && !ps->empty;
+    return sg_presolve__decide_lin(ps, SG_EQ, &f) == SG_TRI_TRUE && !ps->empty;
 }
 
 static int drop_rank(const sg_problem *p, size_t label)

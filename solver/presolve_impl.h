@@ -72,8 +72,7 @@ struct sg_presolve {
     bool inexact;
 };
 
-/* What presolve.c lends the other two files (defined there; the short names are the ones its
- * own code uses). */
+/* What presolve.c lends the other two files (defined there). */
 node *sg_presolve__get(sg_presolve *ps, size_t x);
 bool sg_presolve__find(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b);
 long sg_presolve__sym_node(const sg_presolve *ps, const sg_expr *sym);
@@ -83,14 +82,6 @@ bool sg_presolve__lin_of(sg_presolve *ps, const sg_expr *e, const sg_expr *over,
 sg_tri sg_presolve__decide_lin(sg_presolve *ps, sg_kind op, const lin *f);
 long sg_presolve__x_of(const sg_presolve *ps, const char *name);
 bool sg_presolve__rel_form(sg_presolve *ps, const sg_expr *e, lin *f);
-#define get(ps, x) sg_presolve__get(ps, x)
-#define find(ps, x, root, a, b) sg_presolve__find(ps, x, root, a, b)
-#define sym_node(ps, sym) sg_presolve__sym_node(ps, sym)
-#define lin_node(ps, x, f) sg_presolve__lin_node(ps, x, f)
-#define lin_of(ps, e, over, over_node, f, depth) sg_presolve__lin_of(ps, e, over, over_node, f, depth)
-#define decide_lin(ps, op, f) sg_presolve__decide_lin(ps, op, f)
-#define x_of(ps, name) sg_presolve__x_of(ps, name)
-#define rel_form(ps, e, f) sg_presolve__rel_form(ps, e, f)
 
 /* `e` at every point of a small box, exactly (presolve_enum.c): TRUE or UNKNOWN, never FALSE. */
 sg_tri sg_presolve__enum_decide(sg_presolve *ps, const sg_expr *e);

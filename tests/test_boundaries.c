@@ -342,6 +342,19 @@ static void run_folder(const char *version)
     free(list);
 }
 
+/* verify of the staged case `name`'s archive, which must be refuted: the report, or NULL. */
+static sg_report *refuted_staged(const char *name)
+{
+    char rel[512], path[4096];
+    sg_report *r;
+
+    snprintf(rel, sizeof rel, "tests/corpus/staging/%s/model.pt2", name);
+    snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel);
+    if ((r = verify_archive(engine, path, rel)) != NULL)
+        CHECK_EQ_INT((int)sg_report_verdict(r), (int)SG_VERDICT_VIOLATIONS);
+    return r;
+}
+
 /*
  * An archive's dims are analysed from their declared min (graph/verify.c sets sizes_from_min): the
  * staged torch 2.14 export cr_cat_reshape_shared_ok declares d in [0, 32] for x and y, and its
@@ -350,14 +363,10 @@ static void run_folder(const char *version)
  */
 static void test_sizes_from_declared_min(void)
 {
-    const char *rel = "tests/corpus/staging/cases/cr_cat_reshape_shared_ok/model.pt2";
-    sg_report *r;
-    char path[4096];
+    sg_report *r = refuted_staged("cases/cr_cat_reshape_shared_ok");
     size_t v, zero = 0;
 
-    snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel);
-    if ((r = verify_archive(engine, path, rel)) != NULL) {
-        CHECK_EQ_INT((int)sg_report_verdict(r), (int)SG_VERDICT_VIOLATIONS);
+    if (r) {
         for (v = 0; v < sg_report_violation_count(r); v++) {
             sg_num n;
             if (sg_report_violation_counterexample(r, v, sg_report_violation_input(r, v), &n) && !n.inf && n.value == 0)
@@ -377,14 +386,10 @@ static void test_sizes_from_declared_min(void)
  */
 static void test_kernel_slice_broadcast(void)
 {
-    const char *rel = "tests/corpus/staging/cases-2.6/so_min_of_sizes_slice_ok/model.pt2";
-    sg_report *r;
-    char path[4096];
+    sg_report *r = refuted_staged("cases-2.6/so_min_of_sizes_slice_ok");
     size_t v, shorter = 0;
 
-    snprintf(path, sizeof path, "%s/%s", SG_SOURCE_DIR, rel);
-    if ((r = verify_archive(engine, path, rel)) != NULL) {
-        CHECK_EQ_INT((int)sg_report_verdict(r), (int)SG_VERDICT_VIOLATIONS);
+    if (r) {
         for (v = 0; v < sg_report_violation_count(r); v++) {
             sg_num nx, ny; /* input dims: x.size(0), x.size(1), y.size(0), y.size(1) */
             if (sg_report_violation_counterexample(r, v, 0, &nx) && sg_report_violation_counterexample(r, v, 2, &ny))
