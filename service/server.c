@@ -758,11 +758,22 @@ void sg_service_tune_memory(void)
 #endif
 }
 
+/* Wait until no request is in flight or sv_now() passes `end`; the requests still in flight. */
+static unsigned wait_in_flight(sg_service *s, double end)
+{
+    uint64_t n;
+
+    while ((n = atomic_load(&s->metrics.in_flight)) > 0 && sv_now() < end) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return (unsigned)n;
+}
+
 unsigned sg_service_drain(sg_service *s, unsigned wait_ms)
 {
     double end = sv_now() + wait_ms / 1000.0;
     MHD_socket fd;
-    uint64_t n;
 
     atomic_store(&s->draining, 1);
     /* libmicrohttpd's I/O threads may still be inside accept() on the listening socket: it must
@@ -774,11 +785,7 @@ unsigned sg_service_drain(sg_service *s, unsigned wait_ms)
         s->quiesced_fd = fd;
         shutdown(fd, SHUT_RDWR);
     }
-    while ((n = atomic_load(&s->metrics.in_flight)) > 0 && sv_now() < end) {
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    return (unsigned)n;
+    return wait_in_flight(s, end);
 }
 
 void sg_service_free(sg_service *s)
@@ -790,6 +797,9 @@ void sg_service_free(sg_service *s)
      * that no connection is suspended when the daemon stops; the pool itself stays until the
      * I/O threads are gone, since they still submit (refused) and read its load (/readyz) */
     sv_pool_stop(s->pool, drop_job);
+    /* the answers the stop just made (503 draining, a partial report) are queued on resumed
+     * connections: let the I/O threads send them (at most a second) before the daemon closes them */
+    wait_in_flight(s, sv_now() + 1.0);
     if (s->daemon)
         MHD_stop_daemon(s->daemon);
     if (s->quiesced_fd >= 0)
