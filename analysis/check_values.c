@@ -143,12 +143,41 @@ static int record_counterexample(checker *c, const sg_int *cex, const bool *flag
     return 0;
 }
 
-/* Pin dim i to its example size for the rest of the search (and in the box). */
+/* Whether pinning plain dim i (a DIM) settles its spec root, into (*x, *value): every dim the
+ * spec names plainly by that root is then pinned, at the same example size (torch checks that
+ * inputs sharing a Dim agree), inside the root's range. */
+static bool settles_root(const checker *c, size_t i, size_t *x, sg_int *value)
+{
+    const sg_problem *p = c->p;
+    const sg_input_dim *d = &p->inputs[i];
+    long xi;
+    size_t k;
+    if (d->kind != SG_SPEC_DIM || (xi = sg_problem_x_index(p, d->name)) < 0)
+        return false;
+    if (d->size < sg_trace__dim_floor(p->trace, d->min).v || (!d->max.inf && d->size > d->max.v))
+        return false;
+    if (p->x_nplain[xi] > 1) /* a Dim several inputs share: are the others pinned? */
+        for (k = 0; k < p->ninputs; k++)
+            if (k != i && p->inputs[k].kind == SG_SPEC_DIM && c->fixed_kind[k] != FIX_PIN &&
+                strcmp(p->inputs[k].name, d->name) == 0)
+                return false;
+    *x = (size_t)xi;
+    *value = d->size;
+    return true;
+}
+
+/* Pin dim i to its example size for the rest of the search (and in the box). When that settles
+ * its spec root (settles_root), the root is pinned too, so that the derived dims of the root
+ * (`d0 + 1` beside `d0`) follow it as the spec says instead of keeping a root of their own:
+ * torch charges the root, not each of them. */
 static void pin(checker *c, size_t i)
 {
     sg_problem *p = c->p;
     const sg_term *eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, p->inputs[i].size));
-    size_t j, k;
+    size_t j, k, x;
+    sg_int root;
+    if (eq && settles_root(c, i, &x, &root))
+        eq = sg_q_and2(p, eq, sg_q_eq(p, sg_q_xvar(p, x), sg_q_num(p, root)));
     if (!eq)
         return;
     c->fixed[i] = eq;

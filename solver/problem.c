@@ -190,7 +190,7 @@ static bool mentions(const sg_problem *p, const sg_expr *e, const bool *flag_by_
     return any;
 }
 
-static long x_index(sg_problem *p, const char *name)
+static long x_index(const sg_problem *p, const char *name)
 {
     size_t h;
     if (!p->x_cap || !name)
@@ -200,6 +200,8 @@ static long x_index(sg_problem *p, const char *name)
             return p->x_slot[h];
     return -1;
 }
+
+long sg_problem_x_index(const sg_problem *p, const char *name) { return x_index(p, name); }
 
 /* Put X index x (named p->names[x]) into the name index, growing it at half load. */
 static int x_index_put(sg_problem *p, size_t x, sg_error *err)
@@ -227,18 +229,26 @@ static int x_index_put(sg_problem *p, size_t x, sg_error *err)
     return 0;
 }
 
-static int add_x(sg_problem *p, const char *name, sg_error *err)
+/* Add spec root `name` (once); `plain`: an input dim the spec names by it (a DIM, not DERIVED). */
+static int add_x(sg_problem *p, const char *name, bool plain, sg_error *err)
 {
     char buf[80];
     size_t cap = p->nx;
-    if (x_index(p, name) >= 0)
+    long x = x_index(p, name);
+    if (x >= 0) {
+        p->x_nplain[x] += plain;
         return 0;
+    }
     if (sg__grow((void **)&p->names, &cap, p->nx + 1, sizeof *p->names))
         return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
     cap = p->nx;
     if (sg__grow((void **)&p->xvar, &cap, p->nx + 1, sizeof *p->xvar))
         return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
+    cap = p->nx;
+    if (sg__grow((void **)&p->x_nplain, &cap, p->nx + 1, sizeof *p->x_nplain))
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
     p->names[p->nx] = name;
+    p->x_nplain[p->nx] = plain;
     if (x_index_put(p, p->nx, err))
         return SG_ENOMEM;
     /* the index keeps two long names that share a prefix apart; the name is for reading */
@@ -483,9 +493,9 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
         snprintf(buf, sizeof buf, "D!%zu", i);
         p->dvar[i] = mk_int_const(p, buf);
         p->named[i] = d->kind == SG_SPEC_DIM || d->kind == SG_SPEC_DERIVED;
-        if (d->kind == SG_SPEC_DIM && (rc = add_x(p, d->name, err)))
+        if (d->kind == SG_SPEC_DIM && (rc = add_x(p, d->name, true, err)))
             goto cleanup;
-        if (d->kind == SG_SPEC_DERIVED && (rc = add_x(p, d->root_name, err)))
+        if (d->kind == SG_SPEC_DERIVED && (rc = add_x(p, d->root_name, false, err)))
             goto cleanup;
     }
     /* which input dim defines each symbol: its own source when that dim is named, else
@@ -664,7 +674,7 @@ void sg_problem_free(sg_problem *p)
         Z3_dec_ref(p->ctx, p->keep[i]);
     SG_FREE_ALL(p->keep, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
                 p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
-                p->xvar);
+                p->xvar, p->x_nplain);
     sg_smt_free(p->smt);
     sg_free(p);
 }

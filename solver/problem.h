@@ -62,6 +62,7 @@ typedef struct sg_problem {
     size_t ncons;
     const char **names;      /* spec root names of X variables (borrowed from the trace) */
     Z3_ast *xvar;            /* referenced X variables */
+    size_t *x_nplain;        /* [nx] how many input dims the spec names plainly by it */
     size_t nx;
     long *x_slot;            /* names -> X index, open addressing (-1: empty), x_cap slots */
     size_t x_cap;
@@ -109,6 +110,8 @@ typedef struct sg_budget {
  * must be referenced before the next Z3 call). Returns `a`, or NULL when `a`
  * is NULL, Z3 reported an error, or memory ran out. */
 Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a);
+/* The X index of spec root `name`, -1 when no input names it. */
+long sg_problem_x_index(const sg_problem *p, const char *name);
 Z3_ast sg_problem_num(sg_problem *p, sg_int v);
 /* and(a, b); a NULL side is "true". */
 Z3_ast sg_problem_and2(sg_problem *p, Z3_ast a, Z3_ast b);

@@ -280,6 +280,21 @@ void name_domains(const model *m, const bool *pinned, long *lo, long *hi, bool *
         if (d->hi < hi[d->name])
             hi[d->name] = d->hi;
     }
+    /* a name whose plain dims are all pinned is pinned with them, at their example size when
+     * that lies inside the dim's own range (check.c's pin: the derived dims of the name follow) */
+    for (j = 0; pinned && j < MAX_NAMES; j++) {
+        const odim *first = NULL;
+        bool all = true;
+        for (i = 0; i < m->nin; i++)
+            if (m->in[i].kind == OD_DIM && m->in[i].name == j) {
+                first = first ? first : &m->in[i];
+                all &= pinned[i];
+            }
+        if (first && all && first->size >= (first->lo < 2 ? 2 : first->lo) && first->size <= first->hi) {
+            lo[j] = hi[j] = first->size;
+            used[j] = true;
+        }
+    }
 }
 
 /* The size of dim i when its name (root) takes value x, pins applied. */

@@ -1501,8 +1501,10 @@ static void test_oracle_self(void)
         {
             bool pins[MAX_IN] = {true, false};
             D[0] = 4;
-            D[1] = 6;
-            CHECK(spec_allows(&m, pins, D)); /* dim 0 pinned: the root is free of it */
+            D[1] = 5;
+            CHECK(spec_allows(&m, pins, D)); /* dim 0 pinned, the only plain dim of its root: */
+            D[1] = 6;                        /* the root is pinned with it, d + 1 follows */
+            CHECK(!spec_allows(&m, pins, D));
             D[0] = 5;
             CHECK(!spec_allows(&m, pins, D));
         }
