@@ -860,7 +860,10 @@ static int torch_failed(sg_report *r, const sg_trace *t, bool torch_internal, sg
     snprintf(buf, sizeof buf,
              "torch failed %s (%s): %s; the export did not complete, so only the guards "
              "recorded before it are known and nothing is proved",
-             torch_internal ? "inside its own code" : "on a data-dependent guard", dot ? dot + 1 : what,
+             strcmp(what, "make_fx_fail_partial") == 0 ? "while tracing"
+             : torch_internal                         ? "inside its own code"
+                                                      : "on a data-dependent guard",
+             dot ? dot + 1 : what,
              msg ? msg : "(no message recorded)");
     if (!(r->torch_failed = sg__strndup(buf, strlen(buf))))
         return sg_error_set(err, SG_ENOMEM, "out of memory");

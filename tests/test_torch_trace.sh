@@ -77,6 +77,27 @@ run spec --spec "$D/2.14/view_chunks_of_8-1.spec.json" "$D/2.14/view_chunks_of_8
 # check without a spec: a note, every traced dim as Dim.AUTO
 run check "$D/2.6/view_chunks_of_8.log.gz"
 if [[ $RC =~ ^[014]$ ]] && [[ $ERR == *"records no dynamic_shapes spec"* ]]; then ok; else bad "check without spec: exit $RC: $ERR"; fi
+# a non-strict export that stopped on a data-dependent guard: the log records no exception, only
+# the partial graph (make_fx_fail_partial); the log's check must not prove anything (exit 6)
+for v in cases cases-2.6; do
+    for n in err_data_dependent_branch dd_item_lt_size dd_nonzero_count_branch dd_float_item_branch; do
+        log=$SRC/tests/corpus/$v/$n/torch_trace.log.gz
+        run check --json "$log"
+        if [ "$RC" = 6 ] && jq -e '.verdict == "torch_failed" and (.reason | test("GuardOnDataDependentSymNode.*tracing stopped after `[a-z_0-9]+: \"Sym\\("))' \
+            "$TMP/out" >/dev/null; then ok; else bad "$v/$n log: exit $RC, $(jq -c '[.verdict, .reason]' "$TMP/out")"; fi
+    done
+done
+run check --json "$SRC/tests/corpus/cases/err_data_dependent_branch/torch_trace.log.gz"
+jq -e '.reason | contains("at /corpus/gen/cases_misc.py:41 in forward, code: if t.item() > 0:")' "$TMP/out" >/dev/null \
+    && ok || bad "err_data_dependent_branch log: the user's line is not named"
+# a partial graph over backed sizes only says that tracing stopped, not why
+{ zcat "$D/2.6/view_chunks_of_8.log.gz"
+  printf 'V1201 00:00:00.000000 1 proxy_tensor.py:1] {"artifact": {"name": "make_fx_fail_partial", "encoding": "string"}}\n'
+  printf '\tdef forward(self, arg0_1: "f32[s0][1]cpu"):\n\t    # File: /m.py:7 in forward, code: y = x.view(-1, 8)\n'
+  printf '\t    view: "f32[(s0//8), 8][8, 1]cpu" = torch.ops.aten.view.default(arg0_1, [-1, 8]);  arg0_1 = None\n'; } >"$TMP/partial.log"
+run check --json "$TMP/partial.log"
+if [ "$RC" = 6 ] && jq -e '.reason | startswith("torch failed while tracing (make_fx_fail_partial): tracing stopped after `view: ")' \
+    "$TMP/out" >/dev/null; then ok; else bad "partial graph without unbacked symbols: exit $RC, $(jq -c .reason "$TMP/out")"; fi
 
 # 2. errors
 two=$D/2.14/two_exports.log.gz

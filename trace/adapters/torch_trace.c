@@ -15,6 +15,8 @@
  *   guard_added_fast, guard_added  a guard (or, from defer_runtime_assert, a runtime assert)
  *   symbolic_shape_specialization  a symbol specialised to a constant
  *   compilation_metrics            the exception type of a failed strict export
+ *   artifact make_fx_fail_partial  a non-strict trace that stopped: the graph up to the node it
+ *                                  stopped at (payload; the log records no exception)
  *
  * Frames: records with a frame_id (strict export: dynamo) belong to that
  * frame; the others (non-strict) to the describer (one MetaConverter per
@@ -62,7 +64,7 @@ typedef struct tt_state {
     char **strs;        /* file-name table */
     size_t nstrs, cstrs;
     char *torch_version;
-    bool in_version_payload;
+    enum { PAYLOAD_NONE, PAYLOAD_VERSION, PAYLOAD_FAIL_PARTIAL } payload_kind; /* of the next payload lines */
     sg_buf payload;
 } tt_state;
 
@@ -122,6 +124,7 @@ static void free_frame(tt_frame *f)
     sg_free(f->guards);
     sg_free(f->tensors);
     sg_free(f->error);
+    sg_free(f->error_message);
     memset(f, 0, sizeof *f);
 }
 
@@ -451,7 +454,12 @@ static int on_record(tt_state *S, const cJSON *rec)
         return on_str(S, v);
     if ((v = sg__json_get(rec, "artifact"))) {
         const char *name = sg__json_str(sg__json_get(v, "name"));
-        S->in_version_payload = name && strcmp(name, "torch_version") == 0;
+        S->payload_kind = !name                                      ? PAYLOAD_NONE
+                          : strcmp(name, "torch_version") == 0        ? PAYLOAD_VERSION
+                          : strcmp(name, "make_fx_fail_partial") == 0 ? PAYLOAD_FAIL_PARTIAL
+                                                                      : PAYLOAD_NONE;
+        if (S->payload_kind == PAYLOAD_FAIL_PARTIAL && !(S->collecting && S->content))
+            S->payload_kind = PAYLOAD_NONE; /* not the wanted frame */
         S->payload.len = 0;
         return 0;
     }
@@ -492,16 +500,91 @@ static int on_record(tt_state *S, const cJSON *rec)
     return 0;
 }
 
-/* The torch_version artifact's payload ({"pytorch_version": "2.14.1+debian", ...}). */
+/* Whether `s` (n bytes) names an unbacked symbol as a whole word: u<digits> (an int), zuf<digits>
+ * (a float). */
+static bool names_unbacked(const char *s, size_t n)
+{
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        if (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= 'A' && s[i - 1] <= 'Z')
+                      || (s[i - 1] >= '0' && s[i - 1] <= '9')))
+            continue;
+        k = s[i] == 'u' ? i + 1 : (n - i > 3 && strncmp(s + i, "zuf", 3) == 0) ? i + 3 : n;
+        if (k < n && s[k] >= '0' && s[k] <= '9')
+            return true;
+    }
+    return false;
+}
+
+/*
+ * A make_fx_fail_partial payload: the FX graph traced before the trace stopped. Its last node is
+ * the last one traced, and the "# File: F:L in FN, code: C" comment above it (when there is one)
+ * the user's line. When that node's value is over an unbacked symbol (`lt: "Sym(u0 < s77)"`,
+ * `view: "f32[(u0//2), 2]"`), the step that failed used data torch cannot see: the
+ * GuardOnDataDependentSymNode the log does not record. Otherwise only that tracing stopped is known.
+ */
+static int end_fail_partial(tt_state *S)
+{
+    const char *p = S->payload.data ? S->payload.data : "", *end = p + S->payload.len;
+    const char *node = NULL, *where = NULL, *q, *semi;
+    size_t node_n = 0, where_n = 0;
+    char msg[1024];
+    bool dd;
+
+    for (; p < end; p = q + 1) {
+        const char *a = p;
+        if (!(q = memchr(p, '\n', (size_t)(end - p))))
+            q = end;
+        while (a < q && (*a == ' ' || *a == '\t'))
+            a++;
+        if (a == q || strncmp(a, "def ", 4) == 0 || strncmp(a, "return", 6) == 0) {
+            /* blank, the signature, the output */
+        } else if (strncmp(a, "# File: ", 8) == 0) {
+            where = a + 8;
+            where_n = (size_t)(q - where);
+        } else if (*a == '#') {
+            where = NULL; /* "# No stacktrace found for following nodes" */
+        } else {
+            node = a;
+            node_n = (size_t)(q - a);
+        }
+        if (q == end)
+            break;
+    }
+    if (!node)
+        node = "(an empty graph)", node_n = strlen(node);
+    if ((semi = memchr(node, ';', node_n))) /* drop the "x = y = None" clean-up */
+        node_n = (size_t)(semi - node);
+    if (node_n > 300)
+        node_n = 300;
+    if (where_n > 400)
+        where_n = 400;
+    dd = names_unbacked(node, node_n);
+    snprintf(msg, sizeof msg, "tracing stopped after `%.*s`%s%.*s (the log records no exception, only the graph "
+             "traced so far%s)", (int)node_n, node, where ? " at " : "", (int)where_n, where ? where : "",
+             dd ? ", whose last value depends on data-dependent symbols torch cannot guard on" : "");
+    sg_free(S->f.error);
+    sg_free(S->f.error_message);
+    S->f.error = sg__strdup(dd ? "GuardOnDataDependentSymNode" : "make_fx_fail_partial");
+    S->f.error_message = sg__strdup(msg);
+    S->payload.len = 0;
+    return S->f.error && S->f.error_message ? 0 : oom(S);
+}
+
+/* The end of an artifact's payload: the torch_version one ({"pytorch_version": "2.14.1+debian",
+ * ...}), or a make_fx_fail_partial graph. */
 static int end_payload(tt_state *S)
 {
     cJSON *j = NULL;
     sg_error e2 = SG_ERROR_INIT;
     const char *ver;
+    int kind = S->payload_kind;
 
-    if (!S->in_version_payload)
+    S->payload_kind = PAYLOAD_NONE;
+    if (kind == PAYLOAD_FAIL_PARTIAL)
+        return end_fail_partial(S);
+    if (kind != PAYLOAD_VERSION)
         return 0;
-    S->in_version_payload = false;
     if (sg__json_parse(&j, S->payload.data ? S->payload.data : "", S->payload.len, 1 << 20, 16, "payload", &e2) == 0
         && (ver = sg__json_str(sg__json_get(j, "pytorch_version"))) && !S->torch_version
         && !(S->torch_version = sg__strdup(ver))) {
@@ -529,7 +612,7 @@ static int on_line(tt_state *S, char *s, size_t n)
     while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
         s[--n] = '\0';
     if (n && s[0] == '\t') { /* a payload line */
-        if (S->in_version_payload && S->payload.len < (1 << 20)) {
+        if (S->payload_kind != PAYLOAD_NONE && S->payload.len < (1 << 20)) {
             sg_buf_append(&S->payload, s + 1, n - 1);
             sg_buf_putc(&S->payload, '\n');
             if (S->payload.failed == SG_ENOMEM)

@@ -382,6 +382,10 @@ int sg_trace__build_torch_frame(sg_trace **out, tt_frame *f, const char *torch_v
         rc = sg_trace__oom(&R);
         goto cleanup;
     }
+    if (f->error_message && !(R.t->torch_error_message = sg_trace__strdup(R.t, f->error_message))) {
+        rc = sg_trace__oom(&R);
+        goto cleanup;
+    }
     *out = R.t;
     R.t = NULL;
 cleanup:

@@ -39,7 +39,8 @@ typedef struct tt_frame {
     size_t nguards, cguards;
     tt_tensor *tensors;
     size_t ntensors, ctensors;
-    char *error;        /* compilation_metrics fail_type */
+    char *error;        /* compilation_metrics fail_type, or what a make_fx_fail_partial graph says */
+    char *error_message; /* its message (make_fx_fail_partial), or NULL */
     bool strict;
 } tt_frame;
 
