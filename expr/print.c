@@ -381,7 +381,7 @@ static void emit(printer *pr, const sg_expr *e, int ctx)
     (void)ctx;
     if (pr->b.failed)
         return;
-    if (pr->syntax == SG_SYNTAX_TORCH) {
+    if (pr->syntax == SG_SYNTAX_TORCH || pr->syntax == SG_SYNTAX_TORCH_LEGACY) {
         tp_emit(pr, e);
         return;
     }
@@ -572,16 +572,43 @@ static bool neg_coef(const sg_expr *e)
     return (e->kind == SG_INT && e->u.ival < 0) || (e->kind == SG_RAT && e->u.rat.num < 0);
 }
 
+/* torch's sympy functions whose `precedence` is below Mul's (35: "lower precedence than add";
+ * Identity 10). */
+static bool tp_low_function(const sg_expr *e)
+{
+    switch (e->kind) {
+    case SG_FLOORDIV: case SG_CLEANDIV: case SG_MOD: case SG_PYMOD: case SG_TRUEDIV: case SG_MODIDX:
+    case SG_WHERE: case SG_IDENTITY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* sympy 1.14's precedence_Mul: a product with such a function among its factors is a Mul even
+ * when it could extract a minus sign (older sympy: an Add then). */
+static bool tp_mul_binds_as_add(const printer *p, const sg_expr *e)
+{
+    size_t i;
+    if (!neg_coef(e->args[0]))
+        return false;
+    if (p->syntax == SG_SYNTAX_TORCH)
+        for (i = 0; i < e->nargs; i++)
+            if (tp_low_function(e->args[i]))
+                return false;
+    return true;
+}
+
 /* sympy's precedence(e), with torch's classes. Twice the value, so that
  * "Atom - 0.5" (torch's FloorDiv and Mod operands) is an integer. */
-static int tp_prec2(const sg_expr *e)
+static int tp_prec2(const printer *p, const sg_expr *e)
 {
     switch (e->kind) {
     case SG_INT: return 2 * (e->u.ival < 0 ? PR_ADD : PR_ATOM);
     case SG_RAT: return 2 * (e->u.rat.num < 0 ? PR_ADD : PR_MUL);
     case SG_INF: return 2 * (e->u.inf.sign < 0 ? PR_ADD : PR_ATOM);
     case SG_ADD: return 2 * PR_ADD;
-    case SG_MUL: return 2 * (neg_coef(e->args[0]) ? PR_ADD : PR_MUL); /* could_extract_minus_sign */
+    case SG_MUL: return 2 * (tp_mul_binds_as_add(p, e) ? PR_ADD : PR_MUL); /* could_extract_minus_sign */
     case SG_POW: return 2 * PR_POW;
     case SG_FLOORDIV: case SG_CLEANDIV: case SG_MOD: case SG_PYMOD: case SG_TRUEDIV: case SG_CEILDIV:
     case SG_MODIDX:
@@ -601,7 +628,7 @@ static int tp_prec2(const sg_expr *e)
  * precedence(item) <= level. `level2` is twice the level. */
 static void tp_paren(printer *p, const sg_expr *e, int level2)
 {
-    if (tp_prec2(e) <= level2) {
+    if (tp_prec2(p, e) <= level2) {
         put(p, "(");
         tp_emit(p, e);
         put(p, ")");
@@ -647,7 +674,7 @@ static void tp_emit(printer *p, const sg_expr *e)
             return;
         }
         sy_args(e, args);
-        tp_join(p, args, e->nargs, e->kind == SG_ADD ? " + " : "*", e->kind == SG_ADD ? 2 * PR_ADD : tp_prec2(e));
+        tp_join(p, args, e->nargs, e->kind == SG_ADD ? " + " : "*", e->kind == SG_ADD ? 2 * PR_ADD : tp_prec2(p, e));
         if (args != small)
             sg_free(args);
         return;
@@ -686,11 +713,23 @@ static void tp_emit(printer *p, const sg_expr *e)
     case SG_TRUNC: emit_call(p, "math.trunc", e); return;
     case SG_FLOOR: emit_call(p, "math.floor", e); return;
     case SG_CEIL: emit_call(p, "math.ceil", e); return;
-    case SG_MAX: emit_call(p, "max", e); return;
-    case SG_MIN: emit_call(p, "min", e); return;
+    case SG_MAX: case SG_MIN:
+        if (p->syntax == SG_SYNTAX_TORCH_LEGACY) {
+            emit_call(p, e->kind == SG_MAX ? "max" : "min", e);
+        } else { /* torch.sym_max(a, torch.sym_max(b, c)): guards may be eval'd on unbacked values */
+            for (i = 0; i + 1 < e->nargs; i++) {
+                put(p, e->kind == SG_MAX ? "torch.sym_max(" : "torch.sym_min(");
+                tp_emit(p, e->args[i]);
+                put(p, ", ");
+            }
+            tp_emit(p, e->args[e->nargs - 1]);
+            for (i = 0; i + 1 < e->nargs; i++)
+                put(p, ")");
+        }
+        return;
     case SG_IDENTITY: tp_emit(p, e->args[0]); return;
     case SG_EQ: case SG_NE: case SG_LT: case SG_LE: case SG_GT: case SG_GE:
-        tp_join(p, e->args, 2, rel_text((sg_kind)e->kind), tp_prec2(e));
+        tp_join(p, e->args, 2, rel_text((sg_kind)e->kind), tp_prec2(p, e));
         return;
     case SG_AND: tp_join(p, e->args, e->nargs, " and ", 2 * PR_AND); return;
     case SG_OR: tp_join(p, e->args, e->nargs, " or ", 2 * PR_OR); return;

@@ -175,7 +175,7 @@ static const char *sym_debug_name(const sg_expr *sym, void *payload)
 static char *print_torch(ctx *c, const sg_expr *e)
 {
     char *s = NULL;
-    int rc = sg_expr_print(&s, e, SG_SYNTAX_TORCH, sym_source, c, c->err);
+    int rc = sg_expr_print(&s, e, c->legacy ? SG_SYNTAX_TORCH_LEGACY : SG_SYNTAX_TORCH, sym_source, c, c->err);
     if (rc)
         fail(c, rc);
     return s;
@@ -1363,11 +1363,11 @@ static void range_checks(ctx *c)
             sg_buf_puts(&b, "Not all values of ");
             render_range(&b, src->dname, src->src, d->min, d->max);
             sg_buf_puts(&b, " satisfy the generated guard ");
-            if (!r->lo_inf && !r->hi_inf)
+            /* torch prints And(Le(lower, s), Le(s, upper)) whole: an unbounded upper is int_oo,
+             * which sympy leaves unevaluated ("8 <= x and x <= IntInfinity()") */
+            if (!r->lo_inf)
                 sg_buf_printf(&b, "%s <= %s and %s <= %s", sg_int_format(x, r->lo), src->src, src->src,
-                              sg_int_format(y, r->hi));
-            else if (!r->lo_inf)
-                sg_buf_printf(&b, "%s <= %s", sg_int_format(x, r->lo), src->src);
+                              r->hi_inf ? "IntInfinity()" : sg_int_format(y, r->hi));
             else
                 sg_buf_printf(&b, "%s <= %s", src->src, sg_int_format(y, r->hi));
             add_viol(c, src, &b);

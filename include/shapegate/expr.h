@@ -205,9 +205,13 @@ SG_API int sg_expr_parse(const sg_expr **out, sg_pool *pool, const char *text, s
 typedef enum sg_syntax {
     SG_SYNTAX_SYMPY,  /**< canonical sympy str() form; re-parses to the same expression */
     SG_SYNTAX_PYTHON, /**< a Python form that re-parses (`==`, `and`, `//`, `%`, `max`) */
-    SG_SYNTAX_TORCH   /**< torch's own guard printer, byte for byte as its messages quote guards:
+    SG_SYNTAX_TORCH,  /**< torch's own guard printer, byte for byte as its messages quote guards:
                            sympy's precedence and argument order, e.g. `(L['x'].size()[0] % 8) == 0`,
-                           `8*(L['x'].size()[0] // 8) >= 2`, `((-1) + L['x'].size()[0]) != 1` */
+                           `8*(L['x'].size()[0] // 8) >= 2`, `((-1) + L['x'].size()[0]) != 1`; as
+                           torch 2.7+ with sympy 1.14 prints: `torch.sym_max(a, b)`, and a product
+                           with a floor division in it binds like a product, `(-3)*(x // 2) + 3*x` */
+    SG_SYNTAX_TORCH_LEGACY /**< the same as torch 2.6 and older (sympy 1.13) print: `max(a, b)`,
+                           and any product with a negative sign binds like a sum, `((-3)*(x // 2)) + 3*x` */
 } sg_syntax;
 
 /** Renames symbols when printing, e.g. s77 -> L['x'].size()[0]; NULL keeps the name. */
