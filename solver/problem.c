@@ -311,8 +311,14 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
         item = K(Z3_mk_eq(c, D, mk_num(p, d->has_static_size ? d->static_size : d->size)));
         break;
     case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
-        if (d->has_bounds)
+        /* the bounds of a hint whose traced value is over checked symbols (torch tied it to a
+         * named dim) are not a promise about the shapes but a range torch's program enforces on
+         * that named dim: they stay in the symbol's traced range, a checked constraint, and are
+         * not assumed here (Dim.AUTO(max=16) tied to Dim('d', max=64) refutes d) */
+        if (d->has_bounds && !(d->value && mentions(p, d->value, p->sym_checked, err, &rc)))
             item = mk_bounds(p, D, d->min, d->max);
+        if (rc)
+            return rc;
         break;
     }
     if (Z3_get_error_code(c) != Z3_OK)
@@ -601,15 +607,25 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     for (k = 0; k < p->nsyms; k++) {
         const sg_symbol_info *si = &p->syms[k];
         Z3_ast s = NULL, h;
+        bool ck;
         if ((rc = sg_smt_encode(p->smt, si->sym, &s, NULL, err)))
             goto cleanup;
         h = mk_bounds(p, s, si->lo, si->hi);
-        if (h && (rc = add_constraint(p, &cap, SG_CORE_RANGE, k, si->sym, h, p->sym_checked[k], si->unbacked, err)))
+        /* a symbol torch replaced by an expression over checked ones is that expression: its range
+         * (a Dim.AUTO(min=2, max=16) tied to Dim('d', max=64)) narrows them, and torch's program
+         * accepts only the narrowed range, so it is checked like theirs */
+        ck = p->sym_checked[k];
+        if (h && !ck && si->replacement) {
+            int r1 = 0;
+            ck = mentions(p, si->replacement, p->sym_checked, err, &r1);
+            if ((rc = r1))
+                goto cleanup;
+        }
+        if (h && (rc = add_constraint(p, &cap, SG_CORE_RANGE, k, si->sym, h, ck, si->unbacked, err)))
             goto cleanup;
         if (si->replacement && p->sym_input[k] >= 0) {
             Z3_ast r = NULL;
             int r1 = 0;
-            bool ck;
             if ((rc = sg_smt_encode(p->smt, si->replacement, &r, NULL, err)))
                 goto cleanup;
             /* a relaxed (AUTO/DYNAMIC/static) dim follows what torch decided for it */
