@@ -486,8 +486,10 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
             sg_free(vals);
         }
         if (d->kind == SG_SPEC_DIM && ((!d->min.inf && d->size < d->min.v) || (!d->max.inf && d->size > d->max.v))) {
+            /* torch prints the symbol's range: the Dim's intersected with sizes from 2 */
+            sg_bound lo = sg_trace__dim_floor(t, d->min);
             snprintf(msg, sizeof msg, "%s not in range [%s, %s]", sg_int_format(a, d->size),
-                     d->min.inf ? "-int_oo" : sg_int_format(b, d->min.v), d->max.inf ? "int_oo" : sg_int_format(c, d->max.v));
+                     lo.inf ? "-int_oo" : sg_int_format(b, lo.v), d->max.inf ? "int_oo" : sg_int_format(c, d->max.v));
             rc = add(r, d, i, SPEC, msg);
             continue;
         }
