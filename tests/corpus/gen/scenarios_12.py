@@ -1245,3 +1245,134 @@ def so_batch1_named_err():
 @fix("so_batch1_named_err")
 def _():
     return {"x": {0: Dim.AUTO}}
+
+
+# ============ unseen variants (pq_*): made after the fixes above, to test on cases not tuned on
+@case("pq_matmul_bias_err", "x(b, n, k1) @ w(k2, m) + bias(m2) with separate Dims: k2 = k1 and m2 = m.",
+      tags=["shape_ops"])
+def pq_matmul_bias_err():
+    def fwd(self, x, w, bias):
+        return x @ w + bias
+    return sc(module(fwd), [r(2, 5, 6), r(6, 3), r(3)],
+              {"x": {0: Dim("b", max=8), 1: Dim("n", max=64), 2: Dim("k1", max=64)},
+               "w": {0: Dim("k2", max=64), 1: Dim("m", max=64)}, "bias": {0: Dim("m2", max=64)}})
+
+
+@case("pq_stack_list_err", "torch.stack of xs[0..2] with a Dim each: all equal.", tags=["input_kinds"])
+def pq_stack_list_err():
+    return sc(module(lambda self, xs: torch.stack(xs).sum(0)), [[r(4, 2), r(4, 2), r(4, 2)]],
+              {"xs": [{0: Dim("a", max=30)}, {0: Dim("b", max=30)}, {0: Dim("c", max=30)}]})
+
+
+@case("pq_where_broadcast_err", "torch.where(mask(n, 1), x(1, m), y(n2, m2)) with separate Dims: n2 = n, m2 = m.",
+      tags=["shape_ops"])
+def pq_where_broadcast_err():
+    return sc(module(lambda self, mask, x, y: torch.where(mask, x, y)),
+              [torch.ones(4, 1, dtype=torch.bool), r(1, 5), r(4, 5)],
+              {"mask": {0: Dim("n", max=32)}, "x": {1: Dim("m", max=32)},
+               "y": {0: Dim("n2", max=32), 1: Dim("m2", max=32)}})
+
+
+@case("pq_einsum_batch_err", "einsum('bij,bjk->bik') with separate batch Dims b, b2 and inner j, j2.",
+      tags=["shape_ops"])
+def pq_einsum_batch_err():
+    return sc(module(lambda self, x, y: torch.einsum("bij,bjk->bik", x, y)), [r(3, 4, 5), r(3, 5, 2)],
+              {"x": {0: Dim("b", max=16), 2: Dim("j", max=16)}, "y": {0: Dim("b2", max=16), 1: Dim("j2", max=16)}})
+
+
+@case("pq_view_product_err", "x(a, b).reshape(-1) + y(c): c = a*b, which no Dim expresses.",
+      tags=["inexpressible"])
+def pq_view_product_err():
+    return sc(module(lambda self, x, y: x.reshape(-1) + y), [r(3, 4), r(12)],
+              {"x": {0: Dim("a", max=16), 1: Dim("b", max=16)}, "y": {0: Dim("c", max=256)}})
+
+
+@case("pq_conv2d_pool_ok", "conv2d 3x3 pad 1 then max_pool2d 2 on H = W = 2*_h (min 2): valid.",
+      tags=["conv_pool"])
+def pq_conv2d_pool_ok():
+    def fwd(self, x):
+        return F.max_pool2d(self.c(x), 2)
+    h = Dim("_h", min=2, max=64)
+    return sc(module(fwd, c=nn.Conv2d(3, 4, 3, padding=1)), [r(1, 3, 16, 16)], {"x": {2: 2 * h, 3: 2 * h}})
+
+
+@case("pq_conv1d_pool_min_err", "conv1d k=5 then avg_pool1d 3 on L in [4, 100]: L must be >= 7.",
+      tags=["conv_pool"])
+def pq_conv1d_pool_min_err():
+    def fwd(self, x):
+        return F.avg_pool1d(self.c(x), 3)
+    return sc(module(fwd, c=nn.Conv1d(2, 2, 5)), [r(1, 2, 20)], {"x": {2: Dim("L", min=4, max=100)}})
+
+
+@case("pq_auto_bounded_named_eq", "x Dim.AUTO(min=2, max=16) + y Dim('d', max=64): torch ties them; "
+      "the AUTO bounds are narrower than d's.", tags=["bounded_hint"])
+def pq_auto_bounded_named_eq():
+    return sc(module(lambda self, x, y: x + y), [r(6), r(6)],
+              {"x": {0: Dim.AUTO(min=2, max=16)}, "y": {0: Dim("d", max=64)}})
+
+
+@case("pq_dynamic_bounded_div_ok", "x.view(-1, 4) with Dim.DYNAMIC(min=4, max=64) (example 8): torch "
+      "infers a multiple of 4 inside the bounds.", tags=["bounded_hint"])
+def pq_dynamic_bounded_div_ok():
+    return sc(module(lambda self, x: x.view(-1, 4) * 2), [r(8)], {"x": {0: Dim.DYNAMIC(min=4, max=64)}})
+
+
+@dataclasses.dataclass
+class Batch:
+    x: torch.Tensor
+    y: torch.Tensor
+
+
+torch.export.register_dataclass(Batch)
+
+
+@case("pq_dataclass_int_field_err", "register_dataclass'd Batch(x, y) passed by keyword, x.view(-1, 3) + y "
+      "with separate Dims: y's dim = x's / 3.", tags=["input_kinds"])
+def pq_dataclass_int_field_err():
+    return sc(module(lambda self, *, batch: batch.x.view(-1, 3).sum(1) + batch.y), [],
+              {"batch": [{0: Dim("n", max=90)}, {0: Dim("m", max=30)}]},
+              kwargs={"batch": Batch(r(12), r(4))})
+
+
+@case("pq_int_none_positional_err", "forward(x, scale: int, none, y) with a positional tuple spec "
+      "(Dim, None, None, Dim): x * scale + y needs y's dim = x's.", tags=["non_tensor"])
+def pq_int_none_positional_err():
+    def fwd(self, x, scale, nothing, y):
+        return x * scale + y
+    return sc(module(fwd), [r(5), 3, None, r(5)],
+              ({0: Dim("a", max=40)}, None, None, {0: Dim("b", max=40)}))
+
+
+@case("pq_derived_cat_ok", "torch.cat([x, x]) + y with y = 2*d (derived): valid.", tags=["shape_ops"])
+def pq_derived_cat_ok():
+    d = Dim("d", max=32)
+    return sc(module(lambda self, x, y: torch.cat([x, x]) + y), [r(5), r(10)], {"x": {0: d}, "y": {0: 2 * d}})
+
+
+@case("pq_slice_by_other_err", "x[:, :y.shape[1]] * y with independent Dims n, m (n < m possible).",
+      tags=["shape_ops"])
+def pq_slice_by_other_err():
+    return sc(module(lambda self, x, y: x[:, :y.shape[1]] * y), [r(2, 9), r(2, 6)],
+              {"x": {1: Dim("n", max=32)}, "y": {1: Dim("m", max=32)}})
+
+
+@case("pq_cat_view_two_err", "torch.cat([x, y]).view(-1, 4) with Dims dx, dy in [2, 20]: dx + dy must be a "
+      "multiple of 4.", tags=["cat_reshape"])
+def pq_cat_view_two_err():
+    return sc(module(lambda self, x, y: torch.cat([x, y]).view(-1, 4)), [r(6), r(10)],
+              {"x": {0: Dim("dx", max=20)}, "y": {0: Dim("dy", max=20)}})
+
+
+@case("pq_repeat_interleave_unbacked_ok", "repeat_interleave by a tensor of counts (unbacked total), "
+      "then + 1: exports with a data-dependent size.", tags=["unbacked"])
+def pq_repeat_interleave_unbacked_ok():
+    def fwd(self, x, counts):
+        return x.repeat_interleave(counts, dim=0) + 1
+    return sc(module(fwd), [r(4, 3), torch.tensor([1, 2, 1, 3])], {"x": {0: Dim("n", max=64)}, "counts": {0: Dim("n", max=64)}})
+
+
+@case("pq_example_above_derived", "y = d + 3 derived with d = Dim('d', max=8) and y's example 14 "
+      "(d = 11 > 8).", tags=["example_range"])
+def pq_example_above_derived():
+    d = Dim("d", max=8)
+    return sc(module(lambda self, x, y: x.sum() + y.sum()), [r(11), r(14)], {"x": {0: d}, "y": {0: d + 3}})
