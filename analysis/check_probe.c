@@ -120,6 +120,19 @@ static bool walk_nl(const sg_expr *e, bool *nl, unsigned *work, int depth)
     return any;
 }
 
+bool sg_check__expr_nonlinear(const sg_expr *e)
+{
+    bool nl = false;
+    unsigned work = 0;
+    walk_nl(e, &nl, &work, 0);
+    return nl;
+}
+
+static _Thread_local size_t probe_min_dims = PROBE_MIN_DIMS;
+
+void sg_check__set_probe_min_dims(size_t n) { probe_min_dims = n ? n : PROBE_MIN_DIMS; }
+size_t sg_check__probe_min_dims(void) { return probe_min_dims; }
+
 /* A large component with a non-linear checked guard: where Z3 struggles, and where no corpus
  * trace lies (its outputs stay Z3's). */
 static bool worth_probing(checker *c, long comp)
@@ -128,40 +141,59 @@ static bool worth_probing(checker *c, long comp)
     size_t j, i, open = 0;
     FOR_MEMBERS(c->inputs, comp, j, i)
         open += p->named[i] && !c->decided[i] && c->fixed_kind[i] == FIX_NONE;
-    if (open < PROBE_MIN_DIMS)
+    if (open < probe_min_dims)
         return false;
     FOR_MEMBERS(c->cons, comp, j, i) {
         const sg_constraint *cn = &p->cons[i];
-        bool nl = false;
-        unsigned work = 0;
-        if (cn->checked && cn->kind == SG_CORE_GUARD && cn->expr) {
-            walk_nl(cn->expr, &nl, &work, 0);
-            if (nl)
-                return true;
-        }
+        if (cn->checked && cn->kind == SG_CORE_GUARD && cn->expr && sg_check__expr_nonlinear(cn->expr))
+            return true;
     }
     return false;
 }
 
-/* The values spec item of dim i allows: [*lo, *hi] (an infinite side false in *lo_ok / *hi_ok);
- * false when the probe does not read that spec (a derived dim). */
-static bool spec_domain(checker *c, size_t i, sg_int *lo, bool *lo_ok, sg_int *hi, bool *hi_ok)
+/* What spec item of dim i allows: D = a*R + b for R in [lo, hi] (an infinite side: lo_ok / hi_ok
+ * false) with D >= dmin when dmin_ok. A Dim is R itself; a derived dim A*root + B is its root's
+ * value R from the root's floor (problem.c's encoding: the root from 2, the size itself from 2);
+ * a static dim R = its size; AUTO/DYNAMIC their bounds. r0: R at the example size. */
+typedef struct dom {
+    sg_int a, b, lo, hi, dmin, r0;
+    bool lo_ok, hi_ok, dmin_ok, r0_ok;
+    const char *root; /* the spec root a Dim or derived dim ties its size to, or NULL */
+} dom;
+
+/* Fill *d for dim i; false when the probe does not read that spec (a derived dim not affine). */
+static bool spec_domain(checker *c, size_t i, dom *d)
 {
-    const sg_input_dim *d = &c->p->inputs[i];
-    sg_bound l, h;
-    switch (d->kind) {
+    const sg_input_dim *in = &c->p->inputs[i];
+    sg_bound l, h, zero = {0, 0};
+    memset(d, 0, sizeof *d);
+    d->a = 1;
+    switch (in->kind) {
     case SG_SPEC_DIM:
-        l = sg_trace__dim_floor(c->p->trace, d->min);
-        h = d->max;
+        l = sg_trace__dim_floor(c->p->trace, in->min);
+        h = in->max;
+        d->root = in->name;
         break;
+    case SG_SPEC_DERIVED: {
+        sg_bound m;
+        if (!sg_trace__derived_affine(in, &d->a, &d->b) || d->a < 1)
+            return false;
+        l = sg_trace__root_floor(c->p->trace, in);
+        h = in->root_max;
+        m = sg_trace__dim_floor(c->p->trace, zero);
+        d->dmin = m.v;
+        d->dmin_ok = m.inf == 0;
+        d->root = in->root_name;
+        break;
+    }
     case SG_SPEC_STATIC: case SG_SPEC_UNSET:
-        l.v = h.v = d->has_static_size ? d->static_size : d->size;
+        l.v = h.v = in->has_static_size ? in->static_size : in->size;
         l.inf = h.inf = 0;
         break;
     case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
-        if (d->has_bounds) {
-            l = d->min;
-            h = d->max;
+        if (in->has_bounds) {
+            l = in->min;
+            h = in->max;
         } else {
             l.inf = -1;
             h.inf = 1;
@@ -171,11 +203,20 @@ static bool spec_domain(checker *c, size_t i, sg_int *lo, bool *lo_ok, sg_int *h
     default:
         return false;
     }
-    *lo = l.v;
-    *lo_ok = l.inf == 0;
-    *hi = h.v;
-    *hi_ok = h.inf == 0;
+    d->lo = l.v;
+    d->lo_ok = l.inf == 0;
+    d->hi = h.v;
+    d->hi_ok = h.inf == 0;
+    /* the example size's R (a >= 1); sizes are far inside 128 bits */
+    d->r0_ok = (in->size - d->b) % d->a == 0;
+    d->r0 = (in->size - d->b) / d->a;
     return true;
+}
+
+/* Is R = r in d's range, and its size a*r + b >= dmin? */
+static bool dom_has(const dom *d, sg_int r)
+{
+    return (!d->lo_ok || r >= d->lo) && (!d->hi_ok || r <= d->hi) && (!d->dmin_ok || d->a * r + d->b >= d->dmin);
 }
 
 /* ---- Exact evaluation ---------------------------------------------------------------------- */
@@ -349,24 +390,21 @@ static int probe_init(checker *c, probe *pr, long comp)
         symk[k] = -1;
     n = 0;
     FOR_MEMBERS(c->inputs, comp, j, i) {
-        const sg_input_dim *d = &p->inputs[i];
         size_t m;
-        sg_int lo, hi;
-        bool lo_ok, hi_ok;
+        dom d, e;
         pr->loc[i] = n;
         pr->dims[n++] = i;
         if (c->fixed_kind[i] == FIX_PIN)
             continue;
-        if (c->fixed_kind[i] != FIX_NONE || !spec_domain(c, i, &lo, &lo_ok, &hi, &hi_ok))
+        if (c->fixed_kind[i] != FIX_NONE || !spec_domain(c, i, &d))
             goto cannot;
-        if ((lo_ok && d->size < lo) || (hi_ok && d->size > hi))
+        if (!d.r0_ok || !dom_has(&d, d.r0))
             goto cannot; /* the example sizes are no shape of S' */
-        if (d->kind == SG_SPEC_DIM) /* one open dim per name: no spec root ties two dims */
-            for (m = 0; m + 1 < n; m++) {
-                const sg_input_dim *e = &p->inputs[pr->dims[m]];
-                if (c->fixed_kind[pr->dims[m]] == FIX_NONE && e->kind == SG_SPEC_DIM && strcmp(e->name, d->name) == 0)
+        if (d.root) /* one open dim per spec root: no root ties two dims */
+            for (m = 0; m + 1 < n; m++)
+                if (c->fixed_kind[pr->dims[m]] == FIX_NONE && spec_domain(c, pr->dims[m], &e) && e.root &&
+                    strcmp(e.root, d.root) == 0)
                     goto cannot;
-            }
     }
     /* symbols: each the size of a dim of the component, an integer with a value slot */
     FOR_MEMBERS(c->syms, comp, j, k) {
@@ -419,38 +457,39 @@ cleanup:
     return rc;
 }
 
-/* The values tried for local dim j: its range's ends and their neighbours, the example size's
- * neighbours (a congruence the example keeps breaks next to it); n returned. */
+/* The sizes tried for local dim j: its spec range's ends and their neighbours, the example's
+ * neighbours (a congruence the example keeps breaks next to it), over the dim's R (a derived
+ * dim's root); n returned. */
 static size_t cand_values(checker *c, probe *pr, size_t j, sg_int *out)
 {
-    size_t i = pr->dims[j], n = 0, m;
-    sg_int lo, hi, e = c->p->inputs[i].size, try[PROBE_CANDS];
-    bool lo_ok, hi_ok;
-    size_t nt = 0;
-    if (!spec_domain(c, i, &lo, &lo_ok, &hi, &hi_ok))
+    size_t i = pr->dims[j], n = 0, m, nt = 0;
+    sg_int e = c->p->inputs[i].size, try[PROBE_CANDS];
+    dom d;
+    if (!spec_domain(c, i, &d) || !d.r0_ok)
         return 0;
-    if (lo_ok) {
-        try[nt++] = lo;
-        try[nt++] = lo + 1;
-        try[nt++] = lo + 2;
-        try[nt++] = lo + 3;
+    if (d.lo_ok) {
+        try[nt++] = d.lo;
+        try[nt++] = d.lo + 1;
+        try[nt++] = d.lo + 2;
+        try[nt++] = d.lo + 3;
     }
-    try[nt++] = e + 1;
-    try[nt++] = e - 1;
-    try[nt++] = e + 2;
-    try[nt++] = e - 2;
-    if (hi_ok) {
-        try[nt++] = hi;
-        try[nt++] = hi - 1;
+    try[nt++] = d.r0 + 1;
+    try[nt++] = d.r0 - 1;
+    try[nt++] = d.r0 + 2;
+    try[nt++] = d.r0 - 2;
+    if (d.hi_ok) {
+        try[nt++] = d.hi;
+        try[nt++] = d.hi - 1;
     }
     for (m = 0; m < nt; m++) {
+        sg_int v = d.a * try[m] + d.b;
         size_t q;
-        if (try[m] == e || (lo_ok && try[m] < lo) || (hi_ok && try[m] > hi))
+        if (v == e || !dom_has(&d, try[m]))
             continue;
-        for (q = 0; q < n && out[q] != try[m]; q++)
+        for (q = 0; q < n && out[q] != v; q++)
             ;
         if (q == n)
-            out[n++] = try[m];
+            out[n++] = v;
     }
     return n;
 }
@@ -569,12 +608,13 @@ bool sg_check__probe_ask(checker *c, const sg_term *const *assume, size_t nassum
     probe *pr = c->prb;
     sg_problem *p = c->p;
     size_t a, j, t, nw = 0, *w = NULL, visits = 0;
-    sg_int *lo = NULL, *hi = NULL, *at = NULL, *step = NULL;
+    sg_int *at = NULL, *step = NULL;
+    dom *dm = NULL;
     bool *kept = NULL, *vkept = NULL, *skept = NULL, answered = false, found = false;
 
     if (!SG_CALLOC_ALL(SG_SLOT(kept, pr->nlits + 1), SG_SLOT(vkept, pr->nd + 1), SG_SLOT(skept, pr->nd + 1),
-                       SG_SLOT(w, pr->nd + 1), SG_SLOT(lo, pr->nd + 1), SG_SLOT(hi, pr->nd + 1),
-                       SG_SLOT(at, pr->nd + 1), SG_SLOT(step, pr->nd + 1)))
+                       SG_SLOT(w, pr->nd + 1), SG_SLOT(dm, pr->nd + 1), SG_SLOT(at, pr->nd + 1),
+                       SG_SLOT(step, pr->nd + 1)))
         goto done;
     memset(pr->mark, 0, pr->nd);
     memset(pr->cmark, 0, pr->nc);
@@ -599,21 +639,28 @@ bool sg_check__probe_ask(checker *c, const sg_term *const *assume, size_t nassum
         }
     }
     close_dims(c, pr);
-    /* each dim reached: fixed (a pin, a kept value), or bounded by its kept spec item */
+    /* each dim reached: fixed (a pin, a kept value: R is the size), or bounded by its kept spec
+     * item (D = a*R + b, R over a finite range) */
     for (j = 0; j < pr->nd; j++) {
         size_t i = pr->dims[j];
-        bool lo_ok, hi_ok;
+        dom *d = &dm[j];
         if (!pr->mark[j])
             continue;
         w[nw++] = j;
         if (c->fixed_kind[i] == FIX_PIN || vkept[j]) {
-            lo[j] = hi[j] = c->fixed_kind[i] == FIX_PIN ? p->inputs[i].size : pr->cex[i];
-        } else if (!skept[j] || !spec_domain(c, i, &lo[j], &lo_ok, &hi[j], &hi_ok) || !lo_ok || !hi_ok ||
-                   lo[j] > hi[j]) {
+            memset(d, 0, sizeof *d);
+            d->a = 1;
+            d->lo = d->hi = d->r0 = c->fixed_kind[i] == FIX_PIN ? p->inputs[i].size : pr->cex[i];
+            d->lo_ok = d->hi_ok = true;
+        } else if (!skept[j] || !spec_domain(c, i, d) || !d->lo_ok || !d->hi_ok || d->lo > d->hi || !d->r0_ok) {
             goto done; /* unbounded (or a range the probe does not read): Z3's question */
         }
-        /* from the example size outwards: e, e+1, e-1, e+2, ... within [lo, hi] */
-        at[j] = p->inputs[i].size < lo[j] ? lo[j] : p->inputs[i].size > hi[j] ? hi[j] : p->inputs[i].size;
+        /* R from the example's outwards: r0, r0+1, r0-1, r0+2, ... within [lo, hi] */
+        if (d->r0 < d->lo)
+            d->r0 = d->lo;
+        if (d->r0 > d->hi)
+            d->r0 = d->hi;
+        at[j] = d->r0;
         step[j] = 0;
     }
     /* odometer over the reached dims, each visiting its values in the order above */
@@ -621,8 +668,11 @@ bool sg_check__probe_ask(checker *c, const sg_term *const *assume, size_t nassum
         bool model = true;
         if (++visits > PROBE_VISITS)
             goto restore;
-        for (a = 0; a < nw; a++)
-            set_dim(c, pr, w[a], at[w[a]]);
+        for (a = 0; a < nw && model; a++) {
+            const dom *d = &dm[w[a]];
+            model = !d->dmin_ok || d->a * at[w[a]] + d->b >= d->dmin; /* the spec's D >= 2 */
+            set_dim(c, pr, w[a], d->a * at[w[a]] + d->b);
+        }
         for (a = 0; a < pr->nlits && model; a++) {
             int h;
             if (!kept[a] || pr->kind_of[a] != 2)
@@ -648,15 +698,15 @@ bool sg_check__probe_ask(checker *c, const sg_term *const *assume, size_t nassum
         /* the next point: the first dim that has a next value moves, the ones before restart */
         for (a = 0; a < nw; a++) {
             size_t d = w[a];
-            sg_int e = p->inputs[pr->dims[d]].size, s0 = e < lo[d] ? lo[d] : e > hi[d] ? hi[d] : e, nx;
+            sg_int s0 = dm[d].r0, nx;
             bool moved = false;
             /* value sequence s0, s0+1, s0-1, s0+2, ...: step counts the values visited */
             while (!moved) {
                 sg_int k = ++step[d], off = (k + 1) / 2;
-                if (off > hi[d] - lo[d] + 1)
+                if (off > dm[d].hi - dm[d].lo + 1)
                     break;
                 nx = k % 2 ? s0 + off : s0 - off;
-                if (nx >= lo[d] && nx <= hi[d]) {
+                if (nx >= dm[d].lo && nx <= dm[d].hi) {
                     at[d] = nx;
                     moved = true;
                 }
@@ -688,7 +738,7 @@ restore:
         }
     }
 done:
-    SG_FREE_ALL(kept, vkept, skept, w, lo, hi, at, step);
+    SG_FREE_ALL(kept, vkept, skept, w, dm, at, step);
     return answered;
 }
 
