@@ -746,8 +746,8 @@ done:
 
 /*
  * One round: the shape of cand `ci` failing local constraint `u`, explained over its sub-problem
- * and recorded. *done set when the explanation did not come out unsatisfiable (then the probe
- * stops and values_in asks Z3 as before). 0 or an error code.
+ * and recorded, its dims pinned. *stop set when the explanation did not come out unsatisfiable
+ * (then the probe stops and values_in asks Z3 as before). 0 or an error code.
  */
 static int explain(checker *c, probe *pr, size_t ci, size_t u, bool *stop)
 {
