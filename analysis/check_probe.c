@@ -47,7 +47,9 @@
 #include "analysis/check_impl.h"
 #include "util/util.h"
 
-#define PROBE_MIN_DIMS 32     /* open named dims of a component worth probing */
+#ifndef PROBE_MIN_DIMS
+#define PROBE_MIN_DIMS 32     /* open named dims of a component worth probing (-D for test builds) */
+#endif
 #define PROBE_VISITS (1u << 16) /* points one explanation question may visit */
 #define PROBE_WALK 4096       /* nodes of one guard the linearity walk visits */
 #define PROBE_CANDS 10        /* values tried per dim */
