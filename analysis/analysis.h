@@ -51,4 +51,15 @@ int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, 
 int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_check_options *opts,
                         const sg_runtime *rt, sg_error *err);
 
+/* Does `e` multiply two factors that mention symbols, or divide by (or raise to) one? What Z3's
+ * non-linear arithmetic has to decide (a walk of at most 4,096 nodes; past that: true). */
+bool sg_check__expr_nonlinear(const sg_expr *e);
+
+/* The open named dims from which a component with a non-linear guard counts as large: phase 2
+ * tries one-dim counterexamples before Z3 there (analysis/check_probe.c), and inference does not
+ * ask Z3 about a trace that has one (analysis/infer.c). Per thread; 0 restores the default (32).
+ * Tests set it low to run those paths on small traces. */
+void sg_check__set_probe_min_dims(size_t n);
+size_t sg_check__probe_min_dims(void);
+
 #endif

@@ -64,6 +64,8 @@ int sg_check__ask(checker *c, const sg_term *const *hard, size_t nhard, const sg
     sg_question q;
     if (c->orc && !model && sg_check__oracle_ask(c, assume, nassume, core, r))
         return 0;
+    if (c->prb && !model && sg_check__probe_ask(c, assume, nassume, core, r))
+        return 0;
     q.hard = hard;
     q.nhard = nhard;
     q.assume = assume;

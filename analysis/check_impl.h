@@ -46,6 +46,7 @@ typedef struct checker {
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     bool enumerate;    /* warm contexts: a small component's questions answered by its models */
     struct lit_oracle *orc; /* the explanation being minimised by enumeration (check_values.c), or NULL */
+    struct probe *prb;      /* the probe's explanation being minimised (check_probe.c), or NULL */
     sg_error *err;
 } checker;
 
@@ -155,6 +156,33 @@ bool sg_check__stop(const checker *c);
 /* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
  * the component's models answer it (into *r; a core is every assumption), false to ask Z3. */
 bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
+
+/* Turn a counterexample into a GUARD violation for each flagged dim: cex[] the sizes of every input
+ * dim, flag[] the dims charged, lits/kind_of/index_of/keep the explanation's literals (kind 0 a dim
+ * value, 1 a spec item, 2 a constraint) and the ones its core kept. Returns 0 or SG_ENOMEM. */
+int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const tvec *lits, const int *kind_of,
+                         const size_t *index_of, const bool *keep);
+
+/* Pin dim i to its example size for the rest of the search (and in the box). */
+void sg_check__pin(checker *c, size_t i);
+
+/* ---- Phase 2 before Z3: one-dim counterexamples (check_probe.c) ----------------------------- */
+
+/*
+ * For a large component with non-linear checked guards (where Z3's non-linear arithmetic gives
+ * up), refute what shapes one dim away from the example sizes can refute, before Z3 is asked: a
+ * shape that moves one open dim to a value of its spec range and fails a checked constraint,
+ * evaluated exactly, is a counterexample; its core is minimised over the dims that constraint and
+ * the assumed constraints reach (docs/check.md "One-dim counterexamples"). Each round refutes and
+ * pins the dims of one core, as values_in does; returns 0 when no such shape is left (values_in
+ * then asks Z3 about what is open), or an error code.
+ */
+int sg_check__probe_component(checker *c, long comp);
+
+/* A question of the probe's explanation (c->prb set): answered exactly by enumeration when every
+ * variable it reaches has a finite domain (true, into *r; a core is every assumption), false to
+ * ask Z3. */
+bool sg_check__probe_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
 
 /*
  * Phase 2, after phases 1 and 1b: each component once (at its first dim) searched for a shape

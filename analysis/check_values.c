@@ -74,8 +74,8 @@ static sg_interval *make_box(checker *c, size_t *nbox)
 }
 
 /* Turn a counterexample into a GUARD violation for each flagged dim (value literal kept in the core). */
-static int record_counterexample(checker *c, const sg_int *cex, const bool *flag, const tvec *lits,
-                                 const int *kind_of, const size_t *index_of, const bool *keep)
+int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const tvec *lits, const int *kind_of,
+                         const size_t *index_of, const bool *keep)
 {
     sg_problem *p = c->p;
     size_t i, k;
@@ -170,7 +170,7 @@ static bool settles_root(const checker *c, size_t i, size_t *x, sg_int *value)
  * its spec root (settles_root), the root is pinned too, so that the derived dims of the root
  * (`d0 + 1` beside `d0`) follow it as the spec says instead of keeping a root of their own:
  * torch charges the root, not each of them. */
-static void pin(checker *c, size_t i)
+void sg_check__pin(checker *c, size_t i)
 {
     sg_problem *p = c->p;
     const sg_term *eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, p->inputs[i].size));
@@ -327,6 +327,10 @@ static int values_in(checker *c, long comp)
     sg_problem *p = c->p;
     size_t i, j, k, ndims = c->inputs.start[comp + 1] - c->inputs.start[comp];
     int rc = 0, round;
+
+    /* a large non-linear component: what one-dim shapes refute, before Z3 (check_probe.c) */
+    if ((rc = sg_check__probe_component(c, comp)) != 0)
+        return rc;
 
     for (round = 0; round <= (int)ndims && !rc && !sg_check__stop(c); round++) {
         tvec hard = TVEC_INIT, checked = TVEC_INIT, hard2 = TVEC_INIT, lits = TVEC_INIT;
@@ -532,10 +536,10 @@ static int values_in(checker *c, long comp)
         if (!any)
             FOR_MEMBERS(c->inputs, comp, j, i)
                 flag[i] = p->named[i] && !c->decided[i];
-        rc = record_counterexample(c, cex, flag, &lits, kind_of, index_of, keep);
+        rc = sg_check__record_cex(c, cex, flag, &lits, kind_of, index_of, keep);
         FOR_MEMBERS(c->inputs, comp, j, i) /* pin the refuted dims to their example sizes, look again */
             if (flag[i] && !rc)
-                pin(c, i);
+                sg_check__pin(c, i);
     next:
         c->orc = NULL;
         sg_free(ck);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "analysis/infer_ctx.h"
 
 /*
@@ -63,6 +64,36 @@ static int setup(ictx *x)
     if (x->maxpts < 64)
         x->maxpts = 64;
     return sg_infer__prepare_components(x);
+}
+
+/*
+ * Does the trace have a component of at least sg_check__probe_min_dims() named dims with a
+ * non-linear guard? Inference's first question is about every constraint at once, and there Z3's
+ * non-linear arithmetic spends the whole query budget and gives up (prod300: 7.6 s, then the
+ * traced ranges); so such a trace gets the traced ranges, nothing proved, without asking.
+ * false when out of memory or without components (then Z3 is asked, as before).
+ */
+static bool too_hard(sg_problem *p)
+{
+    size_t *dims, i, big = 0, n = 0; /* dims[comp]: named dims of component comp (ids < n) */
+    bool hard = false;
+    if (!p->input_comp || !p->cons_comp || !p->named)
+        return false; /* a problem built without its components (tests build some by hand) */
+    for (i = 0; i < p->ninputs; i++)
+        if (p->input_comp[i] >= 0 && (size_t)p->input_comp[i] >= n)
+            n = (size_t)p->input_comp[i] + 1;
+    if (!(dims = sg__calloc(n + 1, sizeof *dims)))
+        return false;
+    for (i = 0; i < p->ninputs; i++)
+        if (p->named[i] && p->input_comp[i] >= 0 && ++dims[p->input_comp[i]] == sg_check__probe_min_dims())
+            big++;
+    for (i = 0; i < p->ncons && big && !hard; i++) {
+        long comp = p->cons_comp[i];
+        hard = comp >= 0 && (size_t)comp < n && dims[comp] >= sg_check__probe_min_dims() &&
+               p->cons[i].kind == SG_CORE_GUARD && p->cons[i].expr && sg_check__expr_nonlinear(p->cons[i].expr);
+    }
+    sg_free(dims);
+    return hard;
 }
 
 /* What is known without a model: the traced ranges, nothing proved. */
@@ -132,6 +163,8 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     if ((rc = setup(&x)))
         goto cleanup;
     fallback(&x, res);
+    if (too_hard(p))
+        goto done; /* what Z3 would end with, without its budget spent */
     if ((rc = sg_infer__query_f(&x, NULL, &r0, &pt0)))
         goto cleanup;
     if (r0 != SG_Q_SAT || pt0 != 0)
