@@ -65,6 +65,9 @@ typedef struct tt_state {
     size_t nstrs, cstrs;
     char *torch_version;
     enum { PAYLOAD_NONE, PAYLOAD_VERSION, PAYLOAD_FAIL_PARTIAL } payload_kind; /* of the next payload lines */
+    /* make_fx_fail_partial: the last node line of the graph and the "# File:" line above it,
+     * clipped (the graph itself is not kept: it can be as long as the model) */
+    char partial_node[320], partial_where[420];
     sg_buf payload;
 } tt_state;
 
@@ -461,6 +464,7 @@ static int on_record(tt_state *S, const cJSON *rec)
         if (S->payload_kind == PAYLOAD_FAIL_PARTIAL && !(S->collecting && S->content))
             S->payload_kind = PAYLOAD_NONE; /* not the wanted frame */
         S->payload.len = 0;
+        S->partial_node[0] = S->partial_where[0] = '\0';
         return 0;
     }
     if ((v = sg__json_get(rec, "describe_tensor")) || (v = sg__json_get(rec, "describe_source"))
@@ -516,58 +520,56 @@ static bool names_unbacked(const char *s, size_t n)
     return false;
 }
 
+/* Copy n bytes of s into dst (cap bytes), clipped, NUL-terminated. */
+static void clip_copy(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+/* One line of a make_fx_fail_partial payload (the FX graph traced before the trace stopped):
+ * remember the last node and the "# File: F:L in FN, code: C" comment above it. */
+static void fail_partial_line(tt_state *S, const char *a, size_t n)
+{
+    const char *semi;
+    while (n && (*a == ' ' || *a == '\t'))
+        a++, n--;
+    if (!n || (n >= 4 && strncmp(a, "def ", 4) == 0) || (n >= 6 && strncmp(a, "return", 6) == 0))
+        return; /* blank, the signature, the output */
+    if (n >= 8 && strncmp(a, "# File: ", 8) == 0) {
+        clip_copy(S->partial_where, sizeof S->partial_where, a + 8, n - 8);
+    } else if (*a == '#') {
+        S->partial_where[0] = '\0'; /* "# No stacktrace found for following nodes" */
+    } else {
+        if ((semi = memchr(a, ';', n))) /* drop the "x = y = None" clean-up */
+            n = (size_t)(semi - a);
+        clip_copy(S->partial_node, sizeof S->partial_node, a, n);
+    }
+}
+
 /*
- * A make_fx_fail_partial payload: the FX graph traced before the trace stopped. Its last node is
- * the last one traced, and the "# File: F:L in FN, code: C" comment above it (when there is one)
- * the user's line. When that node's value is over an unbacked symbol (`lt: "Sym(u0 < s77)"`,
- * `view: "f32[(u0//2), 2]"`), the step that failed used data torch cannot see: the
- * GuardOnDataDependentSymNode the log does not record. Otherwise only that tracing stopped is known.
+ * The end of a make_fx_fail_partial payload. Its last node is the last one traced, and the
+ * "# File:" line above it (when there is one) the user's line. When that node's value is over an
+ * unbacked symbol (`lt: "Sym(u0 < s77)"`, `view: "f32[(u0//2), 2]"`), the step that failed used
+ * data torch cannot see: the GuardOnDataDependentSymNode the log does not record. Otherwise only
+ * that tracing stopped is known.
  */
 static int end_fail_partial(tt_state *S)
 {
-    const char *p = S->payload.data ? S->payload.data : "", *end = p + S->payload.len;
-    const char *node = NULL, *where = NULL, *q, *semi;
-    size_t node_n = 0, where_n = 0;
+    const char *node = S->partial_node[0] ? S->partial_node : "(an empty graph)";
+    const char *where = S->partial_where;
     char msg[1024];
-    bool dd;
+    bool dd = names_unbacked(node, strlen(node));
 
-    for (; p < end; p = q + 1) {
-        const char *a = p;
-        if (!(q = memchr(p, '\n', (size_t)(end - p))))
-            q = end;
-        while (a < q && (*a == ' ' || *a == '\t'))
-            a++;
-        if (a == q || strncmp(a, "def ", 4) == 0 || strncmp(a, "return", 6) == 0) {
-            /* blank, the signature, the output */
-        } else if (strncmp(a, "# File: ", 8) == 0) {
-            where = a + 8;
-            where_n = (size_t)(q - where);
-        } else if (*a == '#') {
-            where = NULL; /* "# No stacktrace found for following nodes" */
-        } else {
-            node = a;
-            node_n = (size_t)(q - a);
-        }
-        if (q == end)
-            break;
-    }
-    if (!node)
-        node = "(an empty graph)", node_n = strlen(node);
-    if ((semi = memchr(node, ';', node_n))) /* drop the "x = y = None" clean-up */
-        node_n = (size_t)(semi - node);
-    if (node_n > 300)
-        node_n = 300;
-    if (where_n > 400)
-        where_n = 400;
-    dd = names_unbacked(node, node_n);
-    snprintf(msg, sizeof msg, "tracing stopped after `%.*s`%s%.*s (the log records no exception, only the graph "
-             "traced so far%s)", (int)node_n, node, where ? " at " : "", (int)where_n, where ? where : "",
+    snprintf(msg, sizeof msg, "tracing stopped after `%s`%s%s (the log records no exception, only the graph "
+             "traced so far%s)", node, *where ? " at " : "", where,
              dd ? ", whose last value depends on data-dependent symbols torch cannot guard on" : "");
     sg_free(S->f.error);
     sg_free(S->f.error_message);
     S->f.error = sg__strdup(dd ? "GuardOnDataDependentSymNode" : "make_fx_fail_partial");
     S->f.error_message = sg__strdup(msg);
-    S->payload.len = 0;
     return S->f.error && S->f.error_message ? 0 : oom(S);
 }
 
@@ -612,7 +614,11 @@ static int on_line(tt_state *S, char *s, size_t n)
     while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
         s[--n] = '\0';
     if (n && s[0] == '\t') { /* a payload line */
-        if (S->payload_kind != PAYLOAD_NONE && S->payload.len < (1 << 20)) {
+        if (S->payload_kind == PAYLOAD_FAIL_PARTIAL) {
+            fail_partial_line(S, s + 1, n - 1);
+            return 0;
+        }
+        if (S->payload_kind == PAYLOAD_VERSION && S->payload.len < (1 << 20)) {
             sg_buf_append(&S->payload, s + 1, n - 1);
             sg_buf_putc(&S->payload, '\n');
             if (S->payload.failed == SG_ENOMEM)
