@@ -98,6 +98,12 @@ jq -e '.reason | contains("at /corpus/gen/cases_misc.py:41 in forward, code: if 
 run check --json "$TMP/partial.log"
 if [ "$RC" = 6 ] && jq -e '.reason | startswith("torch failed while tracing (make_fx_fail_partial): tracing stopped after `view: ")' \
     "$TMP/out" >/dev/null; then ok; else bad "partial graph without unbacked symbols: exit $RC, $(jq -c .reason "$TMP/out")"; fi
+# a partial graph with a node line longer than any message: clipped, still one answer
+{ zcat "$D/2.6/view_chunks_of_8.log.gz"
+  printf 'V1201 00:00:00.000000 1 proxy_tensor.py:1] {"artifact": {"name": "make_fx_fail_partial", "encoding": "string"}}\n'
+  printf '\t    big: "Sym(u0 + %s)" = x\n' "$(head -c 200000 /dev/zero | tr '\0' '1')"; } >"$TMP/partial_big.log"
+run check --json "$TMP/partial_big.log"
+if [ "$RC" = 6 ] && [ "$(jq -r .reason "$TMP/out" | wc -c)" -lt 1500 ]; then ok; else bad "huge partial graph line: exit $RC"; fi
 
 # 2. errors
 two=$D/2.14/two_exports.log.gz
