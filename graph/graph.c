@@ -423,6 +423,40 @@ static int read_ranges(sg_graph *g, const cJSON *root, sg_error *err)
     return 0;
 }
 
+/*
+ * torch.export.load re-creates each input symbol from its example size (the hint) and asserts it
+ * lies in the symbol's declared range ("16 not in VR[2, 7]"): an archive where it does not cannot
+ * be loaded at all (torch saves one when a bounded Dim.AUTO excludes the example). SG_EINVALID.
+ */
+static int check_hints(const sg_graph *g, sg_error *err)
+{
+    size_t i, d, k;
+    for (i = 0; i < g->ninputs; i++) {
+        const sg_graph_tensor *t = g->inputs[i].tensor;
+        if (g->inputs[i].kind != SG_GRAPH_IN_USER || !t || !t->hints)
+            continue;
+        for (d = 0; d < t->ndim; d++) {
+            long long h = t->hints[d];
+            if (h < 0 || sg_expr_kind(t->sizes[d]) != SG_SYM)
+                continue;
+            for (k = 0; k < g->nranges; k++) {
+                const sg_graph_range *r = &g->ranges[k];
+                bool below, above;
+                if (r->expr != t->sizes[d])
+                    continue;
+                below = r->has_min && !r->min.inf && !r->min.big && h < r->min.value;
+                above = r->has_max && !r->max.inf && !r->max.big && h > r->max.value;
+                if (below || above)
+                    return sg_error_set(err, SG_EINVALID, "range_constraints.%.64s: the example size %lld of %s%.64s.shape[%zu] "
+                                        "is outside its declared range [%s, %s]: torch.export.load refuses this archive",
+                                        r->key, h, g->inputs[i].path ? "inputs" : "", g->inputs[i].path ? g->inputs[i].path : g->inputs[i].name,
+                                        d, r->has_min ? r->min.text : "-int_oo", r->has_max ? r->max.text : "int_oo");
+            }
+        }
+    }
+    return 0;
+}
+
 /* The node input called `name`: its `arg`, or NULL. */
 static const cJSON *node_input(const cJSON *node, const char *name)
 {
@@ -921,7 +955,7 @@ int sg_graph_parse(sg_graph **out, const char *json, size_t len, sg_error *err)
         || (rc = read_asserts(g, root, err)) != 0 || (rc = read_guards_code(g, root, err)) != 0
         || (rc = sg_graph__read_kernels(&g->kernels, &g->nkernels, g->pool,
                                         sg__json_get(sg__json_get(root, "graph_module"), "graph"), err)) != 0
-        || (rc = map_symbols(g, err)) != 0)
+        || (rc = map_symbols(g, err)) != 0 || (rc = check_hints(g, err)) != 0)
         goto cleanup;
     *out = g;
     g = NULL;

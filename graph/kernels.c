@@ -710,6 +710,36 @@ static void rule_layer_norm(kstate *k)
     }
 }
 
+/*
+ * index_select(self, dim, index), embedding(weight, indices), gather(self, dim, index): an index
+ * into an empty dim fails whatever its values ("self indexing axis dim should be positive"), so a
+ * non-empty index needs the indexed dim at least 1. (The values themselves are data, not sizes.)
+ */
+static void rule_indexed(kstate *k, const char *self, const char *index, sg_int dflt_dim)
+{
+    const char *ts = tensor_of(arg_of(k, self)), *ti = tensor_of(arg_of(k, index));
+    shape a, b;
+    sg_int dim = dflt_dim;
+    const sg_expr *n, *cond;
+    sg_buf w;
+
+    if ((dflt_dim < 0 && !int_arg(k, "dim", 0, &dim)) || !sizes_of(k, ts, &a) || !sizes_of(k, ti, &b))
+        return;
+    if (dim < 0)
+        dim += (sg_int)a.ndim;
+    if (dim < 0 || (size_t)dim >= a.ndim || !nonneg(a.d[dim]))
+        return;
+    n = product(k, b.d, b.ndim);
+    cond = mk2(k, SG_OR, mk2(k, SG_EQ, n, lit(k, 0)), mk2(k, SG_GE, a.d[dim], lit(k, 1)));
+    head(k, &w);
+    sg_buf_printf(&w, "dim %lld of %.200s (", (long long)dim, ts);
+    put(&w, a.d[dim]);
+    sg_buf_printf(&w, ") is at least 1 when %.200s is not empty (", ti);
+    put(&w, n);
+    sg_buf_puts(&w, " elements)");
+    add(k, cond, &w);
+}
+
 /* Elementwise ops that broadcast all their tensor inputs (out-of-place). */
 static const char *const broadcast_ops[] = {
     "add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "div.Tensor_mode", "maximum.default",
@@ -782,6 +812,10 @@ static void rule(kstate *k)
             equal_dims(k, "input", -1, "weight", -1);
         else if (strcmp(op, "layer_norm.default") == 0)
             rule_layer_norm(k);
+        else if (strcmp(op, "index_select.default") == 0 || strcmp(op, "gather.default") == 0)
+            rule_indexed(k, "self", "index", -1);
+        else if (strcmp(op, "embedding.default") == 0)
+            rule_indexed(k, "weight", "indices", 0);
     }
 }
 
