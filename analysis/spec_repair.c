@@ -309,7 +309,7 @@ static cJSON *auto_spec(ctx *c, const cJSON *in, int depth)
 static cJSON *sequence(ctx *c, const cJSON *in, const cJSON *kids, const cJSON *spec, const char *path, int depth)
 {
     int n = cJSON_GetArraySize(kids), ns, k;
-    const cJSON *sitems = sg__json_seq(spec), *it;
+    const cJSON *sitems = sg__json_seq(spec), *sit, *it;
     bool tuple = sg__json_get(in, "tuple") != NULL, per_tensor = true, by_index = true;
     cJSON *arr, *fields, *res;
     char sub[1024];
@@ -352,10 +352,12 @@ static cJSON *sequence(ctx *c, const cJSON *in, const cJSON *kids, const cJSON *
         }
         bool copied = false, any_copied = false;
         k = 0;
+        sit = sitems->child; /* item k of sitems, walked along (not looked up: O(k) each) */
         cJSON_ArrayForEach(it, kids) {
             snprintf(sub, sizeof sub, "%.900s[%d]", path, k);
-            cJSON_AddItemToArray(arr, k < ns ? node(c, it, cJSON_GetArrayItem(sitems, k), sub, depth + 1)
+            cJSON_AddItemToArray(arr, k < ns ? node(c, it, sit, sub, depth + 1)
                                              : pad_spec(c, it, k, arr, kids, NULL, &copied));
+            sit = sit ? sit->next : NULL;
             any_copied |= copied;
             k++;
         }

@@ -280,7 +280,7 @@ static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
         return;
     }
     if ((items = seq_items(spec)) != NULL) {
-        const cJSON *in_items = input ? sg__json_get(input, "list") : NULL;
+        const cJSON *in_items = input ? sg__json_get(input, "list") : NULL, *in_it;
         bool tuple = input ? sg__json_get(input, "tuple") != NULL : !cJSON_IsArray(spec);
         if (!in_items && input)
             in_items = sg__json_get(input, "tuple");
@@ -304,11 +304,13 @@ static void node(printer *p, const cJSON *spec, const cJSON *input, int depth)
         }
         sg_buf_putc(&p->body, tuple ? '(' : '[');
         i = 0;
+        in_it = in_items ? in_items->child : NULL; /* item i of in_items, walked along */
         cJSON_ArrayForEach(it, items) {
             size_t old = path_push(p, "[%ld]", NULL, (long)i);
             if (k++)
                 sg_buf_puts(&p->body, ", ");
-            node(p, it, in_items ? cJSON_GetArrayItem(in_items, (int)i) : NULL, depth + 1);
+            node(p, it, in_it, depth + 1);
+            in_it = in_it ? in_it->next : NULL;
             path_pop(p, old);
             i++;
         }

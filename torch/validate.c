@@ -281,7 +281,7 @@ static void tensor_spec(walker *w, const cJSON *shape, const cJSON *spec, const 
 
 static void compare(walker *w, const cJSON *input, const cJSON *spec, const char *path, int depth)
 {
-    const cJSON *shape, *kids = NULL, *sitems, *it;
+    const cJSON *shape, *kids = NULL, *sitems, *sit, *it;
     const char *type = NULL, *stype;
     char sub[1024];
     int n, k;
@@ -320,10 +320,12 @@ static void compare(walker *w, const cJSON *input, const cJSON *spec, const char
         return;
     }
     k = 0;
+    sit = sitems ? sitems->child : NULL; /* item k of sitems, walked along (not looked up: O(k)) */
     cJSON_ArrayForEach(it, kids) {
         if (sitems) {
             snprintf(sub, sizeof sub, "%s[%d]", path, k);
-            compare(w, it, cJSON_GetArrayItem(sitems, k), sub, depth + 1);
+            compare(w, it, sit, sub, depth + 1);
+            sit = sit ? sit->next : NULL;
         } else {
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(spec, it->string);
             snprintf(sub, sizeof sub, "%s['%s']", path, it->string);

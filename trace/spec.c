@@ -367,6 +367,22 @@ static int put_struct_tensor(sg_buf *b, const sg_input_dim *dims, size_t rank, s
 static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const size_t *members, size_t m,
                            size_t off, int depth, const cJSON *orig, sg_error *err);
 
+/* A member of a list node: its index there, its position among the members, and where its
+ * path goes on after the index. */
+typedef struct listed {
+    long index;
+    size_t pos, noff;
+} listed;
+
+/* By index, then by position: the members of one index in their order. */
+static int cmp_listed(const void *a, const void *b)
+{
+    const listed *x = a, *y = b;
+    if (x->index != y->index)
+        return x->index < y->index ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 /* The elements of a spec node as written: a list, or a tuple's {"__tuple__": [...]}; NULL otherwise. */
 static const cJSON *orig_items(const cJSON *orig)
 {
@@ -401,6 +417,7 @@ static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const 
     /* a namedtuple's spec was written as a tuple (its class): so is the copy, else torch's
      * structure check sees a list where the input is a namedtuple */
     bool tuple = orig_items(orig) && orig_items(orig) != orig;
+    const cJSON *item = orig_items(orig) ? orig_items(orig)->child : NULL;
     if (!sub)
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     sg_buf_puts(b, tuple ? "{\"__tuple__\":[" : "[");
@@ -419,8 +436,9 @@ static int put_struct_fields(sg_buf *b, const sg_input_dim *in, size_t n, const 
                 sub[ns++] = members[j];
         if (k++)
             sg_buf_putc(b, ',');
-        rc = put_struct_node(b, in, n, sub, ns, (size_t)(nx - in[members[i]].path), depth + 1,
-                             orig_items(orig) ? cJSON_GetArrayItem(orig_items(orig), k - 1) : NULL, err);
+        rc = put_struct_node(b, in, n, sub, ns, (size_t)(nx - in[members[i]].path), depth + 1, item, err);
+        if (item) /* the next field's: item k - 1 of the written list, walked, not looked up */
+            item = item->next;
     }
     if (rc == 0)
         sg_buf_puts(b, tuple ? "]}" : "]");
@@ -491,8 +509,8 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
             }
             if (k++)
                 sg_buf_putc(b, ',');
-            if (as_list) {
-                child = cJSON_GetArrayItem(items, k - 1);
+            if (as_list) { /* item k - 1, walked */
+                child = k == 1 ? items->child : child ? child->next : NULL;
             } else {
                 char *ks = sg__strndup(ki, kl);
                 if (!ks) {
@@ -509,27 +527,43 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
         if (rc == 0)
             sg_buf_puts(b, as_list ? (tuple ? "]}" : "]") : "}");
     } else { /* a list: indices 0 .. max, null where no tensor is */
-        for (i = 0; i < m; i++)
-            if (sg_trace__path_component(in[members[i]].path + off, &key, &keylen, &index, &next) == 2 && index > max_index)
-                max_index = index;
+        /* the members by index (in their order within one index), read once: a list of m
+         * tensors is written in O(m log m), not one pass over the members per index */
+        listed *by = sg__malloc((m + 1) * sizeof *by);
+        size_t at = 0;
+        if (!by) {
+            sg_free(sub);
+            return sg_error_set(err, SG_ENOMEM, "out of memory");
+        }
+        for (i = j = 0; i < m; i++)
+            if (sg_trace__path_component(in[members[i]].path + off, &key, &keylen, &index, &next) == 2) {
+                by[j].index = index;
+                by[j].pos = i;
+                by[j++].noff = (size_t)(next - in[members[i]].path);
+                if (index > max_index)
+                    max_index = index;
+            }
+        qsort(by, j, sizeof *by, cmp_listed);
+        child = items ? items->child : NULL;
         sg_buf_puts(b, tuple ? "{\"__tuple__\":[" : "[");
         for (want = 0; want <= max_index && rc == 0 && !b->failed; want++) {
             size_t ns = 0, noff = 0;
-            for (j = 0; j < m; j++)
-                if (sg_trace__path_component(in[members[j]].path + off, &key, &keylen, &index, &next) == 2 && index == want) {
-                    sub[ns++] = members[j];
-                    noff = (size_t)(next - in[members[j]].path);
-                }
+            for (; at < j && by[at].index == want; at++) {
+                sub[ns++] = members[by[at].pos];
+                noff = by[at].noff; /* the last member's, as when they were scanned in order */
+            }
             if (want)
                 sg_buf_putc(b, ',');
             if (ns)
-                rc = put_struct_node(b, in, n, sub, ns, noff, depth + 1,
-                                     items ? cJSON_GetArrayItem(items, (int)want) : NULL, err);
+                rc = put_struct_node(b, in, n, sub, ns, noff, depth + 1, child, err);
             else
                 sg_buf_puts(b, "null");
+            if (child)
+                child = child->next;
         }
         if (rc == 0)
             sg_buf_puts(b, tuple ? "]}" : "]");
+        sg_free(by);
     }
     sg_free(sub);
     return rc;

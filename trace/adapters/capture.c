@@ -352,12 +352,57 @@ static int load_fakes(dirload *L, const cJSON *se, fake **out, size_t *n)
     return 0;
 }
 
-static const fake *find_fake(const fake *fakes, size_t n, const char *source)
+/* A name and where it was: the entries of a name index (sorted by name, then place), so
+ * that looking a name up costs O(log n) where a scan of a model-sized trace's thousand
+ * inputs made loading quadratic. */
+typedef struct named {
+    const char *name;
+    size_t pos;
+} named;
+
+static int cmp_named(const void *a, const void *b)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(fakes[i].source, source) == 0)
-            return &fakes[i];
-    return NULL;
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The first place (the least pos) of `name` in `ix[0..n)`, -1 when it is not there. */
+static long find_named(const named *ix, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcmp(ix[lo].name, name) == 0 ? (long)ix[lo].pos : -1;
+}
+
+/* The index of the fakes' sources (new array, sg_free; NULL when n == 0); SG_ENOMEM. */
+static int index_fakes(named **out, const fake *fakes, size_t n)
+{
+    size_t i;
+    *out = NULL;
+    if (!n)
+        return 0;
+    if (!(*out = sg__malloc(n * sizeof **out)))
+        return SG_ENOMEM;
+    for (i = 0; i < n; i++) {
+        (*out)[i].name = fakes[i].source;
+        (*out)[i].pos = i;
+    }
+    qsort(*out, n, sizeof **out, cmp_named);
+    return 0;
+}
+
+/* The first fake whose source is `source`, or NULL (`ix`: index_fakes of `fakes`). */
+static const fake *find_fake(const fake *fakes, const named *ix, size_t n, const char *source)
+{
+    long at = find_named(ix, n, source);
+    return at < 0 ? NULL : &fakes[at];
 }
 
 /* Split a pytree path "['name']rest" into the key and the rest; false if it does not start so. */
@@ -444,7 +489,7 @@ static int source_26(sg_buf *b, const cJSON *inputs, const char *path)
  * (a path too long) recorded in `L`.
  */
 static int find_traced(dirload *L, const fake **out, bool *flat_args, const char *path, long leaf,
-                       const fake *fakes, size_t nfakes, const cJSON *inputs)
+                       const fake *fakes, const named *fix, size_t nfakes, const cJSON *inputs)
 {
     sg_buf cand;
     int rc = 0;
@@ -453,19 +498,19 @@ static int find_traced(dirload *L, const fake **out, bool *flat_args, const char
     *flat_args = false;
     sg_buf_init(&cand, 4096);
     if (sg_buf_printf(&cand, "L%s", path) == 0)
-        *out = find_fake(fakes, nfakes, cand.data);
+        *out = find_fake(fakes, fix, nfakes, cand.data);
     if (!*out && leaf >= 0) {
         sg_buf_dispose(&cand);
         sg_buf_init(&cand, 4096);
         if (sg_buf_printf(&cand, "L['flat_args'][%ld]", leaf) == 0)
-            *out = find_fake(fakes, nfakes, cand.data);
+            *out = find_fake(fakes, fix, nfakes, cand.data);
         *flat_args = *out != NULL;
     }
     if (!*out && !cand.failed) {
         sg_buf_dispose(&cand);
         sg_buf_init(&cand, 4096);
         if (source_26(&cand, inputs, path) == 0 && cand.len > 0)
-            *out = find_fake(fakes, nfakes, cand.data);
+            *out = find_fake(fakes, fix, nfakes, cand.data);
     }
     if (cand.failed)
         rc = cand.failed == SG_ENOMEM ? sg_trace__oom(&L->r) : sg_trace__fail(&L->r, SG_ELIMIT, "path too long");
@@ -478,7 +523,7 @@ static int find_traced(dirload *L, const fake **out, bool *flat_args, const char
  * the tracked fake tensor find_traced() picks. Sets `value`, `traced_source`
  * and the message source name `source` (docs/trace-format.md, section 2.3).
  */
-static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, size_t nfakes,
+static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, const named *fix, size_t nfakes,
                    const cJSON *inputs)
 {
     const fake *f;
@@ -490,7 +535,7 @@ static int map_dim(dirload *L, sg_input_dim *d, long leaf, const fake *fakes, si
     int rc;
 
     sg_trace__set_field(&L->r, "tracked_fakes: %.120s", d->path);
-    if ((rc = find_traced(L, &f, &flat_args, d->path, leaf, fakes, nfakes, inputs)) != 0)
+    if ((rc = find_traced(L, &f, &flat_args, d->path, leaf, fakes, fix, nfakes, inputs)) != 0)
         return rc;
     /* torch rewrites strict mode's L['flat_args'][i] to the user's path in its messages */
     if (f && !flat_args)
@@ -526,18 +571,28 @@ static int read_dim(dirload *L, int *out, const cJSON *j)
     return 0;
 }
 
-/* Index of the inputs.flat leaf with `path`, -1 when none. */
-static long leaf_of(const cJSON *flat, const char *path)
+/* The index of inputs.flat's leaf paths (new array, sg_free; *n its entries): pos is the leaf's
+ * place in inputs.flat, counting the leaves without a path. SG_ENOMEM. */
+static int index_leaves(named **out, size_t *n, const cJSON *flat)
 {
     const cJSON *it;
-    long i = 0;
+    size_t i = 0;
+    *out = NULL;
+    *n = 0;
+    if (!flat)
+        return 0;
+    if (!(*out = sg__malloc(((size_t)cJSON_GetArraySize(flat) + 1) * sizeof **out)))
+        return SG_ENOMEM;
     cJSON_ArrayForEach(it, flat) {
         const char *p = sg__json_str(sg__json_get(it, "path"));
-        if (p && strcmp(p, path) == 0)
-            return i;
+        if (p) {
+            (*out)[*n].name = p;
+            (*out)[(*n)++].pos = i;
+        }
         i++;
     }
-    return -1;
+    qsort(*out, *n, sizeof **out, cmp_named);
+    return 0;
 }
 
 /* inputs, dynamic_shapes_flat and dynamic_shapes of case.json, and the traced dim values. */
@@ -545,7 +600,8 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
 {
     const cJSON *inputs, *flat = NULL, *dsf, *it;
     fake *fakes = NULL;
-    size_t nfakes = 0, first;
+    named *leaves = NULL, *fix = NULL; /* inputs.flat's paths, the fakes' sources */
+    size_t nfakes = 0, nleaf = 0, first;
     int rc, i = 0;
 
     L->r.what = L->cwhat;
@@ -588,6 +644,8 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
         }
     }
 
+    if (index_leaves(&leaves, &nleaf, flat) != 0)
+        return sg_trace__oom(&L->r);
     if (dsf) {
         /* The rows follow the spec's structure, leaf by leaf in pytree order: a non-dict spec
          * names them by the spec's positions ("[0]"), a dataclass or namedtuple by what the
@@ -607,11 +665,15 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
             sg_input_dim *d;
             const char *path;
             sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d]", i);
-            if (!cJSON_IsObject(it))
-                return sg_trace__fail(&L->r, SG_EINVALID, "expected {path, dim, size, spec}");
+            if (!cJSON_IsObject(it)) {
+                rc = sg_trace__fail(&L->r, SG_EINVALID, "expected {path, dim, size, spec}");
+                goto cleanup;
+            }
             path = sg__json_str(sg__json_get(it, "path"));
-            if (!path)
-                return sg_trace__fail(&L->r, SG_EINVALID, "path: expected a string");
+            if (!path) {
+                rc = sg_trace__fail(&L->r, SG_EINVALID, "path: expected a string");
+                goto cleanup;
+            }
             if (!prev || strcmp(path, prev) != 0 || sg__json_is_none(sg__json_get(it, "dim")))
                 leaf++;
             prev = path;
@@ -619,23 +681,27 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
                 i++;
                 continue;
             }
-            if (nleaves == nflat && leaf_of(flat, path) < 0) {
+            if (nleaves == nflat && find_named(leaves, nleaf, path) < 0) {
                 const cJSON *fl = cJSON_GetArrayItem(flat, (int)leaf);
                 const char *fp = sg__json_str(sg__json_get(fl, "path"));
                 if (fp && cJSON_IsArray(sg__json_get(fl, "tensor")))
                     path = fp;
             }
-            if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
-                return sg_trace__oom(&L->r);
+            if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path))) {
+                rc = sg_trace__oom(&L->r);
+                goto cleanup;
+            }
             sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].dim", i);
             if ((rc = read_dim(L, &d->dim, sg__json_get(it, "dim"))) != 0)
-                return rc;
+                goto cleanup;
             sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].size", i);
-            if (!sg__json_int(sg__json_get(it, "size"), &d->size))
-                return sg_trace__fail(&L->r, SG_EINVALID, "expected an integer");
+            if (!sg__json_int(sg__json_get(it, "size"), &d->size)) {
+                rc = sg_trace__fail(&L->r, SG_EINVALID, "expected an integer");
+                goto cleanup;
+            }
             sg_trace__set_field(&L->r, "dynamic_shapes_flat[%d].spec", i);
             if ((rc = sg_trace__read_spec(&L->r, d, sg__json_get(it, "spec"))) != 0)
-                return rc;
+                goto cleanup;
             i++;
         }
     } else {
@@ -644,20 +710,28 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
             const char *path = sg__json_str(sg__json_get(it, "path"));
             int dim = 0;
             sg_trace__set_field(&L->r, "inputs.flat[%d]", i++);
-            if (!cJSON_IsObject(it) || !path)
-                return sg_trace__fail(&L->r, SG_EINVALID, "expected {path, tensor | int, ...}");
+            if (!cJSON_IsObject(it) || !path) {
+                rc = sg_trace__fail(&L->r, SG_EINVALID, "expected {path, tensor | int, ...}");
+                goto cleanup;
+            }
             if (sg__json_is_none(shape))
                 continue;
-            if (!cJSON_IsArray(shape))
-                return sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected a shape array");
+            if (!cJSON_IsArray(shape)) {
+                rc = sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected a shape array");
+                goto cleanup;
+            }
             cJSON_ArrayForEach(sz, shape) {
                 sg_input_dim *d;
-                if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path)))
-                    return sg_trace__oom(&L->r);
+                if (!(d = sg_trace__add_input(L->r.t)) || !(d->path = sg_trace__strdup(L->r.t, path))) {
+                    rc = sg_trace__oom(&L->r);
+                    goto cleanup;
+                }
                 d->dim = dim++;
                 d->kind = SG_SPEC_UNSET;
-                if (!sg__json_int(sz, &d->size))
-                    return sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected integer sizes");
+                if (!sg__json_int(sz, &d->size)) {
+                    rc = sg_trace__fail(&L->r, SG_EINVALID, "tensor: expected integer sizes");
+                    goto cleanup;
+                }
             }
         }
     }
@@ -666,12 +740,18 @@ static int load_inputs(dirload *L, const cJSON *cj, const cJSON *se)
     L->r.what = L->gwhat;
     if (se && (rc = load_fakes(L, se, &fakes, &nfakes)) != 0)
         goto cleanup;
+    if (index_fakes(&fix, fakes, nfakes) != 0) {
+        rc = sg_trace__oom(&L->r);
+        goto cleanup;
+    }
     for (first = 0; first < L->r.t->ninputs; first++) {
         sg_input_dim *d = &L->r.t->inputs[first];
-        if ((rc = map_dim(L, d, leaf_of(flat, d->path), fakes, nfakes, inputs)) != 0)
+        if ((rc = map_dim(L, d, find_named(leaves, nleaf, d->path), fakes, fix, nfakes, inputs)) != 0)
             goto cleanup;
     }
 cleanup:
+    sg_free(fix);
+    sg_free(leaves);
     sg_free(fakes);
     return rc;
 }
