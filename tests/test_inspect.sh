@@ -96,6 +96,30 @@ expect badopt 2 "$SG" inspect --nope "$M14"
 expect missing 3 "$SG" inspect /nonexistent/model.pt2
 expect notzip 3 "$SG" inspect "$SRC/tests/corpus/cases/ok_nonzero/case.json"
 
+# real torch 2.14 archives (tests/corpus/staging): index_select on an empty dim fails whatever the
+# index values, so verify refutes the rows of x at 0, as the loaded module raises there
+IDX=$SRC/tests/corpus/staging/cases/pr_index_select_ok/model.pt2
+expect idxverify 1 "$SG" verify "$IDX"
+contains idxverify "fails kernel shape check: aten.index_select.default index_select: dim 0 of x (s77) is at least 1 when idx is not empty"
+contains idxverify "witness: ['x'].size()[0]=0"
+# an archive whose example lies outside its declared range cannot be loaded by torch: exit 3, one line
+python3 - "$IDX" "$W" <<'PY'
+import json, sys, zipfile
+src, out = sys.argv[1], sys.argv[2] + "/outside.pt2"
+with zipfile.ZipFile(src) as z, zipfile.ZipFile(out, "w") as w:
+    for i in z.infolist():
+        data = z.read(i.filename)
+        if i.filename.endswith("models/model.json"):
+            m = json.loads(data)
+            m["range_constraints"]["s77"]["max_val"] = 5  # the example x has 8 rows
+            data = json.dumps(m).encode()
+        w.writestr(i, data)
+PY
+expect outside 3 "$SG" verify "$W/outside.pt2"
+if grep -qF "range_constraints.s77: the example size 8 of inputs['x'].shape[0] is outside its declared range [0, 5]: torch.export.load refuses this archive" /tmp/sg_inspect_err.$$ \
+    && [ "$(wc -l < /tmp/sg_inspect_err.$$)" -eq 1 ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL outside: $(cat /tmp/sg_inspect_err.$$)" >&2; fi
+
 rm -f /tmp/sg_inspect_err.$$
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

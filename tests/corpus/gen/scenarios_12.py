@@ -1376,3 +1376,104 @@ def pq_repeat_interleave_unbacked_ok():
 def pq_example_above_derived():
     d = Dim("d", max=8)
     return sc(module(lambda self, x, y: x.sum() + y.sum()), [r(11), r(14)], {"x": {0: d}, "y": {0: d + 3}})
+
+
+# ============ unseen variants, second round (pr_*)
+@case("pr_interpolate_cat_err", "F.interpolate(x, scale_factor=2) cat with y along the length: Dims L, Ly "
+      "independent, but y's length must be 2*L.", tags=["shape_ops"])
+def pr_interpolate_cat_err():
+    def fwd(self, x, y):
+        return torch.cat([F.interpolate(x, scale_factor=2.0), y], dim=1)
+    return sc(module(fwd), [r(1, 2, 5), r(1, 3, 10)], {"x": {2: Dim("L", max=64)}, "y": {2: Dim("Ly", max=128)}})
+
+
+@case("pr_topk_half_ok", "x.topk(x.shape[0] // 2) with Dim n in [4, 64]: valid.", tags=["shape_ops"])
+def pr_topk_half_ok():
+    return sc(module(lambda self, x: x.topk(x.shape[0] // 2).values * 2), [r(10)], {"x": {0: Dim("n", min=4, max=64)}})
+
+
+@case("pr_narrow_by_arg_err", "x.narrow(0, 2, y.shape[0]) + y with Dims n, m independent: n >= m + 2.",
+      tags=["shape_ops"])
+def pr_narrow_by_arg_err():
+    return sc(module(lambda self, x, y: x.narrow(0, 2, y.shape[0]) + y), [r(9), r(5)],
+              {"x": {0: Dim("n", max=40)}, "y": {0: Dim("m", max=40)}})
+
+
+@case("pr_unsqueeze_expand_ok", "x(b, 1, d).expand(b, t, d) with y(b, t, d), Dims shared: valid.",
+      tags=["shape_ops"])
+def pr_unsqueeze_expand_ok():
+    b, t = Dim("b", max=16), Dim("t", max=64)
+    return sc(module(lambda self, x, y: x.expand(-1, y.shape[1], -1) + y), [r(2, 1, 4), r(2, 7, 4)],
+              {"x": {0: b}, "y": {0: b, 1: t}})
+
+
+@case("pr_unbacked_check_spec_ok", "n = int(k.item()) with torch._check(n <= x.shape[0]), then x[:n]: "
+      "exports with a runtime assert; Dim on x.", tags=["unbacked"])
+def pr_unbacked_check_spec_ok():
+    def fwd(self, x, k):
+        n = k.item()
+        torch._check(n >= 0)
+        torch._check(n <= x.shape[0])
+        return x[:n].sum()
+    return sc(module(fwd), [r(8), torch.tensor(3)], {"x": {0: Dim("d", max=64)}, "k": None})
+
+
+@case("pr_dynamic_eq_two_hints_ok", "x + y with Dim.DYNAMIC on both (bounded [2, 32] and unbounded): torch "
+      "ties them.", tags=["bounded_hint"])
+def pr_dynamic_eq_two_hints_ok():
+    return sc(module(lambda self, x, y: x + y), [r(6), r(6)],
+              {"x": {0: Dim.DYNAMIC(min=2, max=32)}, "y": {0: Dim.DYNAMIC}})
+
+
+@case("pr_auto_bounded_div_conflict", "x.view(-1, 8) with Dim.AUTO(min=2, max=7) (example 16 outside): "
+      "no size of the bounds is a multiple of 8.", tags=["bounded_hint"])
+def pr_auto_bounded_div_conflict():
+    return sc(module(lambda self, x: x.view(-1, 8)), [r(16)], {"x": {0: Dim.AUTO(min=2, max=7)}})
+
+
+@case("pr_nested_tuple_dict_err", "forward(batch) with batch = ({'a': x}, [y]) and separate Dims: y's dim = x's.",
+      tags=["input_kinds"])
+def pr_nested_tuple_dict_err():
+    return sc(module(lambda self, batch: batch[0]["a"] * batch[1][0]), [({"a": r(5, 2)}, [r(5, 2)])],
+              {"batch": ({"a": {0: Dim("da", max=32)}}, [{0: Dim("dy", max=32)}])})
+
+
+@case("pr_derived_root_example1_err", "y = 2*d + 1 with x's example 1 (d = 1): torch specialises d.",
+      tags=["zero_one"])
+def pr_derived_root_example1_err():
+    d = Dim("d", max=16)
+    return sc(module(lambda self, x, y: x.sum() + y.sum()), [r(1), r(3)], {"x": {0: d}, "y": {0: 2 * d + 1}})
+
+
+@case("pr_float_arg_scale_ok", "forward(x, alpha: float, flag: bool) with a dict spec giving None for the "
+      "scalars: valid.", tags=["non_tensor"])
+def pr_float_arg_scale_ok():
+    def fwd(self, x, alpha, flag):
+        return x * alpha if flag else x
+    return sc(module(fwd), [r(6, 2), 0.5, True], {"x": {0: Dim("n", max=32)}, "alpha": None, "flag": None})
+
+
+@case("pr_maxpool_stride_min_err", "max_pool1d(k=4, stride=4) then + bias of fixed 3: L // 4 must be 3.",
+      tags=["conv_pool"])
+def pr_maxpool_stride_min_err():
+    return sc(module(lambda self, x: F.max_pool1d(x, 4) + self.b, b=nn.Parameter(torch.zeros(3))), [r(1, 2, 12)],
+              {"x": {2: Dim("L", min=4, max=64)}})
+
+
+@case("pr_index_select_ok", "x.index_select(0, idx) + y with idx's length = y's (Dim k) and x's Dim n: valid.",
+      tags=["shape_ops"])
+def pr_index_select_ok():
+    k = Dim("k", max=32)
+    return sc(module(lambda self, x, idx, y: x.index_select(0, idx) + y),
+              [r(8, 3), torch.tensor([0, 2, 4]), r(3, 3)], {"x": {0: Dim("n", max=32)}, "idx": {0: k}, "y": {0: k}})
+
+
+@case("pr_strict_eq_err", "strict export: x @ y with separate inner Dims (k2 = k).", strict=True, tags=["shape_ops"])
+def pr_strict_eq_err():
+    return sc(module(lambda self, x, y: x @ y), [r(3, 6), r(6, 2)],
+              {"x": {1: Dim("k", max=32)}, "y": {0: Dim("k2", max=32)}})
+
+
+@case("pr_spec_extra_key_err", "a dict spec with a key the forward does not take ('z').", tags=["invalid_spec"])
+def pr_spec_extra_key_err():
+    return sc(module(lambda self, x: x + 1), [r(4)], {"x": {0: Dim("n", max=32)}, "z": {0: Dim("m")}})
