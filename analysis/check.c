@@ -33,6 +33,7 @@
 #include "solver/problem.h"
 #include "solver/query.h"
 #include "trace/trace_impl.h"
+#include "torch/message.h"
 #include "torch/validate.h"
 #include "util/util.h"
 
@@ -872,6 +873,63 @@ static int torch_failed(sg_report *r, const sg_trace *t, bool torch_internal, sg
     return 0;
 }
 
+/*
+ * torch raised "Constraints violated (names)!" on this very spec, yet every dim it names is proved:
+ * every size passes the guards, but torch's value ranges cannot decide one of them (`(n // 2) <= n`).
+ * The export fails all the same, so each such dim is charged (SG_VIOL_TORCH) with torch's own line
+ * (the replay's, torch/message.c, else a line naming the header), without a counterexample; the
+ * fixes then offer the spec torch accepts. Only on the spec torch ran (not --spec / --dim).
+ */
+static int torch_refusal(checker *c, const sg_trace *t, sg_error *err)
+{
+    sg_report *r = c->r;
+    const char *exc = sg_trace_torch_error(t), *msg = sg_trace_torch_error_message(t), *lead = "Constraints violated (";
+    const char *p, *end;
+    sg_torch_text *tm = NULL;
+    size_t i, k;
+    int rc = 0;
+
+    if (r->nviolations || r->torch_failed || sg_trace_spec_overridden(t) || !exc || !msg ||
+        !(strstr(exc, "UserError") || strstr(exc, "ConstraintViolation")) || !(p = strstr(msg, lead)) ||
+        !(end = strstr(p, ")!")))
+        return 0;
+    for (i = 0; i < r->ndims; i++)
+        if (r->dims[i].status == SG_DIM_UNKNOWN)
+            return 0; /* a dim not decided might be what torch saw */
+    if ((rc = sg_torch_text_build(&tm, t, err)) != 0)
+        return rc;
+    for (p += strlen(lead); p < end && !rc;) {
+        const char *q = strstr(p, ", ");
+        size_t len = (size_t)((q && q < end ? q : end) - p);
+        for (i = 0; i < c->p->ninputs && !rc; i++) {
+            const sg_input_dim *d = &c->p->inputs[i];
+            sg_violation *v;
+            char line[1400], pre[200];
+            const char *why = NULL;
+            if (d->kind != SG_SPEC_DIM || strlen(d->name) != len || strncmp(d->name, p, len) != 0 ||
+                r->dims[i].status != SG_DIM_PROVED)
+                continue;
+            snprintf(pre, sizeof pre, "Not all values of %s = ", d->name);
+            for (k = 0; tm && k < tm->nlines && !why; k++)
+                if (strncmp(tm->lines[k], pre, strlen(pre)) == 0)
+                    why = tm->lines[k];
+            if (why)
+                snprintf(line, sizeof line, "%s (torch raises on it although every size of it passes that guard)", why);
+            else
+                snprintf(line, sizeof line, "torch raised on %s (%.*s) although every size of it passes the guards",
+                         d->name, (int)(end + 1 - msg > 600 ? 600 : end + 1 - msg), msg);
+            if (!(v = sg_check__new_violation(c, i, SG_VIOL_TORCH)) || !(v->message = sg__strndup(line, strlen(line))))
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+            else
+                r->dims[i].status = SG_DIM_REFUTED;
+            break; /* one violation per Dim name, on its first input */
+        }
+        p += len + (q && q < end ? 2 : 0);
+    }
+    sg_torch_text_free(tm);
+    return rc;
+}
+
 static void finish_verdict(sg_report *r)
 {
     size_t i;
@@ -1082,7 +1140,8 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
         for (i = 0; i < n; i++)
             if (r->dims[i].status == SG_DIM_PROVED && !c.decided[i])
                 set_unknown(&r->dims[i], "not decided (the check stopped at the first violation)");
-    } else if (c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err)))
+    } else if ((c.opts->infer && (rc = sg_infer(c.p, &c.budget, &r->stats, &r->inferred, &r->ninferred, err))) ||
+               (rc = torch_refusal(&c, t, err)))
         goto cleanup;
 done:
     /* (an internal error before the spec was built leaves nothing to decide: no_spec says so) */

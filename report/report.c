@@ -125,6 +125,7 @@ const char *sg_violation_kind_name(sg_violation_kind k)
     case SG_VIOL_EQUAL: return "equal";
     case SG_VIOL_RELATED: return "related";
     case SG_VIOL_RANGE: return "range_conflict";
+    case SG_VIOL_TORCH: return "torch";
     default: return "guard";
     }
 }

@@ -58,7 +58,9 @@ typedef enum sg_violation_kind {
     SG_VIOL_EQUAL,       /**< the guards force it equal to another dim the spec keeps independent */
     SG_VIOL_RELATED,     /**< the guards force an affine relation the spec does not state */
     SG_VIOL_GUARD,       /**< some value the spec allows fails a guard */
-    SG_VIOL_RANGE        /**< a Dim.AUTO/DYNAMIC's min/max admit no size the guards allow (torch's range conflict) */
+    SG_VIOL_RANGE,       /**< a Dim.AUTO/DYNAMIC's min/max admit no size the guards allow (torch's range conflict) */
+    SG_VIOL_TORCH        /**< every size passes the guards, but torch raised on this Dim all the same (a guard
+                              its value ranges cannot decide, `(n // 2) <= n`): the export fails; no counterexample */
 } sg_violation_kind;
 
 /** A member of a minimal conflicting set. */
@@ -192,7 +194,7 @@ SG_API const char *sg_verdict_name(sg_verdict v);
 
 /** "proved", "refuted", "unknown", "static". */
 SG_API const char *sg_dim_status_name(sg_dim_status s);
-/** "invalid_spec", "specialized", "equal", "related", "guard". */
+/** "invalid_spec", "specialized", "equal", "related", "guard", "range_conflict", "torch". */
 SG_API const char *sg_violation_kind_name(sg_violation_kind k);
 /** "guard", "range", "replacement", "input", "spec". */
 SG_API const char *sg_core_kind_name(sg_core_kind k);

@@ -53,7 +53,7 @@ class CoreItem(_Flat):
 @dataclass
 class Violation:
     """A refuted dim: torch's header name (``dim``), its source, the kind of failure
-    (invalid_spec, specialized, equal, related, guard), torch-worded ``message``, the value or
+    (invalid_spec, specialized, equal, related, guard, range_conflict, torch), torch-worded ``message``, the value or
     dim it is forced to, a counterexample shape ``{path: [sizes]}`` and the conflicting set."""
     dim: str
     source: str
