@@ -165,6 +165,11 @@ int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const 
 
 /* Pin dim i to its example size for the rest of the search (and in the box). */
 void sg_check__pin(checker *c, size_t i);
+/* The explanation literals of input dim i for counterexample cex: its spec item (hard when fixed,
+ * else behind its tracking literal, kind 1) and, for an open named dim, the literal pinning it to
+ * cex[i] (kind 0); kind_of / index_of get one entry per literal pushed to lits. */
+void sg_check__dim_lits(checker *c, size_t i, const sg_int *cex, tvec *hard, tvec *lits, int *kind_of,
+                        size_t *index_of);
 
 /* ---- Phase 2 before Z3: one-dim counterexamples (check_probe.c) ----------------------------- */
 

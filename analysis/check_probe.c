@@ -804,29 +804,11 @@ static int explain(checker *c, probe *pr, size_t ci, size_t u, bool *stop)
             sg_check__tv_push(&hard, sg_q_holds(p, pr->cons[t]));
     for (j = 0; j < pr->nd; j++) {
         size_t i = pr->dims[j];
-        const sg_term *item;
-        char name[48];
         if (!pr->mark[j])
             continue;
         for (t = pr->ds_start[j]; t < pr->ds_start[j + 1]; t++)
             sg_check__tv_push(&hard, sg_q_def(p, pr->ds[t]));
-        if (!(item = sg_check__spec_item(c, i)))
-            continue;
-        if (c->fixed[i]) {
-            sg_check__tv_push(&hard, item);
-            continue;
-        }
-        sg_check__tv_push(&hard, sg_q_implies(p, sg_q_spec_lit(p, i), item));
-        kind_of[lits.n] = 1;
-        index_of[lits.n] = i;
-        sg_check__tv_push(&lits, sg_q_spec_lit(p, i));
-        if (!p->named[i] || c->decided[i])
-            continue;
-        snprintf(name, sizeof name, "val!%zu", i);
-        sg_check__tv_push(&hard, sg_q_implies(p, sg_q_literal(p, name), sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, cex[i]))));
-        kind_of[lits.n] = 0;
-        index_of[lits.n] = i;
-        sg_check__tv_push(&lits, sg_q_literal(p, name));
+        sg_check__dim_lits(c, i, cex, &hard, &lits, kind_of, index_of);
     }
     if (hard.failed || lits.failed) {
         rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");

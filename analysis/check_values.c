@@ -166,6 +166,32 @@ static bool settles_root(const checker *c, size_t i, size_t *x, sg_int *value)
     return true;
 }
 
+void sg_check__dim_lits(checker *c, size_t i, const sg_int *cex, tvec *hard, tvec *lits, int *kind_of,
+                        size_t *index_of)
+{
+    sg_problem *p = c->p;
+    const sg_term *item = sg_check__spec_item(c, i), *vl;
+    char name[48];
+    if (!item)
+        return;
+    if (c->fixed[i]) {
+        sg_check__tv_push(hard, item);
+        return;
+    }
+    sg_check__tv_push(hard, sg_q_implies(p, sg_q_spec_lit(p, i), item));
+    kind_of[lits->n] = 1;
+    index_of[lits->n] = i;
+    sg_check__tv_push(lits, sg_q_spec_lit(p, i));
+    if (!p->named[i] || c->decided[i])
+        return;
+    snprintf(name, sizeof name, "val!%zu", i);
+    vl = sg_q_literal(p, name);
+    sg_check__tv_push(hard, sg_q_implies(p, vl, sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, cex[i]))));
+    kind_of[lits->n] = 0;
+    index_of[lits->n] = i;
+    sg_check__tv_push(lits, vl);
+}
+
 /* Pin dim i to its example size for the rest of the search (and in the box). When that settles
  * its spec root (settles_root), the root is pinned too, so that the derived dims of the root
  * (`d0 + 1` beside `d0`) follow it as the spec says instead of keeping a root of their own:
@@ -448,29 +474,8 @@ static int values_in(checker *c, long comp)
             index_of[lits.n] = k;
             sg_check__tv_push(&lits, sg_q_lit(p, k));
         }
-        FOR_MEMBERS(c->inputs, comp, j, i) {
-            char name[48];
-            const sg_term *item = sg_check__spec_item(c, i), *vl, *eq;
-            if (!item)
-                continue;
-            if (c->fixed[i]) {
-                sg_check__tv_push(&hard2, item);
-                continue;
-            }
-            sg_check__tv_push(&hard2, sg_q_implies(p, sg_q_spec_lit(p, i), item));
-            kind_of[lits.n] = 1;
-            index_of[lits.n] = i;
-            sg_check__tv_push(&lits, sg_q_spec_lit(p, i));
-            if (!p->named[i] || c->decided[i])
-                continue;
-            snprintf(name, sizeof name, "val!%zu", i);
-            vl = sg_q_literal(p, name);
-            eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, cex[i]));
-            sg_check__tv_push(&hard2, sg_q_implies(p, vl, eq));
-            kind_of[lits.n] = 0;
-            index_of[lits.n] = i;
-            sg_check__tv_push(&lits, vl);
-        }
+        FOR_MEMBERS(c->inputs, comp, j, i)
+            sg_check__dim_lits(c, i, cex, &hard2, &lits, kind_of, index_of);
         if (hard2.failed || lits.failed) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
