@@ -554,6 +554,20 @@ static void fix_hint(deriver *d, size_t i)
     }
     lo = f->lo;
     hi = f->hi;
+    if (!f->range_exact && !f->is_constant && in->has_bounds && !lo.inf && !hi.inf && !in->min.inf && !in->max.inf &&
+        lo.v >= in->min.v && hi.v <= in->max.v) {
+        /* nothing inside the given bounds is known to pass, and the trace (made with them as the
+         * symbol's range) cannot say which sizes outside do: the hint without bounds, torch infers */
+        sg_bound none = {0, 1};
+        if (sg_spec_edits__hint(&d->edits, i, in->kind, false, none, none, NULL) != 0) {
+            d->failed = true;
+            return;
+        }
+        sg_fixes__strs_pushf(d->notes, "%s: Dim.%s without min/max: no size of the given bounds passes the guards, and "
+                   "the trace, made with those bounds, cannot say which sizes outside them do (torch infers the range)",
+                   in->source, in->kind == SG_SPEC_AUTO ? "AUTO" : "DYNAMIC");
+        return;
+    }
     if (f->is_constant || (!lo.inf && !hi.inf && lo.v == hi.v)) {
         sg_int v = f->is_constant ? f->constant : lo.v;
         if (in->kind == SG_SPEC_DYNAMIC) {
