@@ -165,6 +165,9 @@ int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const 
 
 /* Pin dim i to its example size for the rest of the search (and in the box). */
 void sg_check__pin(checker *c, size_t i);
+/* Minimise the explanation (lits under hard, keep[] in/out, order by kind_of) as the options say:
+ * fully (sg_check__minimize_core), or on lean checks only the dim values and spec items. */
+int sg_check__minimize(checker *c, const tvec *hard, const tvec *lits, const int *kind_of, const int *order, bool *keep);
 /* The explanation literals of input dim i for counterexample cex: its spec item (hard when fixed,
  * else behind its tracking literal, kind 1) and, for an open named dim, the literal pinning it to
  * cex[i] (kind 0); kind_of / index_of get one entry per literal pushed to lits. */

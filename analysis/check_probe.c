@@ -830,15 +830,7 @@ static int explain(checker *c, probe *pr, size_t ci, size_t u, bool *stop)
         keep[r.core[k]] = true;
     for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then the constraint */
         order[k] = kind_of[k];
-    if (c->opts->minimize_cores && c->lean) {
-        bool val = false;
-        rc = sg_check__minimize_passes(c, hard.a, hard.n, lits.a, lits.n, order, keep, 0, 0);
-        for (k = 0; k < lits.n; k++)
-            val |= keep[k] && kind_of[k] == 0;
-        if (!rc && !val)
-            rc = sg_check__minimize_passes(c, hard.a, hard.n, lits.a, lits.n, order, keep, 1, 1);
-    } else if (c->opts->minimize_cores)
-        rc = sg_check__minimize_core(c, hard.a, hard.n, lits.a, lits.n, order, keep);
+    rc = sg_check__minimize(c, &hard, &lits, kind_of, order, keep);
     if (rc)
         goto cleanup;
     any = false;

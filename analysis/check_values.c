@@ -166,6 +166,26 @@ static bool settles_root(const checker *c, size_t i, size_t *x, sg_int *value)
     return true;
 }
 
+int sg_check__minimize(checker *c, const tvec *hard, const tvec *lits, const int *kind_of, const int *order, bool *keep)
+{
+    size_t k;
+    bool val = false;
+    int rc;
+    if (!c->opts->minimize_cores)
+        return 0;
+    if (!c->lean)
+        return sg_check__minimize_core(c, hard->a, hard->n, lits->a, lits->n, order, keep);
+    /* only what decides which dims are refuted: the dim values (pass 0), and the spec items
+     * (pass 1) when no value is left; the same keep[] of those as the full minimisation, whose
+     * later passes never touch them */
+    rc = sg_check__minimize_passes(c, hard->a, hard->n, lits->a, lits->n, order, keep, 0, 0);
+    for (k = 0; k < lits->n; k++)
+        val |= keep[k] && kind_of[k] == 0;
+    if (!rc && !val)
+        rc = sg_check__minimize_passes(c, hard->a, hard->n, lits->a, lits->n, order, keep, 1, 1);
+    return rc;
+}
+
 void sg_check__dim_lits(checker *c, size_t i, const sg_int *cex, tvec *hard, tvec *lits, int *kind_of,
                         size_t *index_of)
 {
@@ -512,18 +532,7 @@ static int values_in(checker *c, long comp)
                 for (k = 0; k < lits.n; k++)
                     if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
                         order[k] = 3;
-            if (c->opts->minimize_cores && c->lean) {
-                /* only what decides which dims are refuted: the dim values (pass 0), and the spec
-                 * items (pass 1) when no value is left (below); the same keep[] of those as the
-                 * full minimisation, whose later passes never touch them */
-                bool val = false;
-                rc = sg_check__minimize_passes(c, hard2.a, hard2.n, lits.a, lits.n, order, keep, 0, 0);
-                for (k = 0; k < lits.n; k++)
-                    val |= keep[k] && kind_of[k] == 0;
-                if (!rc && !val)
-                    rc = sg_check__minimize_passes(c, hard2.a, hard2.n, lits.a, lits.n, order, keep, 1, 1);
-            } else if (c->opts->minimize_cores)
-                rc = sg_check__minimize_core(c, hard2.a, hard2.n, lits.a, lits.n, order, keep);
+            rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
             sg_free(order);
             if (rc)
                 goto next;

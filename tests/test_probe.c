@@ -123,6 +123,18 @@ static const char *dim_name(int d, char *buf, size_t cap)
 }
 
 /* The trace as single-file JSON (docs/trace-format.md), inputs in the order A, B, n_i, p_i, q_i. */
+
+/* Dim d of the model's inputs: g's two dims, then per group u_i (n_i), w_i (p_i, q_i); its pytree
+ * path into path, its index in its tensor returned. */
+static int dim_path(char *path, size_t cap, int d)
+{
+    if (d < 2) {
+        snprintf(path, cap, "['g']");
+        return d;
+    }
+    snprintf(path, cap, "['%s'][%d]", (d - 2) % 3 ? "ws" : "us", (d - 2) / 3);
+    return (d - 2) % 3 == 2 ? 1 : 0;
+}
 static void trace_json(const prod *m, sbuf *out)
 {
     int d, i, k, nd = 2 + 3 * m->groups;
@@ -130,11 +142,7 @@ static void trace_json(const prod *m, sbuf *out)
     sb_printf(out, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"\", \"strict\": false, "
                    "\"shape_env\": true,\n\"symbols\": [\n");
     for (d = 0; d < nd; d++) {
-        int dim = d < 2 ? d : (d - 2) % 3 == 2 ? 1 : 0;
-        if (d < 2)
-            snprintf(path, sizeof path, "['g']");
-        else
-            snprintf(path, sizeof path, "['%s'][%d]", (d - 2) % 3 ? "ws" : "us", (d - 2) / 3);
+        int dim = dim_path(path, sizeof path, d);
         sb_printf(out,
                   "  {\"name\": \"s%d\", \"range\": [2, %ld], \"hint\": %ld, \"unbacked\": false, \"size_like\": false, "
                   "\"replacement\": null, \"sources\": [\"L%s.size()[%d]\"]}%s\n",
@@ -149,11 +157,7 @@ static void trace_json(const prod *m, sbuf *out)
         }
     sb_printf(out, "],\n\"inputs\": [\n");
     for (d = 0; d < nd; d++) {
-        int dim = d < 2 ? d : (d - 2) % 3 == 2 ? 1 : 0;
-        if (d < 2)
-            snprintf(path, sizeof path, "['g']");
-        else
-            snprintf(path, sizeof path, "['%s'][%d]", (d - 2) % 3 ? "ws" : "us", (d - 2) / 3);
+        int dim = dim_path(path, sizeof path, d);
         sb_printf(out,
                   "  {\"path\": \"%s\", \"dim\": %d, \"size\": %ld, \"source\": \"L%s.size()[%d]\", \"traced_source\": "
                   "\"L%s.size()[%d]\", \"value\": \"s%d\", \"spec\": {\"kind\": \"dim\", \"name\": \"%s\", \"min\": %ld, "
