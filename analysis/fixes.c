@@ -800,19 +800,9 @@ static int run(sg_fixes **out, const sg_trace *t, const sg_report *r0, const sg_
         r = own0;
     }
     if (m == MODE_FIX && clean(r)) {
-        sg_spec_edits none;
-        bool trusted = true;
         res->verified = true;
         res->recheck = SG_VERDICT_OK;
-        /* every shape passes, yet torch raised on this very spec (a guard its value ranges cannot
-         * decide, `(n // 2) <= n`): the spec torch accepts (torch_accepts) is the fix */
-        if (!sg_trace_torch_error(t) || sg_trace_spec_overridden(t))
-            goto cleanup;
-        memset(&none, 0, sizeof none);
-        if ((rc = replay_trusted(t, &trusted, err)) != 0 || !trusted || (rc = sg_trace_edit(&cur, t, &none, err)) != 0 ||
-            (rc = torch_accepts(&cur, res, &notes, &o, total_ms, start, rt, err)) != 0)
-            goto cleanup;
-        goto lines;
+        goto cleanup;
     }
     if (sg_trace_torch_failed_data_dependent(t)) {
         /* tracing stopped at a data-dependent guard: what was recorded is not the whole model */
@@ -1047,7 +1037,6 @@ again:
             (trusted && (rc = torch_accepts(&cur, res, &notes, &o, total_ms, start, rt, err)) != 0))
             goto cleanup;
     }
-lines:
     if (res->verified || res->untraced) {
         size_t nfixed = 0;
         const sg_input_dim *fixed = sg_trace_inputs(cur, &nfixed);

@@ -332,12 +332,11 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
     if (kind == SG_REPORT_CHECK) {
         if ((rc = sg_check_rt(&r, t, &o, &rt, err)) != 0)
             goto fail;
-        /* a refuted or invalid spec; or torch crashing before it traced anything, which a spec may
-         * avoid; or a valid spec torch raised on all the same (its own false alarm: fixes.c) */
+        /* a refuted or invalid spec (torch's own refusal of a valid one included: check.c); or torch
+         * crashing before it traced anything, which a spec may avoid */
         if (o.fixes && (r->verdict == SG_VERDICT_VIOLATIONS || r->verdict == SG_VERDICT_INVALID_SPEC ||
                         (r->verdict == SG_VERDICT_TORCH_FAILED && !sg_trace_torch_failed_data_dependent(t) &&
-                         sg_trace_guard_count(t) == 0) ||
-                        (r->verdict == SG_VERDICT_OK && sg_trace_torch_error(t) && !sg_trace_spec_overridden(t)))) {
+                         sg_trace_guard_count(t) == 0))) {
             budget_rest(&o, total_ms, start);
             if ((rc = sg_fixes_suggest_rt(&r->fixes, t, r, &o, &rt, err)) != 0)
                 goto fail;
