@@ -45,6 +45,10 @@ int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_option
 int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
                             size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err);
 
+/* The fixes of a job whose budget was spent before they could start: none, not verified, and the
+ * note "time budget spent before the first check" (`*out` new; SG_ENOMEM). */
+int sg_fixes__budget_spent(sg_fixes **out, sg_error *err);
+
 /* torch's own suggested fixes of `t` (sg_trace_torch_fixes_json) applied as torch's refine step
  * reads them and re-checked into `*out` (NULL when the trace has none). Returns 0, SG_ENOMEM,
  * SG_ERROR (Z3), SG_EINVALID (bad options). */

@@ -1095,6 +1095,26 @@ int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, c
     return run(out, t, r, opts, MODE_FIX, rt, err);
 }
 
+int sg_fixes__budget_spent(sg_fixes **out, sg_error *err)
+{
+    sg_fixes *res = sg__calloc(1, sizeof *res);
+    strs notes = {0};
+
+    *out = NULL;
+    if (res)
+        sg_fixes__strs_pushf(&notes, "time budget spent before the first check");
+    if (!res || notes.failed) {
+        strs_free(&notes);
+        sg_free(res);
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    }
+    res->recheck = SG_VERDICT_UNKNOWN;
+    res->notes = notes.s;
+    res->nnotes = notes.n;
+    *out = res;
+    return 0;
+}
+
 int sg_fixes_suggest(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
                      sg_error *err)
 {

@@ -145,6 +145,12 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
         res[k].input = p->sym_input[k] >= 0 ? (size_t)p->sym_input[k] : SIZE_MAX;
         res[k].modulus = 1;
     }
+    if (b && b->deadline > 0 && sg_problem_now() >= b->deadline) {
+        /* the budget is spent (the check used it up): the traced ranges, nothing proved, without the
+         * exact pass either, whose enumerations are not bounded by the deadline */
+        fallback(&x, res);
+        goto done;
+    }
     /* what the presolve decides exactly (no Z3), into a copy until F is known satisfiable */
     fres = sg__calloc(p->nsyms + 1, sizeof *fres);
     if (!fres) {
