@@ -33,7 +33,8 @@
 #include "util/util.h"
 
 #define FAST_ENUM_MAX 4096           /* root values one component may enumerate */
-#define FAST_EVAL_BUDGET (1u << 22)  /* fact evaluations, all components together */
+#define FAST_EVAL_BUDGET (1u << 22)  /* fact evaluations, all components together, */
+#define FAST_EVAL_PER_FACT 1024u     /* plus this many per constraint and symbol (eval_budget) */
 #define FAST_MAX_HOLES 64            /* as infer.c's INF_MAX_HOLES: the smallest ones, incomplete beyond */
 #define FAST_WALK_MAX 4096           /* nodes visited checking what a fact mentions */
 
@@ -178,8 +179,17 @@ typedef struct enumer {
     size_t nvals;
     sg_int *dval;          /* [ninputs] */
     unsigned char *valid;  /* [FAST_ENUM_MAX] */
-    unsigned evals;        /* spent of FAST_EVAL_BUDGET */
+    double evals;          /* spent of eval_budget() */
 } enumer;
+
+/* The evaluations enumeration may spend: a floor, then linear in the problem, so that a trace of
+ * thousands of small components (list inputs) gets the allowance per component one of a few gets
+ * (FAST_EVAL_BUDGET alone ran out at ~750 four-dim groups: the rest went to Z3 as one query over
+ * all of them, 13 s of the 3,000-input synth trace). */
+static double eval_budget(const enumer *E)
+{
+    return (double)FAST_EVAL_BUDGET + (double)FAST_EVAL_PER_FACT * (double)(E->p->ncons + E->p->nsyms);
+}
 
 #define FAST_PERIOD_MAX 64 /* the modulus of a periodic fact that lets enumeration skip values */
 
@@ -260,7 +270,7 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     bool holds[FAST_PERIOD_MAX];
     if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= FAST_ENUM_MAX)
         return 0;
-    if ((double)E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > FAST_EVAL_BUDGET)
+    if (E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > eval_budget(E))
         return 0;
     for (j = 0; j < nf; j++)
         if (!fact_in_comp(p, &facts[j], comp))
@@ -539,7 +549,7 @@ static int enumerate_product(enumer *E, long comp, const size_t *syms, size_t ns
             cnt += fr[j] == roots[i];
         cost += (double)(dom[i].hi - dom[i].lo + 1) * (double)(cnt ? cnt : 1);
     }
-    if ((double)E->evals + cost > FAST_EVAL_BUDGET)
+    if (E->evals + cost > eval_budget(E))
         goto undecided;
     /* every class on its own: its symbols and input dims on their maps, its facts evaluated */
     for (i = 0; i < nr; i++) {
