@@ -75,6 +75,7 @@ typedef struct mdim {
     bool relaxed;       /* Dim.AUTO / Dim.DYNAMIC: in EqualityConstraint.relaxed_sources */
     bool unspec;        /* RelaxedUnspecConstraint: Dim.DYNAMIC */
     size_t parent;      /* union-find over source pairs (one Dim name) */
+    size_t next_same;   /* the next dim whose value is the same bare symbol (from ctx.first), or SIZE_MAX */
     bool has_def;       /* a derived dim: _defs[find(self)] */
     size_t def_root;    /* the root: a dim index (a class), or SIZE_MAX for a phantom root */
     const char *def_phantom;
@@ -322,14 +323,41 @@ static void within_specs(ctx *c)
     }
 }
 
+static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_symbol_info *syms, size_t ns,
+                            size_t *last, const sg_input_dim **named);
+
+/* Dim dims by name, then by their place in the inputs. */
+static int cmp_dim_name(const void *x, const void *y)
+{
+    const sg_input_dim *a = *(const sg_input_dim *const *)x, *b = *(const sg_input_dim *const *)y;
+    int r = strcmp(a->name, b->name);
+    return r ? r : (a > b) - (a < b);
+}
+
 static int build_model(ctx *c)
 {
-    size_t n = 0, i, j, ns;
+    size_t n = 0, ns, *last = NULL;
     const sg_input_dim *in = sg_trace_inputs(c->t, &n);
     const sg_symbol_info *syms = sg_trace_symbols(c->t, &ns);
+    const sg_input_dim **named = NULL;
+    int rc = 0;
 
     c->nsyms = sg_pool_nsymbols(c->pool);
     c->ndims = n;
+    if (!SG_CALLOC_ALL(SG_SLOT(last, c->nsyms + 1), SG_SLOT(named, n + 1)))
+        return SG_ENOMEM;
+    rc = build_model_with(c, in, n, syms, ns, last, named);
+    sg_free(last);
+    sg_free(named);
+    return rc;
+}
+
+/* build_model's work, with its scratch arrays: last[nsyms] (the last dim seen per symbol), named[n]. */
+static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_symbol_info *syms, size_t ns,
+                            size_t *last, const sg_input_dim **named)
+{
+    size_t i, j, nnamed;
+
     if (!SG_CALLOC_ALL(SG_SLOT(c->dims, n ? n : 1), SG_SLOT(c->first, c->nsyms + 1), SG_SLOT(c->info, c->nsyms + 1),
                        SG_SLOT(c->repl, c->nsyms + 1), SG_SLOT(c->box, c->nsyms + 1), SG_SLOT(c->sbox, c->nsyms + 1),
                        SG_SLOT(c->hints, c->nsyms + 1), SG_SLOT(c->has_hint, c->nsyms + 1),
@@ -364,24 +392,30 @@ static int build_model(ctx *c)
         m->unspec = d->kind == SG_SPEC_DYNAMIC;
         m->dname = m->strict && d->name ? d->name : m->src;
         m->key = m->strict && d->name ? d->name : (d->traced_source ? d->traced_source : d->source);
+        m->next_same = SIZE_MAX;
         if (d->value && sg_expr_kind(d->value) == SG_SYM) {
             uint32_t k = sg_expr_symbol_index(d->value);
             if (k < c->nsyms && c->first[k] == SIZE_MAX) {
                 c->first[k] = i;
                 c->order[c->norder++] = k;
+            } else if (k < c->nsyms) {
+                c->dims[last[k]].next_same = i;
             }
+            if (k < c->nsyms)
+                last[k] = i;
         }
     }
     within_specs(c);
-    /* source pairs: every later use of a Dim name joins the first */
-    for (i = 0; i < n; i++) {
-        if (in[i].kind != SG_SPEC_DIM || !in[i].name)
-            continue;
-        for (j = 0; j < i; j++)
-            if (in[j].kind == SG_SPEC_DIM && in[j].name && strcmp(in[j].name, in[i].name) == 0)
-                break;
-        if (j < i) {
-            size_t a = uf_find(c, i), b = uf_find(c, j);
+    /* source pairs: every later use of a Dim name joins the first (the Dim dims sorted by name, then
+     * index: one pass instead of a scan of the earlier dims per dim) */
+    for (i = 0, nnamed = 0; i < n; i++)
+        if (in[i].kind == SG_SPEC_DIM && in[i].name)
+            named[nnamed++] = &in[i];
+    qsort(named, nnamed, sizeof *named, cmp_dim_name);
+    for (i = 0; i < nnamed; i = j) {
+        size_t first = (size_t)(named[i] - in);
+        for (j = i + 1; j < nnamed && strcmp(named[j]->name, named[i]->name) == 0; j++) {
+            size_t a = uf_find(c, (size_t)(named[j] - in)), b = uf_find(c, first);
             if (a != b)
                 c->dims[a].parent = b;
         }
@@ -1141,7 +1175,8 @@ static bool statically_known(ctx *c, const sg_expr *e)
 static size_t strict_dims(ctx *c, uint32_t k, size_t *out, size_t cap)
 {
     size_t i, j, n = 0;
-    for (i = 0; i < c->ndims && n < cap; i++) {
+    /* only the dims whose value is symbol k: first[k], then their next_same chain (index order) */
+    for (i = k < c->nsyms ? c->first[k] : SIZE_MAX; i != SIZE_MAX && n < cap; i = c->dims[i].next_same) {
         const mdim *m = &c->dims[i];
         bool dup = false;
         if (!m->strict || !m->d->value || sg_expr_kind(m->d->value) != SG_SYM ||
@@ -1276,28 +1311,39 @@ static void input_guards(ctx *c)
     }
 }
 
+/* Add `e` to the open-addressing set tab[cap] (cap a power of two, never more than half full):
+ * false when it was there already. */
+static bool issued_add(const sg_expr **tab, size_t cap, const sg_expr *e)
+{
+    size_t i;
+    for (i = ((size_t)sg_expr_id(e) * 2654435761u) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+        if (tab[i] == e)
+            return false;
+    tab[i] = e;
+    return true;
+}
+
 static void issue_guards(ctx *c)
 {
-    size_t n = 0, i, j, nissued = 0;
+    size_t n = 0, i, cap = 16;
     const sg_guard *g = sg_trace_guards(c->t, &n);
-    const sg_expr **issued = sg__calloc(n + 1, sizeof *issued);
-    if (!issued) {
+    const sg_expr **issued;
+    while (cap < 2 * (n + 1))
+        cap *= 2;
+    if (!(issued = sg__calloc(cap, sizeof *issued))) {
         fail(c, SG_ENOMEM);
         return;
     }
     for (i = 0; i < n && !c->rc; i++) {
         const sg_expr *e, *sym;
         size_t nfs = 0, cons[64], ncons, q;
-        bool trivial = false, dup = false;
+        bool trivial = false;
         if (g[i].origin != SG_GUARD_SHAPE || statically_known(c, g[i].expr))
             continue;
         if (!(e = simplify(c, g[i].expr)))
             continue;
-        for (j = 0; j < nissued; j++)
-            dup |= issued[j] == e;
-        if (dup)
+        if (!issued_add(issued, cap, e)) /* issued already */
             continue;
-        issued[nissued++] = e;
         if (has_dim_source(c, e))
             trivial = dc_add(c, e);
         sym = single_symbol(c, e, &nfs);
