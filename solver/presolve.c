@@ -933,6 +933,20 @@ bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
 
 bool sg_presolve_substituted(const sg_presolve *ps) { return ps->ndefs > 0; }
 
+bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_interval *sdom)
+{
+    size_t r;
+    sg_int a, b;
+    if (ps->empty || x >= ps->nnodes || !sg_presolve__find(ps, x, &r, &a, &b))
+        return false;
+    ps->work = 0;
+    if (!sg_presolve__lin_node(ps, x, f) || ps->empty)
+        return false;
+    *sub = sg_presolve__get(ps, r)->elim ? r : SIZE_MAX;
+    *sdom = sg_presolve__get(ps, r)->dom;
+    return true;
+}
+
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {
     if (ps->empty || x >= ps->nnodes || !sg_presolve__find(ps, x, root, a, b) || sg_presolve__get(ps, *root)->elim)

@@ -35,6 +35,7 @@
 
 #include "expr/interval.h"
 #include "solver/problem.h"
+#include "util/lin.h"
 
 typedef struct sg_presolve sg_presolve;
 
@@ -76,6 +77,11 @@ bool sg_presolve_consistent(const sg_presolve *ps);
  * non-unit coefficient): the models are then no longer the product of the class domains. */
 bool sg_presolve_substituted(const sg_presolve *ps);
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
+/* Node x as a form over the class roots left (not substituted; any number of them, at most
+ * SG_LIN_MAX terms), and when x's class root is itself substituted, that root in *sub (else
+ * SIZE_MAX) with its domain in *sdom: on every model the form of node *sub lies in *sdom, a fact
+ * the box of the roots left does not state. False on overflow, a longer form, or inconsistency. */
+bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_interval *sdom);
 
 /*
  * The models themselves, for small components (warm checks, analysis/check.c): when every fact
