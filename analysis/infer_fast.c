@@ -995,7 +995,7 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
         goto done;
     }
     if (!joint_setup(E, &J, comp, syms, ns, ins, ni, facts, nf, &npoints) ||
-        (double)E->evals + (double)npoints * (double)(nf + J.nsub + 1) > FAST_EVAL_BUDGET)
+        E->evals + (double)npoints * (double)(nf + J.nsub + 1) > eval_budget(E))
         goto done;
     for (i = 0; i < J.nforms; i++)
         if (!(J.forms[i].hit = sg__calloc((size_t)J.forms[i].span + 1, 1))) {
