@@ -120,6 +120,7 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
 {
     ictx x;
     sg_inferred *res = NULL, *fres = NULL;
+    bool *ranged = NULL;
     sg_infer_fast fast;
     cand *cands = NULL;
     size_t ncands = 0, k, *colk = NULL, ncol = 0;
@@ -138,8 +139,16 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     x.stats = stats;
     x.err = err;
     res = sg__calloc(p->nsyms + 1, sizeof *res);
-    if (!res)
+    ranged = sg__calloc(p->nsyms + 1, sizeof *ranged);
+    if (!res || !ranged) {
+        sg_free(res);
+        sg_free(ranged);
         return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+    }
+    for (k = 0; k < p->ncons; k++) /* one pass, not one per symbol (sg_infer__traced_bound) */
+        if (p->cons[k].kind == SG_CORE_RANGE && p->cons[k].index < p->nsyms)
+            ranged[p->cons[k].index] = true;
+    x.ranged = ranged;
     for (k = 0; k < p->nsyms; k++) {
         res[k].sym = p->syms[k].sym;
         res[k].input = p->sym_input[k] >= 0 ? (size_t)p->sym_input[k] : SIZE_MAX;
@@ -230,7 +239,7 @@ cleanup:
     sg_free(x.vars);
     sg_infer__idmap_free(&x.varmap);
     sg_infer__idmap_free(&x.seen);
-    SG_FREE_ALL(x.symvar, x.pts, x.uf, x.conj, x.conj_comp, x.comps, x.alias, x.arep);
+    SG_FREE_ALL(x.symvar, x.pts, x.uf, x.conj, x.conj_comp, x.comps, x.alias, x.arep, ranged);
     sg_free(cands);
     sg_free(colk);
     if (fres)
