@@ -66,4 +66,9 @@ bool sg_check__expr_nonlinear(const sg_expr *e);
 void sg_check__set_probe_min_dims(size_t n);
 size_t sg_check__probe_min_dims(void);
 
+/* The literals from which phase 2's explanation answers its satisfiable minimisation questions
+ * without Z3 when the presolve reads them exactly (analysis/check_values.c). Per thread; 0
+ * restores the default (256). Tests set it to 1 to run that path on small traces. */
+void sg_check__set_exact_min_lits(size_t n);
+
 #endif

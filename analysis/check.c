@@ -1065,7 +1065,8 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     c.decided = sg__calloc(n + 1, sizeof *c.decided);
     c.fixed_kind = sg__calloc(n + 1, sizeof *c.fixed_kind);
     c.rel_root = sg__calloc(n + 1, sizeof *c.rel_root);
-    if (!r->dims || !c.fixed || !c.decided || !c.fixed_kind || !c.rel_root) {
+    c.pin_root = sg__calloc(n + 1, sizeof *c.pin_root);
+    if (!r->dims || !c.fixed || !c.decided || !c.fixed_kind || !c.rel_root || !c.pin_root) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory creating a report");
         goto cleanup;
     }
@@ -1160,7 +1161,7 @@ cleanup:
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
     free_bucket(&c.cons);
-    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root);
+    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root, c.pin_root);
     sg_report_free(r);
     return rc;
 }

@@ -38,6 +38,7 @@ typedef struct checker {
      * constant), or FIX_PIN to the example size */
     unsigned char *fixed_kind;
     size_t *rel_root;
+    size_t *pin_root;  /* [ninputs] FIX_PIN: the spec root X the pin settled too (sg_check__pin), else SIZE_MAX */
     sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
     sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
     long spec_comp;
@@ -154,7 +155,8 @@ bool sg_check__stop(const checker *c);
 /* ---- Phase 2: values (check_values.c) ----------------------------------------------------- */
 
 /* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
- * the component's models answer it (into *r; a core is every assumption), false to ask Z3. */
+ * the presolve reads them exactly (sat), or, on warm contexts, the component's models answer it (into
+ * *r; a core is every assumption); false to ask Z3. A core question is Z3's off warm contexts. */
 bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
 
 /* Turn a counterexample into a GUARD violation for each flagged dim: cex[] the sizes of every input

@@ -834,6 +834,16 @@ void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size)
     fact_end(ps, before, -1);
 }
 
+void sg_presolve_pin_root(sg_presolve *ps, size_t x, sg_int value)
+{
+    bool before = fact_start(ps);
+    if (x < ps->p->nx)
+        bound_point(ps, ps->p->ninputs + ps->p->nsyms + x, value);
+    else
+        ps->dropped = true;
+    fact_end(ps, before, -1);
+}
+
 static void relation(sg_presolve *ps, size_t i, size_t root);
 
 void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
@@ -916,6 +926,8 @@ bool sg_presolve_take_dropped(sg_presolve *ps)
 }
 
 bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
+
+bool sg_presolve_exact(const sg_presolve *ps) { return !ps->empty && !ps->dropped && !ps->inexact && ps->ndefs == 0; }
 
 bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
 {
