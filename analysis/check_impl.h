@@ -47,6 +47,7 @@ typedef struct checker {
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     bool enumerate;    /* warm contexts: a small component's questions answered by its models */
     struct lit_oracle *orc; /* the explanation being minimised by enumeration (check_values.c), or NULL */
+    bool guided;       /* minimising a core of every literal (lit_oracle): Z3's cores shrink it */
     struct probe *prb;      /* the probe's explanation being minimised (check_probe.c), or NULL */
     sg_error *err;
 } checker;
@@ -128,7 +129,10 @@ int sg_check__ask(checker *c, const sg_term *const *hard, size_t nhard, const sg
 /*
  * Shrink an unsat core: try to drop each member, in the order given by
  * `order` (lower first), keeping the drop when the rest is still unsat.
- * `keep[j]` marks assumption j as in the core on entry and on exit.
+ * `keep[j]` marks assumption j as in the core on entry and on exit. While
+ * c->guided, each question asks for a core too, and an unsat answer keeps only
+ * its core (Z3's cores are small where the oracle's are every literal, which
+ * would otherwise cost a question per literal).
  * sg_check__minimize_passes tries only the members whose order is in [first, last];
  * sg_check__minimize_core all of them (orders 0 to 3).
  */

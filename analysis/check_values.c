@@ -378,10 +378,15 @@ bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassu
         return false; /* Z3's own core: only warm contexts take the oracle's (check.md) */
     if (!(kept = sg__calloc(o->n + 1, sizeof *kept)) || !(req = sg__malloc((o->n + 1) * sizeof *req)))
         goto done;
-    for (a = 0; a < nassume; a++) {
-        for (j = 0; j < o->n && o->lits[j] != assume[a]; j++)
+    for (a = 0, j = 0; a < nassume; a++) {
+        /* assume[] is mostly a subsequence of lits[] (the minimisation's questions): look on from
+         * the last match, then from the start */
+        size_t from = j;
+        while (j < o->n && o->lits[j] != assume[a])
+            j++;
+        for (j = j < o->n ? j : 0; j < from && o->lits[j] != assume[a]; j++)
             ;
-        if (j == o->n)
+        if (j >= o->n || o->lits[j] != assume[a])
             goto done; /* not one of the explanation's literals */
         kept[j] = true;
         if (o->kind_of[j] == 2)
@@ -589,7 +594,9 @@ static int values_in(checker *c, long comp)
                 for (k = 0; k < lits.n; k++)
                     if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
                         order[k] = 3;
+            c->guided = c->orc && c->orc->core;
             rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
+            c->guided = false;
             sg_free(order);
             if (rc)
                 goto next;
