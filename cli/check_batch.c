@@ -406,21 +406,38 @@ static void end_worker(batch_run *b, batch_worker *w)
     b->worst = SG_EXIT_INTERNAL;
 }
 
-/* Slot `w`'s process ended (or broke the protocol) while checking its input: that input gets an
- * internal-error line. */
-static void on_died(batch_run *b, batch_worker *w)
+/* Slot `w`'s process ended, or broke the protocol (`why` then says how; else NULL), while
+ * checking its input: it is killed and reaped, and that input gets an internal-error line. */
+static void on_died(batch_run *b, batch_worker *w, const char *why)
 {
     size_t i = w->task;
     int status = reap(w, true);
     char msg[128];
 
-    if (WIFSIGNALED(status))
+    if (why)
+        snprintf(msg, sizeof msg, "internal error: %s", why);
+    else if (WIFSIGNALED(status))
         snprintf(msg, sizeof msg, "internal error: the solver process ended with signal %d", WTERMSIG(status));
     else
         snprintf(msg, sizeof msg, "internal error: the solver process exited (code %d) without an answer",
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     if (i != NO_TASK)
         settle_here(b, i, SG_EXIT_INTERNAL, msg, 0);
+}
+
+/* Give every input without a line an internal error saying `why` (the workers still checking are
+ * killed): the batch cannot go on, yet every INPUT gets its line. */
+static void abandon(batch_run *b, const char *why)
+{
+    char msg[128];
+    size_t k;
+
+    snprintf(msg, sizeof msg, "internal error: %s", why);
+    for (k = 0; k < b->nworkers; k++)
+        if (b->workers[k].task != NO_TASK)
+            on_died(b, &b->workers[k], why);
+    for (; b->next_task < b->n; b->next_task++)
+        settle_here(b, b->next_task, SG_EXIT_INTERNAL, msg, 0);
 }
 
 /* Give the next input to idle slot `w`, starting its process if it has none. Returns false
@@ -454,7 +471,7 @@ static void on_readable(batch_run *b, batch_worker *w)
         size_t ncap = w->cap ? w->cap * 2 : 65536 + sizeof fr;
         char *nb = ncap <= MAX_LINE + sizeof fr ? realloc(w->buf, ncap) : NULL;
         if (!nb) {
-            on_died(b, w); /* cannot hold its answer: stop it, the input gets an error line */
+            on_died(b, w, "out of memory reading the solver process's answer");
             return;
         }
         w->buf = nb;
@@ -464,7 +481,7 @@ static void on_readable(batch_run *b, batch_worker *w)
     if (got < 0 && errno == EINTR)
         return;
     if (got <= 0 || w->task == NO_TASK) {
-        on_died(b, w);
+        on_died(b, w, NULL);
         return;
     }
     w->len += (size_t)got;
@@ -472,13 +489,13 @@ static void on_readable(batch_run *b, batch_worker *w)
         return;
     memcpy(&fr, w->buf, sizeof fr);
     if (fr.index != w->task || fr.len > MAX_LINE) {
-        on_died(b, w);
+        on_died(b, w, "the solver process answered another question");
         return;
     }
     if (w->len < sizeof fr + fr.len)
         return;
-    if (w->len > sizeof fr + fr.len) { /* more than one answer to one question */
-        on_died(b, w);
+    if (w->len > sizeof fr + fr.len) {
+        on_died(b, w, "the solver process answered twice");
         return;
     }
     {
@@ -493,55 +510,75 @@ static void on_readable(batch_run *b, batch_worker *w)
     }
 }
 
-/* Run the batch with `b->nworkers` slots; false when not one worker could be started. */
-static bool run_workers(batch_run *b)
+/* Give each idle slot the next input while any is left, and set b->pfd to the busy slots'
+ * sockets. Returns how many slots are busy, or -1 when the batch's first input found no process
+ * (none could be started); `*first` gets the earliest deadline (0: none). */
+static long fill_slots(batch_run *b, double *first)
 {
-    struct pollfd *pfd = b->pfd;
+    long busy = 0;
     size_t k;
 
+    *first = 0;
+    for (k = 0; k < b->nworkers; k++) {
+        batch_worker *w = &b->workers[k];
+        if (w->task == NO_TASK && b->next_task < b->n && !dispatch(b, w) && b->next_task == 0)
+            return -1;
+        b->pfd[k].fd = w->task != NO_TASK ? w->fd : -1; /* poll ignores negative descriptors */
+        b->pfd[k].events = POLLIN;
+        b->pfd[k].revents = 0;
+        if (w->task != NO_TASK) {
+            busy++;
+            if (w->deadline && (!*first || w->deadline < *first))
+                *first = w->deadline;
+        }
+    }
+    return busy;
+}
+
+/* Read the busy slots poll found ready; kill the ones past their deadline. */
+static void collect(batch_run *b)
+{
+    double now = sg_cli_now_ms();
+    size_t k;
+
+    for (k = 0; k < b->nworkers; k++) {
+        batch_worker *w = &b->workers[k];
+        if (w->task == NO_TASK)
+            continue;
+        if (b->pfd[k].revents)
+            on_readable(b, w);
+        if (w->task != NO_TASK && w->deadline && now >= w->deadline) {
+            size_t i = w->task;
+            reap(w, true);
+            settle_here(b, i, SG_EXIT_UNKNOWN, NULL, b->hard_ms);
+        }
+    }
+}
+
+/* Run the batch on `b->nworkers` slots until every line is out (or stdout refuses one); false
+ * when not one worker could be started (nothing was printed). */
+static bool run_workers(batch_run *b)
+{
     while (b->next_print < b->n && !b->out_failed) {
-        size_t busy = 0;
-        double now, first = 0;
+        double first;
+        long busy = fill_slots(b, &first);
         int wait_ms = -1;
 
-        for (k = 0; k < b->nworkers; k++) {
-            batch_worker *w = &b->workers[k];
-            if (w->task == NO_TASK && b->next_task < b->n && !dispatch(b, w) && b->next_task == 0 && k == 0) {
-                return false; /* no process at all: the caller runs the batch here */
-            }
-            pfd[k].fd = w->task != NO_TASK ? w->fd : -1; /* poll ignores negative descriptors */
-            pfd[k].events = POLLIN;
-            pfd[k].revents = 0;
-            if (w->task != NO_TASK) {
-                busy++;
-                if (w->deadline && (!first || w->deadline < first))
-                    first = w->deadline;
-            }
-        }
-        if (!busy) { /* inputs left, no process can be started for them */
-            for (; b->next_task < b->n; b->next_task++)
-                settle_here(b, b->next_task, SG_EXIT_INTERNAL, "internal error: cannot start a solver process", 0);
+        if (busy < 0)
+            return false;
+        if (busy == 0) { /* inputs left, and no process can be started for them */
+            abandon(b, "cannot start a solver process");
             break;
         }
         if (first) {
             double left = first - sg_cli_now_ms();
             wait_ms = left <= 0 ? 0 : left > POLL_MAX_MS ? POLL_MAX_MS : (int)left + 1;
         }
-        if (poll(pfd, b->nworkers, wait_ms) < 0 && errno != EINTR)
+        if (poll(b->pfd, b->nworkers, wait_ms) < 0 && errno != EINTR) {
+            abandon(b, "cannot wait for the solver processes");
             break;
-        now = sg_cli_now_ms();
-        for (k = 0; k < b->nworkers; k++) {
-            batch_worker *w = &b->workers[k];
-            if (w->task == NO_TASK)
-                continue;
-            if (pfd[k].revents)
-                on_readable(b, w);
-            if (w->task != NO_TASK && w->deadline && now >= w->deadline) {
-                size_t i = w->task;
-                reap(w, true);
-                settle_here(b, i, SG_EXIT_UNKNOWN, NULL, b->hard_ms);
-            }
         }
+        collect(b);
     }
     return true;
 }
