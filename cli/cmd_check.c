@@ -16,7 +16,7 @@
 
 enum { OPT_NO_INFER = 256, OPT_NO_MINIMIZE, OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN, OPT_TORCH, OPT_JOBS };
 
-#define MAX_JOBS 1024
+#define MAX_JOBS 256 /* each worker holds its own engine and Z3 contexts: tens of MB */
 
 static const sg_cli_opt check_opts[] = {
     {"json", 'j', false, true, "--json               print one JSON object (docs/check.md) instead of text"},

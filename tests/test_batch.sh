@@ -89,7 +89,7 @@ if mask "$TMP/jd.out" | cmp -s - <(mask "$TMP/jd1.out"); then pass
 else fail "default jobs: byte-identical to jobs 1" "$(mask "$TMP/jd.out" | diff - <(mask "$TMP/jd1.out") | head -c 600)"; fi
 
 # ---- usage ---------------------------------------------------------------------------------
-for bad in 0 -1 x 2x 1025 ''; do
+for bad in 0 -1 x 2x 257 ''; do
     run usage --jobs "$bad" "$GOOD1" "$GOOD2"
     if [ "$RC" -eq 2 ] && grep -q -- "--jobs needs a whole number" "$TMP/usage.err" && [ ! -s "$TMP/usage.out" ]; then pass
     else fail "--jobs '$bad': usage error" "exit $RC: $(cat "$TMP/usage.err")"; fi
