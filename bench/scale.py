@@ -18,7 +18,9 @@ and with --no-fix (decision and inference), so the three rows split the cost.
 
 --corpus adds two rows (alone when no NAME is given): every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
 process each, the sum of the medians against the sum of torch's times; and the same cases in one batch process
-(`shapegate check --json INPUT...`: median wall and CPU of N runs, the CPU of the whole process tree).
+(`shapegate check --json INPUT...`: median wall and CPU of N runs, the CPU of the whole process tree, and
+the CPU of its busiest child process, sampled from /proc every 5 ms: on a loaded machine, what the batch's
+wall would be with a free core per worker).
 --batch gives the batch row without the one-process-each row; --jobs 1,2 gives one batch row per
 value (`check --json --jobs J INPUT...`).
 
@@ -75,6 +77,48 @@ def has_shape_env(path):
         return json.load(fh).get("main_shape_env_index") is not None
 
 
+def proc_cpu(pid):
+    """utime + stime of a live process in seconds (/proc/PID/stat), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def watch_workers(cmd, limit_s):
+    """Run `cmd` sampling its children's CPU every 5 ms (/proc): wall seconds, exit code (None:
+    killed at the limit), stdout, and each child's last CPU figure, largest first. On a loaded
+    machine the busiest worker's CPU is what the batch's wall would be on idle cores."""
+    import tempfile
+    seen = {}
+    with tempfile.TemporaryFile() as out:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, start_new_session=True)
+        killed = False
+        while p.poll() is None:
+            if time.monotonic() - t0 > limit_s:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                killed = True
+                break
+            try:
+                with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as fh:
+                    kids = [int(x) for x in fh.read().split()]
+            except OSError:
+                kids = []
+            for k in kids:
+                v = proc_cpu(k)
+                if v is not None:
+                    seen[k] = v
+            time.sleep(0.005)
+        wall = time.monotonic() - t0
+        out.seek(0)
+        data = out.read()
+    return wall, p.returncode if not killed else None, data, sorted(seen.values(), reverse=True)
+
+
 def run_once(cmd, limit_s):
     """Wall seconds, peak RSS (KiB), exit code (None: killed at the limit), stdout."""
     t0 = time.monotonic()
@@ -98,19 +142,24 @@ def children_usage():
     return ru.ru_maxrss, ru.ru_utime, ru.ru_stime
 
 
-def measure(cmd, runs, limit):
-    """Run `cmd` `runs` times: the last run's info with the median wall and CPU (user + system)."""
-    walls, users, res = [], [], None
+def measure(cmd, runs, limit, watch=False):
+    """Run `cmd` `runs` times: the last run's info with the median wall and CPU (user + system);
+    with `watch`, also "busiest": the median of the busiest child's CPU (watch_workers)."""
+    walls, users, busiest, res = [], [], [], None
     for _ in range(runs):
         # each run in a fresh helper process so that RUSAGE_CHILDREN's maximum is this run's
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(r)
-            wall, rc, out = run_once(cmd, limit)
+            kids = []
+            if watch:
+                wall, rc, out, kids = watch_workers(cmd, limit)
+            else:
+                wall, rc, out = run_once(cmd, limit)
             peak, user, sys_s = children_usage()
             info = {"wall": wall, "rc": rc, "peak_kib": peak, "user": user, "sys": sys_s,
-                    "out": out.decode("utf-8", "replace")}
+                    "out": out.decode("utf-8", "replace"), "busiest": kids[0] if kids else None}
             with os.fdopen(w, "w") as fh:
                 json.dump(info, fh)
             os._exit(0)
@@ -121,11 +170,15 @@ def measure(cmd, runs, limit):
         info = json.loads(data)
         walls.append(info["wall"])
         users.append(info["user"] + info["sys"])
+        if info["busiest"] is not None:
+            busiest.append(info["busiest"])
         res = info
     walls.sort()
     users.sort()
     res["wall"] = walls[len(walls) // 2]
     res["cpu"] = users[len(users) // 2]
+    busiest.sort()
+    res["busiest"] = busiest[len(busiest) // 2] if busiest else None
     return res
 
 
@@ -272,16 +325,18 @@ def main():
         for jobs in (a.jobs.split(",") if a.jobs else [None]):
             cmd = [a.shapegate, "check", "--json", "--timeout", str(a.timeout)]
             cmd += ["--jobs", jobs] if jobs else []
-            info = measure(cmd + paths, a.runs, 3600)
+            info = measure(cmd + paths, a.runs, 3600, watch=True)
             lines = len(info["out"].splitlines())
             label = "batch" + ("/j" + jobs if jobs else "")
             if lines != len(paths):
                 print("%-12s this binary does not check several INPUTs in one process (%d lines for %d traces)" % (
                     label, lines, len(paths)))
             else:
-                print("%-12s %d traces in one process: shapegate %.3f s wall, %.3f s CPU, torch %.3f s, "
-                      "torch/sg %.2f" % (label, len(paths), info["wall"], info["cpu"], total_torch,
-                                         total_torch / info["wall"] if info["wall"] else 0), flush=True)
+                print("%-12s %d traces in one command: shapegate %.3f s wall, %.3f s CPU (busiest process %s s), "
+                      "torch %.3f s, torch/sg %.2f" % (label, len(paths), info["wall"], info["cpu"],
+                                                       fmt(info["busiest"]), total_torch,
+                                                       total_torch / info["wall"] if info["wall"] else 0),
+                      flush=True)
     print("torch s = produce_guards_s + dim_constraints_total_s (case.json); torch/sg >= 10 is the issue's target")
     return 0
 
