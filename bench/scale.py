@@ -20,7 +20,8 @@ and with --no-fix (decision and inference), so the three rows split the cost.
 process each, the sum of the medians against the sum of torch's times; and the same cases in one batch process
 (`shapegate check --json INPUT...`: median wall and CPU of N runs, the CPU of the whole process tree, and
 the CPU of its busiest child process, sampled from /proc every 5 ms: on a loaded machine, what the batch's
-wall would be with a free core per worker).
+wall would be with a free core per worker), and the median CPU the rest of the machine used during a run
+(/proc/stat busy less ours; near 0: the run had the machine to itself).
 --batch gives the batch row without the one-process-each row; --jobs 1,2 gives one batch row per
 value (`check --json --jobs J INPUT...`).
 
@@ -75,6 +76,16 @@ def torch_times(path):
 def has_shape_env(path):
     with open(os.path.join(path, "guards.json")) as fh:
         return json.load(fh).get("main_shape_env_index") is not None
+
+
+def machine_busy():
+    """CPU-seconds the whole machine has been busy (/proc/stat: user, nice, system, irq, softirq, steal)."""
+    try:
+        with open("/proc/stat") as fh:
+            v = [int(x) for x in fh.readline().split()[1:9]]
+        return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def proc_cpu(pid):
@@ -145,7 +156,7 @@ def children_usage():
 def measure(cmd, runs, limit, watch=False):
     """Run `cmd` `runs` times: the last run's info with the median wall and CPU (user + system);
     with `watch`, also "busiest": the median of the busiest child's CPU (watch_workers)."""
-    walls, users, busiest, res = [], [], [], None
+    walls, users, busiest, others, res = [], [], [], [], None
     for _ in range(runs):
         # each run in a fresh helper process so that RUSAGE_CHILDREN's maximum is this run's
         r, w = os.pipe()
@@ -153,12 +164,15 @@ def measure(cmd, runs, limit, watch=False):
         if pid == 0:
             os.close(r)
             kids = []
+            busy0 = machine_busy()
             if watch:
                 wall, rc, out, kids = watch_workers(cmd, limit)
             else:
                 wall, rc, out = run_once(cmd, limit)
             peak, user, sys_s = children_usage()
-            info = {"wall": wall, "rc": rc, "peak_kib": peak, "user": user, "sys": sys_s,
+            busy1 = machine_busy()
+            others = busy1 - busy0 - user - sys_s if busy0 is not None and busy1 is not None else None
+            info = {"others": others, "wall": wall, "rc": rc, "peak_kib": peak, "user": user, "sys": sys_s,
                     "out": out.decode("utf-8", "replace"), "busiest": kids[0] if kids else None}
             with os.fdopen(w, "w") as fh:
                 json.dump(info, fh)
@@ -172,6 +186,8 @@ def measure(cmd, runs, limit, watch=False):
         users.append(info["user"] + info["sys"])
         if info["busiest"] is not None:
             busiest.append(info["busiest"])
+        if info["others"] is not None:
+            others.append(max(0.0, info["others"]))
         res = info
     walls.sort()
     users.sort()
@@ -179,6 +195,8 @@ def measure(cmd, runs, limit, watch=False):
     res["cpu"] = users[len(users) // 2]
     busiest.sort()
     res["busiest"] = busiest[len(busiest) // 2] if busiest else None
+    others.sort()
+    res["others"] = others[len(others) // 2] if others else None
     return res
 
 
@@ -333,9 +351,9 @@ def main():
                     label, lines, len(paths)))
             else:
                 print("%-12s %d traces in one command: shapegate %.3f s wall, %.3f s CPU (busiest process %s s), "
-                      "torch %.3f s, torch/sg %.2f" % (label, len(paths), info["wall"], info["cpu"],
-                                                       fmt(info["busiest"]), total_torch,
-                                                       total_torch / info["wall"] if info["wall"] else 0),
+                      "torch %.3f s, torch/sg %.2f; the rest of the machine meanwhile %s CPU-s" % (
+                          label, len(paths), info["wall"], info["cpu"], fmt(info["busiest"]), total_torch,
+                          total_torch / info["wall"] if info["wall"] else 0, fmt(info["others"], "%.2f")),
                       flush=True)
     print("torch s = produce_guards_s + dim_constraints_total_s (case.json); torch/sg >= 10 is the issue's target")
     return 0
