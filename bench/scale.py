@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """shapegate check on model-sized traces, whole process, against torch's own time (issue 14).
 
-    bench/scale.sh [--shapegate PATH] [--traces DIR] [--timeout MS] [--runs N] [--corpus] [NAME...]
+    bench/scale.sh [--shapegate PATH] [--traces DIR] [--timeout MS] [--runs N] [--corpus | --batch] [--jobs J,...] [NAME...]
 
 For each trace (default: every one listed in bench/traces.tsv that is present in --traces),
 runs `shapegate check --json --timeout MS TRACE` N times (default 1) as a child process and
@@ -18,7 +18,12 @@ and with --no-fix (decision and inference), so the three rows split the cost.
 
 --corpus adds two rows (alone when no NAME is given): every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, one
 process each, the sum of the medians against the sum of torch's times; and the same cases in one batch process
-(`shapegate check --json INPUT...`).
+(`shapegate check --json INPUT...`: median wall and CPU of N runs, the CPU of the whole process tree, and
+the CPU of its busiest child process, sampled from /proc every 5 ms: on a loaded machine, what the batch's
+wall would be with a free core per worker), and the median CPU the rest of the machine used during a run
+(/proc/stat busy less ours; near 0: the run had the machine to itself).
+--batch gives the batch row without the one-process-each row; --jobs 1,2 gives one batch row per
+value (`check --json --jobs J INPUT...`).
 
 Traces are capture folders (case.json + guards.json) or single-file JSON traces. A name of
 bench/traces.tsv that is missing from --traces is extracted from bench/traces/NAME.tar.gz when
@@ -73,6 +78,58 @@ def has_shape_env(path):
         return json.load(fh).get("main_shape_env_index") is not None
 
 
+def machine_busy():
+    """CPU-seconds the whole machine has been busy (/proc/stat: user, nice, system, irq, softirq, steal)."""
+    try:
+        with open("/proc/stat") as fh:
+            v = [int(x) for x in fh.readline().split()[1:9]]
+        return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def proc_cpu(pid):
+    """utime + stime of a live process in seconds (/proc/PID/stat), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def watch_workers(cmd, limit_s):
+    """Run `cmd` sampling its children's CPU every 5 ms (/proc): wall seconds, exit code (None:
+    killed at the limit), stdout, and each child's last CPU figure, largest first. On a loaded
+    machine the busiest worker's CPU is what the batch's wall would be on idle cores."""
+    import tempfile
+    seen = {}
+    with tempfile.TemporaryFile() as out:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, start_new_session=True)
+        killed = False
+        while p.poll() is None:
+            if time.monotonic() - t0 > limit_s:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                killed = True
+                break
+            try:
+                with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as fh:
+                    kids = [int(x) for x in fh.read().split()]
+            except OSError:
+                kids = []
+            for k in kids:
+                v = proc_cpu(k)
+                if v is not None:
+                    seen[k] = v
+            time.sleep(0.005)
+        wall = time.monotonic() - t0
+        out.seek(0)
+        data = out.read()
+    return wall, p.returncode if not killed else None, data, sorted(seen.values(), reverse=True)
+
+
 def run_once(cmd, limit_s):
     """Wall seconds, peak RSS (KiB), exit code (None: killed at the limit), stdout."""
     t0 = time.monotonic()
@@ -96,20 +153,27 @@ def children_usage():
     return ru.ru_maxrss, ru.ru_utime, ru.ru_stime
 
 
-def check(shapegate, path, timeout_ms, runs, extra=()):
-    cmd = [shapegate, "check", "--json", "--timeout", str(timeout_ms)] + list(extra) + [path]
-    limit = timeout_ms / 1000.0 * 3 + 30 if timeout_ms else 3600
-    walls, users, res = [], [], None
+def measure(cmd, runs, limit, watch=False):
+    """Run `cmd` `runs` times: the last run's info with the median wall and CPU (user + system);
+    with `watch`, also "busiest": the median of the busiest child's CPU (watch_workers)."""
+    walls, users, busiest, others, res = [], [], [], [], None
     for _ in range(runs):
         # each run in a fresh helper process so that RUSAGE_CHILDREN's maximum is this run's
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(r)
-            wall, rc, out = run_once(cmd, limit)
+            kids = []
+            busy0 = machine_busy()
+            if watch:
+                wall, rc, out, kids = watch_workers(cmd, limit)
+            else:
+                wall, rc, out = run_once(cmd, limit)
             peak, user, sys_s = children_usage()
-            info = {"wall": wall, "rc": rc, "peak_kib": peak, "user": user, "sys": sys_s,
-                    "out": out.decode("utf-8", "replace")}
+            busy1 = machine_busy()
+            others = busy1 - busy0 - user - sys_s if busy0 is not None and busy1 is not None else None
+            info = {"others": others, "wall": wall, "rc": rc, "peak_kib": peak, "user": user, "sys": sys_s,
+                    "out": out.decode("utf-8", "replace"), "busiest": kids[0] if kids else None}
             with os.fdopen(w, "w") as fh:
                 json.dump(info, fh)
             os._exit(0)
@@ -120,12 +184,26 @@ def check(shapegate, path, timeout_ms, runs, extra=()):
         info = json.loads(data)
         walls.append(info["wall"])
         users.append(info["user"] + info["sys"])
+        if info["busiest"] is not None:
+            busiest.append(info["busiest"])
+        if info["others"] is not None:
+            others.append(max(0.0, info["others"]))
         res = info
     walls.sort()
     users.sort()
     res["wall"] = walls[len(walls) // 2]
     res["cpu"] = users[len(users) // 2]
+    busiest.sort()
+    res["busiest"] = busiest[len(busiest) // 2] if busiest else None
+    others.sort()
+    res["others"] = others[len(others) // 2] if others else None
     return res
+
+
+def check(shapegate, path, timeout_ms, runs, extra=()):
+    cmd = [shapegate, "check", "--json", "--timeout", str(timeout_ms)] + list(extra) + [path]
+    limit = timeout_ms / 1000.0 * 3 + 30 if timeout_ms else 3600
+    return measure(cmd, runs, limit)
 
 
 def summarise(info):
@@ -182,6 +260,18 @@ def ensure(traces, name, kind, args):
     return None
 
 
+def corpus_paths():
+    """Every case of tests/corpus/cases and cases-2.6 with a ShapeEnv, in name order."""
+    paths = []
+    for sub in ("cases", "cases-2.6"):
+        base = os.path.join(ROOT, "tests", "corpus", sub)
+        for case in sorted(os.listdir(base)):
+            path = os.path.join(base, case)
+            if os.path.isdir(path) and has_shape_env(path):
+                paths.append(path)
+    return paths
+
+
 def fmt(v, spec="%.3f", none="-"):
     return none if v is None else spec % v
 
@@ -193,6 +283,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=60000, help="shapegate's --timeout (ms; the CLI default)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--corpus", action="store_true", help="add the corpus row (87 processes)")
+    ap.add_argument("--batch", action="store_true",
+                    help="add the corpus's batch row alone (one `check --json INPUT...` process)")
+    ap.add_argument("--jobs", default="",
+                    help="batch rows with these --jobs values (comma-separated; default: the binary's default)")
     ap.add_argument("--phases", action="store_true",
                     help="also run --no-infer --no-fix and --no-fix: the cost of check, inference, fixes")
     ap.add_argument("names", nargs="*")
@@ -201,7 +295,7 @@ def main():
         print(f"scale: no shapegate binary at {a.shapegate} (build it, or give --shapegate)", file=sys.stderr)
         return 2
     table = read_table()
-    names = a.names or ([] if a.corpus else [n for n, _, _ in table])
+    names = a.names or ([] if a.corpus or a.batch else [n for n, _, _ in table])
     known = {n for n, _, _ in table}
     bad = [n for n in names if n not in known]
     if bad:
@@ -235,38 +329,32 @@ def main():
                 print("%-12s %-10s %5d %5d %5d %6s %6s %9.3f %7.2f %8.1f  (%s)" % (
                     "", ps["verdict"], ps["proved"], ps["refuted"], ps["unknown"], "-", fmt(ps["queries"], "%d"),
                     pi["wall"], pi["cpu"], pi["peak_kib"] / 1024.0, " ".join(extra)), flush=True)
+    if a.corpus or a.batch:
+        paths = corpus_paths()
+        total_torch = sum(torch_times(p)[0] or 0.0 for p in paths)
     if a.corpus:
-        total_sg = total_torch = 0.0
-        n = 0
-        for sub in ("cases", "cases-2.6"):
-            base = os.path.join(ROOT, "tests", "corpus", sub)
-            for case in sorted(os.listdir(base)):
-                path = os.path.join(base, case)
-                if not os.path.isdir(path) or not has_shape_env(path):
-                    continue
-                ts, _, _ = torch_times(path)
-                info = check(a.shapegate, path, a.timeout, a.runs)
-                total_sg += info["wall"]
-                total_torch += ts or 0.0
-                n += 1
+        total_sg = 0.0
+        for path in paths:
+            total_sg += check(a.shapegate, path, a.timeout, a.runs)["wall"]
         print("%-12s %d traces, one process each: shapegate %.3f s, torch %.3f s, torch/sg %.2f" % (
-            "corpus", n, total_sg, total_torch, total_torch / total_sg if total_sg else 0))
-        # the same traces in one batch process (shapegate check --json INPUT...), one engine
-        paths = [os.path.join(ROOT, "tests", "corpus", sub, case) for sub in ("cases", "cases-2.6")
-                 for case in sorted(os.listdir(os.path.join(ROOT, "tests", "corpus", sub)))
-                 if os.path.isdir(os.path.join(ROOT, "tests", "corpus", sub, case))
-                 and has_shape_env(os.path.join(ROOT, "tests", "corpus", sub, case))]
-        cmd = [a.shapegate, "check", "--json", "--timeout", str(a.timeout)] + paths
-        t0 = time.monotonic()
-        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
-        wall = time.monotonic() - t0
-        lines = len(out.splitlines())
-        if lines != len(paths):
-            print("%-12s this binary does not check several INPUTs in one process (%d lines for %d traces)" % (
-                "batch", lines, len(paths)))
-        else:
-            print("%-12s %d traces in one process: shapegate %.3f s, torch %.3f s, torch/sg %.2f" % (
-                "batch", len(paths), wall, total_torch, total_torch / wall if wall else 0))
+            "corpus", len(paths), total_sg, total_torch, total_torch / total_sg if total_sg else 0))
+    if a.corpus or a.batch:
+        # the same traces in one batch process (shapegate check --json INPUT...), --jobs as asked
+        for jobs in (a.jobs.split(",") if a.jobs else [None]):
+            cmd = [a.shapegate, "check", "--json", "--timeout", str(a.timeout)]
+            cmd += ["--jobs", jobs] if jobs else []
+            info = measure(cmd + paths, a.runs, 3600, watch=True)
+            lines = len(info["out"].splitlines())
+            label = "batch" + ("/j" + jobs if jobs else "")
+            if lines != len(paths):
+                print("%-12s this binary does not check several INPUTs in one process (%d lines for %d traces)" % (
+                    label, lines, len(paths)))
+            else:
+                print("%-12s %d traces in one command: shapegate %.3f s wall, %.3f s CPU (busiest process %s s), "
+                      "torch %.3f s, torch/sg %.2f; the rest of the machine meanwhile %s CPU-s" % (
+                          label, len(paths), info["wall"], info["cpu"], fmt(info["busiest"]), total_torch,
+                          total_torch / info["wall"] if info["wall"] else 0, fmt(info["others"], "%.2f")),
+                      flush=True)
     print("torch s = produce_guards_s + dim_constraints_total_s (case.json); torch/sg >= 10 is the issue's target")
     return 0
 

@@ -173,8 +173,8 @@ double sg_cli_now_ms(void);
  * the trace) to the engine's budget `*timeout_ms`, which stays 0 (no limit) when 0 and is at
  * least 1 ms otherwise. */
 void sg_cli_spend(unsigned *timeout_ms, double since_ms);
-/* What a killed command prints instead of its result (text, or JSON with --json). */
-void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms);
+/* What a killed command prints instead of its result (text, or JSON with --json), on `out`. */
+void sg_cli_print_killed(FILE *out, bool json, const char *input, unsigned hard_ms);
 /* After option parsing of a solver command taking one INPUT (argv[optind]): check
  * there is exactly one, then sg_cli_supervise(). Returns -1 in the process that
  * must do the work, else the exit code to return (usage error, or the child's, or
@@ -217,8 +217,11 @@ void sg_cli_verification_free(sg_cli_verification *v);
 /* 0 ok, 1 refuted or invalid spec, 4 unknown. */
 int sg_cli_verdict_exit(const sg_report *r);
 
-/* `shapegate check --json INPUT...` (cli/check_batch.c): every input checked with `opts` on one
- * engine, one JSON object per line; returns the worst exit code. */
-int sg_cli_check_batch(const char *const *inputs, size_t n, const sg_check_options *opts);
+/* `shapegate check --json INPUT...` (cli/check_batch.c): every one of the `n` inputs checked with
+ * `opts` by `jobs` worker processes (at most n), each trace killed at `hard_ms` (0: never); one
+ * JSON object per line on stdout, in input order, each printed once every earlier one is; the
+ * same lines whatever `jobs`. Returns the worst exit code (5 when stdout refused a write). */
+int sg_cli_check_batch(const char *const *inputs, size_t n, const sg_check_options *opts, unsigned jobs,
+                       unsigned hard_ms);
 
 #endif

@@ -6,12 +6,17 @@
  * proved, 1 some dim refuted or the spec invalid, 4 some unknown and none
  * refuted, 2 usage, 3 unreadable input, 5 internal.
  */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
-enum { OPT_NO_INFER = 256, OPT_NO_MINIMIZE, OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN, OPT_TORCH };
+enum { OPT_NO_INFER = 256, OPT_NO_MINIMIZE, OPT_NO_FIX, OPT_PYTHON, OPT_EXPLAIN, OPT_TORCH, OPT_JOBS };
+
+#define MAX_JOBS 256 /* each worker holds its own engine and Z3 contexts: tens of MB */
 
 static const sg_cli_opt check_opts[] = {
     {"json", 'j', false, true, "--json               print one JSON object (docs/check.md) instead of text"},
@@ -41,6 +46,9 @@ static const sg_cli_opt check_opts[] = {
     {"torch", OPT_TORCH, false, false,
      "--torch              print the error torch prints for this trace, byte for byte in\n"
      "                     the wording of its torch version, with our verified fixes"},
+    {"jobs", OPT_JOBS, true, false,
+     "--jobs N             a batch's worker processes (default: the online CPUs; 1: one\n"
+     "                     trace after another); the output is the same for every N"},
     SG_CLI_OPT_HELP,
     SG_CLI_OPT_END,
 };
@@ -68,7 +76,29 @@ static const sg_cli_spec check_spec = {
 typedef struct check_args {
     sg_cli_trace_args in; /* INPUT, --spec, --dim, budgets, --json */
     bool no_fix, python, explain, torch;
+    unsigned jobs; /* a batch's workers; 0: the online CPUs */
 } check_args;
+
+/* --jobs N: a whole number from 1 to MAX_JOBS. */
+static int jobs_option(check_args *a, const char *arg)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(arg, &end, 10);
+    if (*arg < '0' || *arg > '9' || errno || *end || v < 1 || v > MAX_JOBS)
+        return sg_cli_usage_error("check", "--jobs needs a whole number from 1 to %d, got '%s'", MAX_JOBS, arg);
+    a->jobs = (unsigned)v;
+    return -1;
+}
+
+/* The default of --jobs: the online CPUs, at most MAX_JOBS. */
+static unsigned default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : n > MAX_JOBS ? MAX_JOBS : (unsigned)n;
+}
 
 static int on_check_opt(int key, const char *arg, void *ctx)
 {
@@ -80,6 +110,7 @@ static int on_check_opt(int key, const char *arg, void *ctx)
     case OPT_PYTHON: a->python = true; return -1;
     case OPT_EXPLAIN: a->explain = true; return -1;
     case OPT_TORCH: a->torch = true; return -1;
+    case OPT_JOBS: return jobs_option(a, arg);
     default: return sg_cli_trace_option(&a->in, key, arg);
     }
 }
@@ -104,14 +135,11 @@ int sg_cmd_check(int argc, char **argv)
             goto done;
         }
         a.in.opts.torch_fixes = a.in.opts.torch_message = true;
-        if (!sg_cli_supervise(&sv, "check", sg_cli_hard_limit(a.in.opts.timeout_ms, (a.no_fix ? 1u : 3u) * (unsigned)n))) {
-            rc = sg_cli_check_batch((const char *const *)&argv[optind], n, &a.in.opts);
-            rc = sg_cli_supervised_exit(&sv, sg_cli_finish_output("check", rc));
-        } else {
-            if (sv.killed)
-                sg_cli_errorf("check", "the batch did not finish within its hard time limit; no output");
-            rc = sv.killed ? SG_EXIT_UNKNOWN : sv.exit_code;
-        }
+        /* worker processes, each trace under its own hard limit (cli/check_batch.c) */
+        rc = sg_cli_check_batch((const char *const *)&argv[optind], n, &a.in.opts,
+                                a.jobs ? a.jobs : default_jobs(),
+                                sg_cli_hard_limit(a.in.opts.timeout_ms, a.no_fix ? 1 : 3));
+        rc = sg_cli_finish_output("check", rc);
         goto done;
     }
     /* one INPUT; the rest runs under a hard wall-clock limit (cli/supervise.c) */

@@ -157,13 +157,13 @@ unsigned sg_cli_hard_limit(unsigned timeout_ms, unsigned nchecks)
     return ms > 0xffffffffULL ? 0xffffffffu : (unsigned)ms;
 }
 
-void sg_cli_print_killed(bool json, const char *input, unsigned hard_ms)
+void sg_cli_print_killed(FILE *out, bool json, const char *input, unsigned hard_ms)
 {
     if (json) {
-        printf("{\"verdict\":\"unknown\",\"reason\":\"hard time limit (%u ms): the solver did not stop\","
+        fprintf(out, "{\"verdict\":\"unknown\",\"reason\":\"hard time limit (%u ms): the solver did not stop\","
                "\"violations\":[],\"dims\":[]}\n", hard_ms);
     } else {
-        printf("%s: unknown\n  stopped at the hard time limit (%u ms): the solver did not return within its budget "
+        fprintf(out, "%s: unknown\n  stopped at the hard time limit (%u ms): the solver did not return within its budget "
                "(Z3 ignored its interrupt)\n", input, hard_ms);
     }
 }
@@ -179,6 +179,6 @@ int sg_cli_start_solver(sg_cli_supervisor *sv, const char *cmd, int argc, char *
         return -1;
     if (!sv->killed)
         return sv->exit_code;
-    sg_cli_print_killed(json, argv[optind], hard_ms);
+    sg_cli_print_killed(stdout, json, argv[optind], hard_ms);
     return sg_cli_finish_output(cmd, SG_EXIT_UNKNOWN);
 }
