@@ -1274,6 +1274,41 @@ static int cmp_sym_index(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+#define SMALL_NODES 32 /* symbols_small's limit on the distinct nodes it walks */
+
+/* sg_expr_symbols for an expression of at most SMALL_NODES distinct nodes (a guard, a dim's
+ * value): the nodes seen kept in a short list instead of an array over the whole pool, which a
+ * trace of thousands of guards would clear at every call. 1 done, 0 too large (*out untouched),
+ * SG_ENOMEM. */
+static int symbols_small(const sg_expr ***out, size_t *n, const sg_expr *e)
+{
+    const sg_expr *seen[SMALL_NODES], *stack[SMALL_NODES], *res[SMALL_NODES];
+    size_t nseen = 0, sp = 0, nres = 0, i, j;
+    seen[nseen++] = stack[sp++] = e;
+    while (sp) {
+        const sg_expr *x = stack[--sp];
+        if (x->kind == SG_SYM)
+            res[nres++] = x;
+        if (!x->has_sym)
+            continue;
+        for (i = 0; i < x->nargs; i++) {
+            for (j = 0; j < nseen && seen[j]->id != x->args[i]->id; j++)
+                ;
+            if (j < nseen)
+                continue;
+            if (nseen == SMALL_NODES)
+                return 0;
+            seen[nseen++] = stack[sp++] = x->args[i];
+        }
+    }
+    qsort(res, nres, sizeof *res, cmp_sym_index);
+    if (!(*out = sg__malloc((nres + 1) * sizeof **out)))
+        return SG_ENOMEM;
+    memcpy((void *)*out, res, nres * sizeof *res);
+    *n = nres;
+    return 1;
+}
+
 int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *p, const sg_expr *e, sg_error *err)
 {
     unsigned char *seen = NULL;
@@ -1283,6 +1318,8 @@ int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *p, const sg_
 
     *out = NULL;
     *n = 0;
+    if ((rc = symbols_small(out, n, e)) != 0)
+        return rc < 0 ? sg_error_set(err, rc, "out of memory listing symbols") : 0;
     seen = sg__calloc(sg_pool_size(p) + 1, 1);
     res = sg__malloc((sg_pool_nsymbols(p) + 1) * sizeof *res);
     if (!seen || !res || sg__grow((void **)&stack, &scap, 16, sizeof *stack)) {
