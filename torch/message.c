@@ -107,6 +107,7 @@ typedef struct ctx {
     size_t ndims;
     size_t nsyms;           /* symbols of the pool when the build started */
     size_t *first;          /* per symbol index: first input dim whose value it is, or SIZE_MAX */
+    sg_strmap dim_names;    /* each Dim name's first input dim (sg_trace__first_dims) */
     const sg_symbol_info **info; /* per symbol index, or NULL */
     const sg_expr **repl;   /* per symbol index: replacement, or NULL */
     sg_interval *box;       /* per symbol index: var_to_range */
@@ -373,13 +374,13 @@ static int build_model(ctx *c)
         }
     }
     within_specs(c);
+    if (sg_trace__first_dims(&c->dim_names, in, n))
+        return SG_ENOMEM;
     /* source pairs: every later use of a Dim name joins the first */
     for (i = 0; i < n; i++) {
         if (in[i].kind != SG_SPEC_DIM || !in[i].name)
             continue;
-        for (j = 0; j < i; j++)
-            if (in[j].kind == SG_SPEC_DIM && in[j].name && strcmp(in[j].name, in[i].name) == 0)
-                break;
+        j = sg_strmap_get(&c->dim_names, in[i].name);
         if (j < i) {
             size_t a = uf_find(c, i), b = uf_find(c, j);
             if (a != b)
@@ -399,9 +400,7 @@ static int build_model(ctx *c)
             return SG_ENOMEM;
         if (sg_expr_symbol_index(root) >= c->nsyms || !as_affine(c, d->derived, root, &a, &b))
             continue;
-        for (j = 0; j < n; j++)
-            if (in[j].kind == SG_SPEC_DIM && in[j].name && strcmp(in[j].name, d->root_name) == 0)
-                break;
+        j = sg_strmap_get(&c->dim_names, d->root_name);
         if (j < n) {
             r = rewrite_src(c, j);
         } else {
@@ -1467,24 +1466,30 @@ static int assemble(ctx *c, sg_torch_text *m)
         return 0;
 
     if (c->nviols) {
+        sg_strmap seen = SG_STRMAP_INIT;
         nm = sg__calloc(c->nviols, sizeof *nm);
         m->lines = sg__calloc(c->nviols, sizeof *m->lines);
         if (!nm || !m->lines) {
             sg_free(nm);
             return SG_ENOMEM;
         }
-        for (i = 0; i < c->nviols; i++) {
+        for (i = 0; i < c->nviols; i++) { /* each key once, shown as its first violation names it */
+            size_t *at = sg_strmap_slot(&seen, c->viols[i].key);
             m->lines[i] = c->viols[i].msg;
             c->viols[i].msg = NULL;
             m->nlines++;
-            for (j = 0; j < nn; j++)
-                if (strcmp(nm[j].key, c->viols[i].key) == 0)
-                    break;
-            if (j == nn) {
+            if (!at) {
+                sg_strmap_dispose(&seen);
+                sg_free(nm);
+                return SG_ENOMEM;
+            }
+            if (*at == SIZE_MAX) {
+                *at = nn;
                 nm[nn].key = c->viols[i].key;
                 nm[nn++].shown = c->viols[i].dname;
             }
         }
+        sg_strmap_dispose(&seen);
         qsort(nm, nn, sizeof *nm, cmp_named);
         m->names = sg__calloc(nn, sizeof *m->names);
         if (!m->names) {
@@ -1514,17 +1519,26 @@ static int assemble(ctx *c, sg_torch_text *m)
     }
     if (m->nforced) {
         const char **roots = sg__calloc(m->nforced, sizeof *roots);
+        sg_strmap seen = SG_STRMAP_INIT;
         size_t nr = 0;
         if (!roots) {
             sg_buf_dispose(&b);
             return SG_ENOMEM;
         }
-        for (i = 0; i < m->nforced; i++) {
-            for (j = 0; j < nr && strcmp(roots[j], m->forced[i].name) != 0; j++)
-                ;
-            if (j == nr)
+        for (i = 0; i < m->nforced; i++) { /* each name once */
+            size_t *at = sg_strmap_slot(&seen, m->forced[i].name);
+            if (!at) {
+                sg_strmap_dispose(&seen);
+                sg_free(roots);
+                sg_buf_dispose(&b);
+                return SG_ENOMEM;
+            }
+            if (*at == SIZE_MAX) {
+                *at = nr;
                 roots[nr++] = m->forced[i].name;
+            }
         }
+        sg_strmap_dispose(&seen);
         qsort(roots, nr, sizeof *roots, cmp_str);
         sg_buf_puts(&b, "Specializations unexpectedly required (");
         for (i = 0; i < nr; i++)
@@ -1609,6 +1623,7 @@ static void ctx_dispose(ctx *c)
     for (i = 0; c->own_src && i < c->ndims; i++)
         sg_free(c->own_src[i]);
     sg_free(c->own_src);
+    sg_strmap_dispose(&c->dim_names);
 }
 
 int sg_torch_text_build(sg_torch_text **out, const sg_trace *t, sg_error *err)

@@ -420,11 +420,16 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
     const sg_input_dim *in = sg_trace_inputs(t, &n);
     char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
     const sg_trace_parsed *pj = sg_trace__parsed(t);
+    sg_strmap dims = SG_STRMAP_INIT; /* each Dim name's first input */
     int rc = pj ? check_top_level(t, pj, r) : sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
 
     if (!rc && !r->n)
         rc = check_structure(t, pj, r);
     sg_trace__parsed_release(pj);
+    if (!rc && sg_trace__first_dims(&dims, in, n)) {
+        sg_strmap_dispose(&dims);
+        return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+    }
 
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
@@ -434,9 +439,9 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
             continue;
         }
         if (d->kind == SG_SPEC_DIM) { /* the first earlier use of the name with other bounds */
-            for (j = 0; j < i; j++)
-                if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, d->name) == 0)
-                    break;
+            j = d->name ? sg_strmap_get(&dims, d->name) : i;
+            if (j > i)
+                j = i;
             if (j < i && (!same_bound(in[j].min, d->min) || !same_bound(in[j].max, d->max))) {
                 dim_repr(r1, sizeof r1, d->name, in[j].min, in[j].max);
                 dim_repr(r2, sizeof r2, d->name, d->min, d->max);
@@ -459,8 +464,11 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
             sg_int *vals = sg__calloc(ns + 1, sizeof *vals);
             sg_value v;
             sg_error e2 = SG_ERROR_INIT;
-            if (!vals || !root)
+            if (!vals || !root) {
+                sg_free(vals);
+                sg_strmap_dispose(&dims);
                 return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+            }
             vals[sg_expr_symbol_index(root)] = d->root_min.inf ? 0 : d->root_min.v;
             if (!d->root_min.inf && sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT &&
                 v.num < 0) {
@@ -472,9 +480,7 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
                 continue;
             }
             /* the example must have the derived form, given the root's example */
-            for (j = 0; j < n; j++)
-                if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, d->root_name) == 0)
-                    break;
+            j = d->root_name ? sg_strmap_get(&dims, d->root_name) : n;
             if (j < n) {
                 vals[sg_expr_symbol_index(root)] = in[j].size;
                 if (sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT && v.num != d->size) {
@@ -496,6 +502,7 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
             continue;
         }
     }
+    sg_strmap_dispose(&dims);
     if (rc)
         return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
     if (r->n)
