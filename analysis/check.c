@@ -314,8 +314,16 @@ static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
         size_t nsyms = c->syms.start[comp + 1] - c->syms.start[comp];
         size_t *order = sg__malloc((c->cons.start[comp + 1] - c->cons.start[comp] + 1) * sizeof *order);
         int pass;
-        if (!order)
+        if (!c->own_shape && (c->own_shape = sg__malloc((p->ninputs + 1) * sizeof *c->own_shape)) != NULL)
+            for (j = 0; j < p->ninputs; j++)
+                c->own_shape[j] = SIZE_MAX;
+        if (!order || !c->own_shape) {
+            sg_free(order);
             return sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
+        }
+        FOR_MEMBERS(c->cons, comp, j, k) /* the last one, if several */
+            if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index < p->ninputs)
+                c->own_shape[p->cons[k].index] = k;
         for (pass = 0; pass < 2; pass++) /* guards first: a core should rather keep them */
             FOR_MEMBERS(c->cons, comp, j, k)
                 if (!p->cons[k].unbacked && (p->cons[k].kind == SG_CORE_GUARD) == (pass == 0))
@@ -326,9 +334,9 @@ static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
             return sg_error_set(c->err, rc, "out of memory explaining a relation");
         c->forest_comp = comp;
     }
-    FOR_MEMBERS(c->cons, comp, j, k)
-        if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i)
-            skip = k;
+    k = c->own_shape[i];
+    if (k < p->ncons && p->cons_comp[k] == comp) /* never stale: dim i's shape is in i's component */
+        skip = k;
     rc = sg_presolve_explain(c->ps, i, root, skip, &core, &ncore);
     if (rc < 0)
         return sg_error_set(c->err, rc, "out of memory explaining a relation");
@@ -1189,7 +1197,7 @@ cleanup:
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
     free_bucket(&c.cons);
-    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root);
+    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root, c.own_shape);
     sg_report_free(r);
     return rc;
 }
