@@ -45,6 +45,10 @@ int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_option
 int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
                             size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err);
 
+/* The fixes of a job whose budget was spent before they could start: none, not verified, and the
+ * note "time budget spent before the first check" (`*out` new; SG_ENOMEM). */
+int sg_fixes__budget_spent(sg_fixes **out, sg_error *err);
+
 /* torch's own suggested fixes of `t` (sg_trace_torch_fixes_json) applied as torch's refine step
  * reads them and re-checked into `*out` (NULL when the trace has none). Returns 0, SG_ENOMEM,
  * SG_ERROR (Z3), SG_EINVALID (bad options). */
@@ -61,5 +65,10 @@ bool sg_check__expr_nonlinear(const sg_expr *e);
  * Tests set it low to run those paths on small traces. */
 void sg_check__set_probe_min_dims(size_t n);
 size_t sg_check__probe_min_dims(void);
+
+/* The literals from which phase 2's explanation answers its satisfiable minimisation questions
+ * without Z3 when the presolve reads them exactly (analysis/check_values.c). Per thread; 0
+ * restores the default (256). Tests set it to 1 to run that path on small traces. */
+void sg_check__set_exact_min_lits(size_t n);
 
 #endif

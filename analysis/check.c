@@ -76,30 +76,143 @@ int sg_check__ask(checker *c, const sg_term *const *hard, size_t nhard, const sg
     return sg_q_check(c->p, &q, &c->budget, &c->r->stats, r, c->err);
 }
 
+/* One minimisation (sg_check__minimize_passes): its question and what a guided one found. */
+typedef struct shrink {
+    checker *c;
+    const sg_term *const *hard, *const *assume;
+    size_t nhard, n;
+    const sg_term **sub; /* [n] the question's assumptions, sub[i] = assume[of[i]] */
+    size_t *of;
+    bool *in;            /* [n] QuickXplain's question */
+    bool *core;          /* [n] a core smaller than the question Z3 answered with (guided), when found */
+    bool found, unknown;
+} shrink;
+
+/* Is the question over the members in[] but `skip` unsat, into *unsat? Guided: an unsat answer's
+ * core smaller than the question goes to s->core (s->found); an unknown one sets s->unknown. */
+static int shrink_ask(shrink *s, const bool *in, size_t skip, bool *unsat)
+{
+    sg_q_result r;
+    size_t k, m = 0;
+    int rc;
+    for (k = 0; k < s->n; k++)
+        if (in[k] && k != skip) {
+            s->of[m] = k;
+            s->sub[m++] = s->assume[k];
+        }
+    rc = sg_check__ask(s->c, s->hard, s->nhard, s->sub, m, false, s->c->guided, &r);
+    *unsat = !rc && r.answer == SG_Q_UNSAT;
+    s->unknown |= !rc && r.answer == SG_Q_UNKNOWN;
+    if (*unsat && s->c->guided && r.ncore < m) {
+        memset(s->core, 0, s->n * sizeof *s->core);
+        for (k = 0; k < r.ncore; k++)
+            s->core[s->of[r.core[k]]] = true;
+        s->found = true;
+    }
+    sg_q_result_dispose(s->c->p, &r);
+    return rc;
+}
+
+/*
+ * QuickXplain (Junker, AAAI 2004) over the candidates cand[0..m-1], the ones to keep rather first,
+ * with the members s->in[] assumed: adds to s->in[] the candidates of the preferred core, the
+ * one deleting them in the opposite order (sg_check__minimize_passes' loop) keeps when every
+ * answer is exact, in about 2 k log2(m / k) questions for a core of k instead of m. `test`: ask
+ * whether s->in[] alone is unsat first. Stops (leaving s->in[] partial) at s->found or s->unknown.
+ */
+static int quickxplain(shrink *s, const size_t *cand, size_t m, bool test)
+{
+    size_t h = m / 2, k;
+    bool unsat = false, any = false;
+    int rc;
+    if (test) {
+        if ((rc = shrink_ask(s, s->in, SIZE_MAX, &unsat)) != 0 || s->found || s->unknown || unsat)
+            return rc;
+    }
+    if (m == 1) {
+        s->in[cand[0]] = true;
+        return 0;
+    }
+    for (k = 0; k < h; k++) /* the preferred half assumed: the core's share of the rest */
+        s->in[cand[k]] = true;
+    rc = quickxplain(s, cand + h, m - h, true);
+    for (k = 0; k < h; k++)
+        s->in[cand[k]] = false;
+    if (rc || s->found || s->unknown)
+        return rc;
+    for (k = h; k < m; k++)
+        any |= s->in[cand[k]];
+    return quickxplain(s, cand, h, any); /* then the preferred half's share, with that */
+}
+
+/* Guided minimisation of pass `pass` by QuickXplain: true when keep[] is done with it (else the
+ * deletion loop goes on from keep[], which a smaller core Z3 found may have replaced). */
+static int guided_pass(shrink *s, const int *order, bool *keep, int pass, size_t *cand, bool *done)
+{
+    size_t k, m = 0;
+    bool any = false;
+    int rc;
+    *done = false;
+    for (k = s->n; k-- > 0;) /* the last ones are the ones to keep rather */
+        if (keep[k] && order[k] == pass)
+            cand[m++] = k;
+    if (m < 8) /* deleting one by one asks no more */
+        return 0;
+    for (k = 0; k < s->n; k++) {
+        s->in[k] = keep[k] && order[k] != pass;
+        any |= s->in[k];
+    }
+    s->found = s->unknown = false;
+    if ((rc = quickxplain(s, cand, m, any)) != 0)
+        return rc;
+    if (s->found)
+        memcpy(keep, s->core, s->n * sizeof *keep);
+    else if (!s->unknown) { /* every answer exact: s->in[] is the core */
+        memcpy(keep, s->in, s->n * sizeof *keep);
+        *done = true;
+    }
+    s->found = s->unknown = false;
+    return 0;
+}
+
 int sg_check__minimize_passes(checker *c, const sg_term *const *hard, size_t nhard, const sg_term *const *assume,
                               size_t n, const int *order, bool *keep, int first, int last)
 {
-    const sg_term **sub = sg__malloc((n + 1) * sizeof *sub);
+    shrink s;
+    size_t *cand = NULL;
     int pass, rc = 0;
-    size_t j, m;
-    if (!sub)
-        return sg_error_set(c->err, SG_ENOMEM, "out of memory minimising a core");
+    size_t j, k;
+
+    memset(&s, 0, sizeof s);
+    s.c = c;
+    s.hard = hard;
+    s.nhard = nhard;
+    s.assume = assume;
+    s.n = n;
+    if (!SG_CALLOC_ALL(SG_SLOT(s.sub, n + 1), SG_SLOT(s.of, n + 1), SG_SLOT(s.in, n + 1), SG_SLOT(s.core, n + 1),
+                       SG_SLOT(cand, n + 1))) {
+        rc = sg_error_set(c->err, SG_ENOMEM, "out of memory minimising a core");
+        goto cleanup;
+    }
     for (pass = first; pass <= last && !rc; pass++) {
+        bool done = false;
+        if (c->guided && ((rc = guided_pass(&s, order, keep, pass, cand, &done)) != 0 || done))
+            continue;
         for (j = 0; j < n && !rc; j++) {
-            sg_q_result r;
-            size_t k;
+            bool unsat = false;
             if (!keep[j] || order[j] != pass)
                 continue;
-            for (k = 0, m = 0; k < n; k++)
-                if (keep[k] && k != j)
-                    sub[m++] = assume[k];
-            rc = sg_check__ask(c, hard, nhard, sub, m, false, false, &r);
-            if (!rc && r.answer == SG_Q_UNSAT)
+            rc = shrink_ask(&s, keep, j, &unsat);
+            if (unsat)
                 keep[j] = false;
-            sg_q_result_dispose(c->p, &r);
+            if (s.found) /* the rest is unsat already: only its core stays */
+                for (k = 0; k < n; k++)
+                    keep[k] = s.core[k];
+            s.found = s.unknown = false;
         }
     }
-    sg_free(sub);
+cleanup:
+    SG_FREE_ALL(s.sub, s.of, s.in, s.core, cand);
     return rc;
 }
 
@@ -1102,7 +1215,8 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
     c.decided = sg__calloc(n + 1, sizeof *c.decided);
     c.fixed_kind = sg__calloc(n + 1, sizeof *c.fixed_kind);
     c.rel_root = sg__calloc(n + 1, sizeof *c.rel_root);
-    if (!r->dims || !c.fixed || !c.decided || !c.fixed_kind || !c.rel_root) {
+    c.pin_root = sg__calloc(n + 1, sizeof *c.pin_root);
+    if (!r->dims || !c.fixed || !c.decided || !c.fixed_kind || !c.rel_root || !c.pin_root) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory creating a report");
         goto cleanup;
     }
@@ -1197,7 +1311,7 @@ cleanup:
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
     free_bucket(&c.cons);
-    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root, c.own_shape);
+    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root, c.pin_root, c.own_shape);
     sg_report_free(r);
     return rc;
 }

@@ -38,6 +38,7 @@ typedef struct checker {
      * constant), or FIX_PIN to the example size */
     unsigned char *fixed_kind;
     size_t *rel_root;
+    size_t *pin_root;  /* [ninputs] FIX_PIN: the spec root X the pin settled too (sg_check__pin), else SIZE_MAX */
     sg_presolve *ps;   /* the hard facts of a phase-2 round, decided without Z3 */
     sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
     long spec_comp;
@@ -48,6 +49,7 @@ typedef struct checker {
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     bool enumerate;    /* warm contexts: a small component's questions answered by its models */
     struct lit_oracle *orc; /* the explanation being minimised by enumeration (check_values.c), or NULL */
+    bool guided;       /* minimising a core of every literal (lit_oracle): Z3's cores shrink it */
     struct probe *prb;      /* the probe's explanation being minimised (check_probe.c), or NULL */
     sg_error *err;
 } checker;
@@ -129,7 +131,10 @@ int sg_check__ask(checker *c, const sg_term *const *hard, size_t nhard, const sg
 /*
  * Shrink an unsat core: try to drop each member, in the order given by
  * `order` (lower first), keeping the drop when the rest is still unsat.
- * `keep[j]` marks assumption j as in the core on entry and on exit.
+ * `keep[j]` marks assumption j as in the core on entry and on exit. While
+ * c->guided, each question asks for a core too, and an unsat answer keeps only
+ * its core (Z3's cores are small where the oracle's are every literal, which
+ * would otherwise cost a question per literal).
  * sg_check__minimize_passes tries only the members whose order is in [first, last];
  * sg_check__minimize_core all of them (orders 0 to 3).
  */
@@ -156,7 +161,8 @@ bool sg_check__stop(const checker *c);
 /* ---- Phase 2: values (check_values.c) ----------------------------------------------------- */
 
 /* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
- * the component's models answer it (into *r; a core is every assumption), false to ask Z3. */
+ * the presolve reads them exactly (sat), or, on warm contexts, the component's models answer it (into
+ * *r; a core is every assumption); false to ask Z3. A core question is Z3's off warm contexts. */
 bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
 
 /* Turn a counterexample into a GUARD violation for each flagged dim: cex[] the sizes of every input

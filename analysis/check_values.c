@@ -220,14 +220,17 @@ void sg_check__pin(checker *c, size_t i)
 {
     sg_problem *p = c->p;
     const sg_term *eq = sg_q_eq(p, sg_q_dim(p, i), sg_q_num(p, p->inputs[i].size));
-    size_t j, k, x;
+    size_t j, k, x, pinned_x = SIZE_MAX;
     sg_int root;
-    if (eq && settles_root(c, i, &x, &root))
+    if (eq && settles_root(c, i, &x, &root)) {
         eq = sg_q_and2(p, eq, sg_q_eq(p, sg_q_xvar(p, x), sg_q_num(p, root)));
+        pinned_x = x;
+    }
     if (!eq)
         return;
     c->fixed[i] = eq;
     c->fixed_kind[i] = FIX_PIN;
+    c->pin_root[i] = pinned_x;
     FOR_MEMBERS(c->syms, p->input_comp[i], j, k)
         if (p->sym_input[k] == (long)i) {
             sg_interval *b = &c->box[sg_expr_symbol_index(p->syms[k].sym)];
@@ -258,9 +261,16 @@ static void presolve_round(checker *c, long comp)
             sg_presolve_constraint(c->ps, k);
 }
 
-/* ---- Small components by their models (warm contexts) ------------------------------------------------ */
+/* ---- The explanation's questions without Z3 ------------------------------------------------------------ */
 
 /*
+ * On any context, a question of the minimisation (no model, no core read from it) whose facts the
+ * presolve reads exactly (sg_presolve_exact: definitions, pins, adopted relations, assumed
+ * constraints and the kept literals, all unit affine equalities and bounds) is satisfiable without
+ * asking Z3: its models are the product of the class domains, none empty. Z3 would answer sat
+ * too, so the member is kept as before; the answer is exact, so the core is the same (chain500's
+ * minimisation asked Z3 twice over the 500-dim chain, 80 ms). Other questions go to Z3.
+ *
  * On the engine's warm contexts (sg_q_warm: answers may depend on history anyway) a component whose
  * hard facts the presolve reads exactly, over at most 4,096 points (sg_presolve_enumerate), is
  * decided by visiting its models instead of asking Z3: the counterexample is its first model that
@@ -268,7 +278,16 @@ static void presolve_round(checker *c, long comp)
  * set of literals still unsatisfiable?) by whether a model meets them. Every answer is exact; a
  * question enumeration cannot answer goes to Z3 as before. Contexts of a call's own keep Z3's
  * answers, so that a report does not depend on the engine (check.md "Which Z3 solver answers").
+ * `nodes` is NULL off warm contexts: then only the first kind of answer is given.
  */
+#ifndef EXACT_MIN_LITS
+#define EXACT_MIN_LITS 256 /* literals of an explanation whose questions the exact path answers (-D for test builds) */
+#endif
+
+static _Thread_local size_t exact_min_lits = EXACT_MIN_LITS;
+
+void sg_check__set_exact_min_lits(size_t n) { exact_min_lits = n ? n : EXACT_MIN_LITS; }
+
 typedef struct lit_oracle {
     long comp;
     const sg_term *const *lits; /* the explanation's literals, kind_of / index_of as values_in's */
@@ -296,35 +315,23 @@ static size_t *comp_nodes(checker *c, long comp, size_t *nn)
     return v;
 }
 
-bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r)
+/* The hard facts of the oracle's question into the presolve: the component's definitions, pins
+ * (with the spec roots they settled) and adopted relations, the assumed constraints, and the kept
+ * literals kept[] (spec items, value pins; the checked constraints too when `checked`). */
+static void oracle_facts(checker *c, const lit_oracle *o, const bool *kept, bool checked)
 {
-    lit_oracle *o = c->orc;
     sg_problem *p = c->p;
-    bool *kept = NULL;
-    size_t *req = NULL, nreq = 0, a, j, k;
-    sg_int *dv = NULL;
-    int e = -1;
-
-    if (!(kept = sg__calloc(o->n + 1, sizeof *kept)) || !(req = sg__malloc((o->n + 1) * sizeof *req)) ||
-        !(dv = sg__malloc((p->ninputs + 1) * sizeof *dv)))
-        goto done;
-    for (a = 0; a < nassume; a++) {
-        for (j = 0; j < o->n && o->lits[j] != assume[a]; j++)
-            ;
-        if (j == o->n)
-            goto done; /* not one of the explanation's literals */
-        kept[j] = true;
-        if (o->kind_of[j] == 2)
-            req[nreq++] = o->index_of[j];
-    }
+    size_t j, k;
     sg_presolve_begin(c->ps);
     FOR_MEMBERS(c->syms, o->comp, j, k)
         if (sg_q_def(p, k))
             sg_presolve_def(c->ps, k);
     FOR_MEMBERS(c->inputs, o->comp, j, k) {
-        if (c->fixed_kind[k] == FIX_PIN)
+        if (c->fixed_kind[k] == FIX_PIN) {
             sg_presolve_pin(c->ps, k, p->inputs[k].size);
-        else if (c->fixed_kind[k] == FIX_RELATION)
+            if (c->pin_root[k] != SIZE_MAX)
+                sg_presolve_pin_root(c->ps, c->pin_root[k], p->inputs[k].size);
+        } else if (c->fixed_kind[k] == FIX_RELATION)
             sg_presolve_relation(c->ps, k, c->rel_root[k]);
     }
     for (j = 0; j < o->n; j++) {
@@ -334,13 +341,66 @@ bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassu
             sg_presolve_spec(c->ps, o->index_of[j]);
         else if (o->kind_of[j] == 0)
             sg_presolve_pin(c->ps, o->index_of[j], o->cex[o->index_of[j]]);
+        else if (checked)
+            sg_presolve_constraint(c->ps, o->index_of[j]);
     }
     FOR_MEMBERS(c->cons, o->comp, j, k)
         if (!p->cons[k].unbacked && !p->cons[k].checked)
             sg_presolve_constraint(c->ps, k);
+}
+
+/* The question by its models (sg_presolve_enumerate, small components on warm contexts): 1 sat,
+ * 0 unsat, -1 cannot tell. req[0..nreq-1]: the kept checked constraints. */
+static int oracle_enumerate(checker *c, const lit_oracle *o, const bool *kept, const size_t *req, size_t nreq)
+{
+    sg_problem *p = c->p;
+    sg_int *dv = sg__malloc((p->ninputs + 1) * sizeof *dv);
+    size_t k;
+    int e;
+    if (!dv)
+        return -1;
+    oracle_facts(c, o, kept, false);
     for (k = 0; k < p->ninputs; k++)
         dv[k] = p->inputs[k].size;
     e = sg_presolve_enumerate(c->ps, o->nodes, o->nn, req, nreq, false, dv);
+    sg_free(dv);
+    return e;
+}
+
+bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r)
+{
+    lit_oracle *o = c->orc;
+    bool *kept = NULL;
+    size_t *req = NULL, nreq = 0, a, j;
+    int e = -1;
+
+    if (core && !o->nodes)
+        return false; /* Z3's own core: only warm contexts take the oracle's (check.md) */
+    if (!(kept = sg__calloc(o->n + 1, sizeof *kept)) || !(req = sg__malloc((o->n + 1) * sizeof *req)))
+        goto done;
+    for (a = 0, j = 0; a < nassume; a++) {
+        /* assume[] is mostly a subsequence of lits[] (the minimisation's questions): look on from
+         * the last match, then from the start */
+        size_t from = j;
+        while (j < o->n && o->lits[j] != assume[a])
+            j++;
+        for (j = j < o->n ? j : 0; j < from && o->lits[j] != assume[a]; j++)
+            ;
+        if (j >= o->n || o->lits[j] != assume[a])
+            goto done; /* not one of the explanation's literals */
+        kept[j] = true;
+        if (o->kind_of[j] == 2)
+            req[nreq++] = o->index_of[j];
+    }
+    /* every fact read exactly: the question is satisfiable, as Z3 would answer (a satisfiable
+     * question keeps its member in the minimisation; no model or core is read from it) */
+    if (o->n >= exact_min_lits) {
+        oracle_facts(c, o, kept, true);
+        if (sg_presolve_exact(c->ps))
+            e = 1;
+    }
+    if (e < 0 && o->nodes)
+        e = oracle_enumerate(c, o, kept, req, nreq);
     if (e >= 0) {
         memset(r, 0, sizeof *r);
         r->answer = e ? SG_Q_SAT : SG_Q_UNSAT;
@@ -359,7 +419,6 @@ bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassu
 done:
     sg_free(kept);
     sg_free(req);
-    sg_free(dv);
     return e >= 0;
 }
 
@@ -500,7 +559,10 @@ static int values_in(checker *c, long comp)
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
-        if (nodes) { /* its explanation by its models too (lit_oracle; without minimising: every literal) */
+        /* its explanation without Z3 where the presolve can: the minimisation's satisfiable
+         * questions (any context), and on warm contexts every question by its models (lit_oracle;
+         * the core without minimising: every literal) */
+        if (nodes || sg_presolve_enabled()) {
             orc.comp = comp;
             orc.lits = lits.a;
             orc.kind_of = kind_of;
@@ -532,7 +594,9 @@ static int values_in(checker *c, long comp)
                 for (k = 0; k < lits.n; k++)
                     if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
                         order[k] = 3;
+            c->guided = c->orc && c->orc->core;
             rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
+            c->guided = false;
             sg_free(order);
             if (rc)
                 goto next;

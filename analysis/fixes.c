@@ -38,6 +38,7 @@
 #include "torch/fixlines.h"
 #include "trace/edit.h"
 #include "util/json.h"
+#include "util/strmap.h"
 #include "util/util.h"
 
 #define MAX_ROUNDS 4
@@ -1118,6 +1119,26 @@ int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, c
     if (!out || !t)
         return sg_error_set(err, SG_EINVALID, "sg_fixes_suggest: NULL argument");
     return run(out, t, r, opts, MODE_FIX, rt, err);
+}
+
+int sg_fixes__budget_spent(sg_fixes **out, sg_error *err)
+{
+    sg_fixes *res = sg__calloc(1, sizeof *res);
+    strs notes = {0};
+
+    *out = NULL;
+    if (res)
+        sg_fixes__strs_pushf(&notes, "time budget spent before the first check");
+    if (!res || notes.failed) {
+        strs_free(&notes);
+        sg_free(res);
+        return sg_error_set(err, SG_ENOMEM, "out of memory");
+    }
+    res->recheck = SG_VERDICT_UNKNOWN;
+    res->notes = notes.s;
+    res->nnotes = notes.n;
+    *out = res;
+    return 0;
 }
 
 int sg_fixes_suggest(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,

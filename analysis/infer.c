@@ -120,6 +120,7 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
 {
     ictx x;
     sg_inferred *res = NULL, *fres = NULL;
+    bool *ranged = NULL;
     sg_infer_fast fast;
     cand *cands = NULL;
     size_t ncands = 0, k, *colk = NULL, ncol = 0;
@@ -138,12 +139,26 @@ int sg_infer(sg_problem *p, const sg_budget *b, sg_check_stats *stats, sg_inferr
     x.stats = stats;
     x.err = err;
     res = sg__calloc(p->nsyms + 1, sizeof *res);
-    if (!res)
+    ranged = sg__calloc(p->nsyms + 1, sizeof *ranged);
+    if (!res || !ranged) {
+        sg_free(res);
+        sg_free(ranged);
         return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+    }
+    for (k = 0; k < p->ncons; k++) /* one pass, not one per symbol (sg_infer__traced_bound) */
+        if (p->cons[k].kind == SG_CORE_RANGE && p->cons[k].index < p->nsyms)
+            ranged[p->cons[k].index] = true;
+    x.ranged = ranged;
     for (k = 0; k < p->nsyms; k++) {
         res[k].sym = p->syms[k].sym;
         res[k].input = p->sym_input[k] >= 0 ? (size_t)p->sym_input[k] : SIZE_MAX;
         res[k].modulus = 1;
+    }
+    if (b && b->deadline > 0 && sg_problem_now() >= b->deadline) {
+        /* the budget is spent (the check used it up): the traced ranges, nothing proved, without the
+         * exact pass either, whose enumerations are not bounded by the deadline */
+        fallback(&x, res);
+        goto done;
     }
     /* what the presolve decides exactly (no Z3), into a copy until F is known satisfiable */
     fres = sg__calloc(p->nsyms + 1, sizeof *fres);
@@ -224,7 +239,7 @@ cleanup:
     sg_free(x.vars);
     sg_infer__idmap_free(&x.varmap);
     sg_infer__idmap_free(&x.seen);
-    SG_FREE_ALL(x.symvar, x.pts, x.uf, x.conj, x.conj_comp, x.comps, x.alias, x.arep);
+    SG_FREE_ALL(x.symvar, x.pts, x.uf, x.conj, x.conj_comp, x.comps, x.alias, x.arep, ranged);
     sg_free(cands);
     sg_free(colk);
     if (fres)

@@ -73,6 +73,7 @@ typedef struct component {
 typedef struct ictx {
     sg_problem *p;
     const sg_budget *b;
+    const bool *ranged;       /* [nsyms] the symbol has a traced-range constraint (sg_infer__traced_bound) */
     sg_check_stats *stats;
     sg_error *err;
     int failed;               /* first failure building terms: SG_ERROR or SG_ENOMEM */

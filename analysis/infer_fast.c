@@ -33,13 +33,14 @@
 #include "util/util.h"
 
 #define FAST_ENUM_MAX 4096           /* root values one component may enumerate */
-#define FAST_EVAL_BUDGET (1u << 22)  /* fact evaluations, all components together */
+#define FAST_EVAL_BUDGET (1u << 22)  /* fact evaluations, all components together, */
+#define FAST_EVAL_PER_FACT 1024u     /* plus this many per constraint and symbol (eval_budget) */
 #define FAST_MAX_HOLES 64            /* as infer.c's INF_MAX_HOLES: the smallest ones, incomplete beyond */
 #define FAST_WALK_MAX 4096           /* nodes visited checking what a fact mentions */
 
 void sg__infer_fast_free(sg_infer_fast *f)
 {
-    SG_FREE_ALL(f->done, f->root, f->a, f->b);
+    SG_FREE_ALL(f->done, f->root, f->a, f->b, f->jcomp, f->jval, f->jn);
     sg_presolve_free(f->ps);
     memset(f, 0, sizeof *f);
 }
@@ -178,8 +179,17 @@ typedef struct enumer {
     size_t nvals;
     sg_int *dval;          /* [ninputs] */
     unsigned char *valid;  /* [FAST_ENUM_MAX] */
-    unsigned evals;        /* spent of FAST_EVAL_BUDGET */
+    double evals;          /* spent of eval_budget() */
 } enumer;
+
+/* The evaluations enumeration may spend: a floor, then linear in the problem, so that a trace of
+ * thousands of small components (list inputs) gets the allowance per component one of a few gets
+ * (FAST_EVAL_BUDGET alone ran out at ~750 four-dim groups: the rest went to Z3 as one query over
+ * all of them, 13 s of the 3,000-input synth trace). */
+static double eval_budget(const enumer *E)
+{
+    return (double)FAST_EVAL_BUDGET + (double)FAST_EVAL_PER_FACT * (double)(E->p->ncons + E->p->nsyms);
+}
 
 #define FAST_PERIOD_MAX 64 /* the modulus of a periodic fact that lets enumeration skip values */
 
@@ -260,7 +270,7 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     bool holds[FAST_PERIOD_MAX];
     if (dom->lo_inf || dom->hi_inf || !sg__sub(dom->hi, dom->lo, &span) || span < 0 || span >= FAST_ENUM_MAX)
         return 0;
-    if ((double)E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > FAST_EVAL_BUDGET)
+    if (E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > eval_budget(E))
         return 0;
     for (j = 0; j < nf; j++)
         if (!fact_in_comp(p, &facts[j], comp))
@@ -539,7 +549,7 @@ static int enumerate_product(enumer *E, long comp, const size_t *syms, size_t ns
             cnt += fr[j] == roots[i];
         cost += (double)(dom[i].hi - dom[i].lo + 1) * (double)(cnt ? cnt : 1);
     }
-    if ((double)E->evals + cost > FAST_EVAL_BUDGET)
+    if (E->evals + cost > eval_budget(E))
         goto undecided;
     /* every class on its own: its symbols and input dims on their maps, its facts evaluated */
     for (i = 0; i < nr; i++) {
@@ -675,6 +685,393 @@ done:
     return rc;
 }
 
+/* ---- Components over several roots at once: every point of a small box ----------------------- */
+
+#define JOINT_ROOTS (SG_INFER_JW - 1) /* roots left (not substituted) one component may range over */
+#define JOINT_POINTS ((sg_int)1 << 16) /* points of its box */
+#define JOINT_SPAN ((sg_int)1 << 16)   /* values one form may take over the box */
+
+/* A distinct form of the component's symbols, input dims or substituted roots over its roots. */
+typedef struct jform {
+    sg_lin f;           /* its terms sorted by root */
+    sg_int lo, span;    /* its least value over the box, and greatest - least */
+    unsigned char *hit; /* [span + 1] values taken at a valid point */
+    sg_int val;         /* at the current point */
+} jform;
+
+/* Everything one joint enumeration holds (enumerate_joint). */
+typedef struct joint {
+    size_t roots[JOINT_ROOTS], nr;
+    sg_interval dom[JOINT_ROOTS];
+    jform *forms;
+    size_t nforms;
+    size_t *sform, *iform;    /* [ns], [ni]: the form of each symbol, input dim */
+    size_t *subf;             /* [nsub] the form of each substituted root met */
+    sg_interval *subdom;      /* [nsub] its domain: a fact the box does not state */
+    size_t *subroot, nsub;
+    bool *sneed, *ineed;      /* [ns], [ni]: read by a fact evaluated */
+    sg_int pts[SG_INFER_JW][JOINT_ROOTS]; /* valid points spanning the affine hull */
+    size_t npts;
+} joint;
+
+/* The form of node x into J (deduplicated): its index in *fi; false when not one (see
+ * sg_presolve_lin), over too many roots or too wide. *sub: x's substituted root or SIZE_MAX. */
+static bool joint_form(enumer *E, joint *J, size_t x, size_t *fi, size_t *sub, sg_interval *sdom)
+{
+    sg_lin f;
+    int a, b;
+    size_t i;
+    if (!sg_presolve_lin(E->ps, x, &f, sub, sdom))
+        return false;
+    for (a = 1; a < f.n; a++) /* insertion sort of the terms by root */
+        for (b = a; b > 0 && f.v[b - 1] > f.v[b]; b--) {
+            size_t tv = f.v[b];
+            sg_int tc = f.c[b];
+            f.v[b] = f.v[b - 1];
+            f.c[b] = f.c[b - 1];
+            f.v[b - 1] = tv;
+            f.c[b - 1] = tc;
+        }
+    for (i = 0; i < J->nforms; i++)
+        if (J->forms[i].f.n == f.n && J->forms[i].f.k == f.k && !memcmp(J->forms[i].f.v, f.v, f.n * sizeof *f.v) &&
+            !memcmp(J->forms[i].f.c, f.c, f.n * sizeof *f.c))
+            break;
+    if (i == J->nforms) {
+        for (a = 0; a < f.n; a++) {
+            size_t r;
+            for (r = 0; r < J->nr && J->roots[r] != f.v[a]; r++)
+                ;
+            if (r == J->nr) {
+                if (J->nr == JOINT_ROOTS)
+                    return false;
+                J->roots[J->nr++] = f.v[a];
+            }
+        }
+        J->forms[J->nforms++].f = f;
+    }
+    *fi = i;
+    return true;
+}
+
+/* Mark the symbols of `e` among syms[0..ns-1] in need[]; false when the walk is long. */
+static bool mark_syms(const sg_problem *p, const sg_expr *e, const size_t *syms, size_t ns, bool *need, unsigned *work,
+                      int depth)
+{
+    size_t i, n;
+    if (depth > 64 || ++*work > FAST_WALK_MAX)
+        return false;
+    if (sg_expr_kind(e) == SG_SYM) {
+        const sg_symbol_info *si = sg_trace_symbol_info(p->trace, e);
+        for (i = 0; si && i < ns; i++)
+            if (syms[i] == (size_t)(si - p->syms))
+                need[i] = true;
+        return true;
+    }
+    n = sg_expr_nargs(e);
+    for (i = 0; i < n; i++)
+        if (!mark_syms(p, sg_expr_arg(e, i), syms, ns, need, work, depth + 1))
+            return false;
+    return true;
+}
+
+/* Mark what fact `ef` reads (its symbols in J->sneed, its input dim in J->ineed). */
+static bool fact_needs(const sg_problem *p, const efact *ef, const size_t *syms, size_t ns, const size_t *ins,
+                       size_t ni, joint *J)
+{
+    unsigned work = 0;
+    size_t i, k = ef->idx;
+    const sg_expr *e = NULL;
+    if (!ef->is_def) {
+        const sg_constraint *c = &p->cons[ef->idx];
+        k = c->index;
+        switch (c->kind) {
+        case SG_CORE_GUARD:
+            return c->expr && mark_syms(p, c->expr, syms, ns, J->sneed, &work, 0);
+        case SG_CORE_INPUT:
+            for (i = 0; i < ni; i++)
+                J->ineed[i] |= ins[i] == c->index;
+            return p->inputs[c->index].value && mark_syms(p, p->inputs[c->index].value, syms, ns, J->sneed, &work, 0);
+        case SG_CORE_REPLACEMENT:
+            break;
+        case SG_CORE_RANGE:
+            return mark_syms(p, p->syms[k].sym, syms, ns, J->sneed, &work, 0);
+        default:
+            return false;
+        }
+    }
+    e = p->syms[k].replacement; /* a definition or replacement: s == replacement */
+    return e && mark_syms(p, p->syms[k].sym, syms, ns, J->sneed, &work, 0) &&
+           mark_syms(p, e, syms, ns, J->sneed, &work, 0);
+}
+
+/* The forms of the component's symbols, input dims and substituted roots, its roots and their
+ * finite box, what its facts read; false when it is not such a component (see enumerate_joint). */
+static bool joint_setup(enumer *E, joint *J, long comp, const size_t *syms, size_t ns, const size_t *ins, size_t ni,
+                        const efact *facts, size_t nf, sg_int *npoints)
+{
+    sg_problem *p = E->p;
+    size_t j, i, sub;
+    sg_interval sdom;
+    for (j = 0; j < ns + ni; j++) {
+        size_t x = j < ns ? p->ninputs + syms[j] : ins[j - ns], *fi = j < ns ? &J->sform[j] : &J->iform[j - ns];
+        if ((j < ns && sg_expr_symbol_index(p->syms[syms[j]].sym) >= E->nvals) ||
+            !joint_form(E, J, x, fi, &sub, &sdom))
+            return false;
+        if (sub == SIZE_MAX)
+            continue;
+        for (i = 0; i < J->nsub && J->subroot[i] != sub; i++)
+            ;
+        if (i < J->nsub)
+            continue;
+        if (!joint_form(E, J, sub, &J->subf[J->nsub], &x, &sdom) || x != sub)
+            return false;
+        J->subdom[J->nsub] = sdom;
+        J->subroot[J->nsub++] = sub;
+    }
+    *npoints = 1;
+    for (i = 0; i < J->nr; i++) {
+        size_t r2;
+        sg_int a, b, span;
+        if (!sg_presolve_class(E->ps, J->roots[i], &r2, &a, &b, &J->dom[i]) || r2 != J->roots[i] ||
+            J->dom[i].lo_inf || J->dom[i].hi_inf || !sg__sub(J->dom[i].hi, J->dom[i].lo, &span) || span < 0 ||
+            span >= JOINT_POINTS || (*npoints *= span + 1) > JOINT_POINTS)
+            return false;
+    }
+    for (i = 0; i < J->nforms; i++) { /* each form's least and greatest value over the box */
+        jform *F = &J->forms[i];
+        sg_int hi = F->f.k, t1, t2;
+        int t;
+        F->lo = F->f.k;
+        for (t = 0; t < F->f.n; t++) {
+            size_t r;
+            for (r = 0; J->roots[r] != F->f.v[t]; r++)
+                ;
+            if (!sg__mul(F->f.c[t], J->dom[r].lo, &t1) || !sg__mul(F->f.c[t], J->dom[r].hi, &t2) ||
+                !sg__add(F->lo, t1 < t2 ? t1 : t2, &F->lo) || !sg__add(hi, t1 < t2 ? t2 : t1, &hi))
+                return false;
+        }
+        if (!sg__sub(hi, F->lo, &F->span) || F->span >= JOINT_SPAN)
+            return false;
+    }
+    for (j = 0; j < nf; j++)
+        if (!fact_in_comp(p, &facts[j], comp) || !fact_needs(p, &facts[j], syms, ns, ins, ni, J))
+            return false;
+    return true;
+}
+
+/* The point `cur` (root values): every form's value, the needed symbols and input dims into E;
+ * false when a substituted root leaves its domain (not a model) or on overflow (*bad). */
+static bool joint_point(enumer *E, joint *J, const sg_int *cur, const size_t *syms, size_t ns, const size_t *ins,
+                        size_t ni, bool *bad)
+{
+    size_t i, r;
+    for (i = 0; i < J->nforms; i++) {
+        jform *F = &J->forms[i];
+        sg_int v = F->f.k, t;
+        int q;
+        for (q = 0; q < F->f.n; q++) {
+            for (r = 0; J->roots[r] != F->f.v[q]; r++)
+                ;
+            if (!sg__mul(F->f.c[q], cur[r], &t) || !sg__add(v, t, &v)) {
+                *bad = true;
+                return false;
+            }
+        }
+        F->val = v;
+    }
+    for (i = 0; i < J->nsub; i++) {
+        const sg_interval *d = &J->subdom[i];
+        sg_int v = J->forms[J->subf[i]].val;
+        if ((!d->lo_inf && v < d->lo) || (!d->hi_inf && v > d->hi))
+            return false;
+    }
+    for (i = 0; i < ns; i++)
+        if (J->sneed[i])
+            E->vals[sg_expr_symbol_index(E->p->syms[syms[i]].sym)] = J->forms[J->sform[i]].val;
+    for (i = 0; i < ni; i++)
+        if (J->ineed[i])
+            E->dval[ins[i]] = J->forms[J->iform[i]].val;
+    return true;
+}
+
+/* Keep valid point `cur` when it leaves the affine hull of those kept (basis B of the affine
+ * relations that hold at all of them, *nb vectors of nr + 1 entries); false on overflow. */
+static bool joint_hull(joint *J, const sg_int *cur, sg_int *B, size_t *nb)
+{
+    sg_int pt[JOINT_ROOTS + 1], acc, t;
+    size_t i, j, w = J->nr + 1;
+    bool inside = true;
+    if (*nb == 0)
+        return true;
+    for (i = 0; i < J->nr; i++)
+        pt[i] = cur[i];
+    pt[J->nr] = 1;
+    for (i = 0; i < *nb && inside; i++) {
+        acc = 0;
+        for (j = 0; j < w; j++)
+            if (!sg__mul(B[i * w + j], pt[j], &t) || !sg__add(acc, t, &acc))
+                return false;
+        inside = acc == 0;
+    }
+    if (inside)
+        return true;
+    memcpy(J->pts[J->npts++], cur, J->nr * sizeof *cur);
+    return sg__infer_basis_restrict(B, nb, w, pt);
+}
+
+/* Symbol k (form F, valid values F->hit) into o: its exact range, congruence and holes; false
+ * when it has more than FAST_MAX_HOLES holes (left to Z3) or on overflow, SG_ENOMEM in *rc. */
+static bool joint_result(const jform *F, sg_inferred *o, int *rc, sg_error *err)
+{
+    sg_int lo = -1, hi = -1, g = 0, v;
+    size_t nh = 0, nholes = 0;
+    for (v = 0; v <= F->span; v++)
+        if (F->hit[v]) {
+            if (lo < 0)
+                lo = v;
+            hi = v;
+            g = sg__gcd(g, v - lo);
+        }
+    exact_no_holes(o);
+    o->lo.inf = o->hi.inf = 0;
+    o->lo.v = F->lo + lo;
+    o->hi.v = F->lo + hi;
+    o->is_constant = lo == hi;
+    o->constant = o->is_constant ? o->lo.v : 0;
+    if (o->is_constant)
+        return true;
+    for (v = lo; g > 0 && v <= hi; v += g)
+        nholes += !F->hit[v];
+    if (nholes > FAST_MAX_HOLES)
+        return false;
+    if (g >= 2) {
+        o->modulus = g;
+        if (!sg__pymod(o->lo.v, g, &o->residue))
+            return false;
+    }
+    if (nholes) {
+        if (!(o->holes = sg__calloc(nholes, sizeof *o->holes))) {
+            *rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+            return false;
+        }
+        for (v = lo; v <= hi; v += g)
+            if (!F->hit[v])
+                o->holes[nh++] = F->lo + v;
+        o->nholes = nh;
+    }
+    return true;
+}
+
+/*
+ * Component `comp` whose symbols and input dims are affine forms over at most JOINT_ROOTS class
+ * roots left by the presolve (its substitutions read through: M = l + T), with finite domains
+ * of at most JOINT_POINTS points together. Every model of F restricted to the component has its
+ * roots in that box (the presolve's domains hold on every model) and every node at its form (the
+ * equalities read are facts of F); conversely a point of the box is a model when the facts the
+ * presolve left out or read wider (facts[0..nf-1], evaluated exactly) hold there and every
+ * substituted root's form lies in that root's domain (the bounds read on it, which the box of
+ * the roots left does not state); the facts read exactly hold at every such point (the presolve's
+ * state implies them). So the valid points are exactly the models: each symbol's range,
+ * congruence and holes are read off the values its form takes at them (kv48: `T + l0 <= 128`
+ * over T and l0), and the valid points that span their affine hull are kept for the relations
+ * (sg__infer_fast_relations). Same returns as enumerate_comp.
+ */
+static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, const size_t *ins, size_t ni,
+                           const efact *facts, size_t nf, sg_inferred *res, sg_infer_fast *f, sg_error *err)
+{
+    sg_problem *p = E->p;
+    joint J;
+    sg_int npoints = 0, cur[JOINT_ROOTS], B[(JOINT_ROOTS + 1) * (JOINT_ROOTS + 1)], n;
+    size_t nvalid = 0, nb, i, j, nodes = ns + ni;
+    sg_inferred *outs = NULL;
+    int rc = 0;
+    bool bad = false;
+
+    memset(&J, 0, sizeof J);
+    if (!SG_CALLOC_ALL(SG_SLOT(J.forms, 2 * nodes + 1), SG_SLOT(J.sform, ns + 1), SG_SLOT(J.iform, ni + 1),
+                       SG_SLOT(J.subf, nodes + 1), SG_SLOT(J.subdom, nodes + 1), SG_SLOT(J.subroot, nodes + 1),
+                       SG_SLOT(J.sneed, ns + 1), SG_SLOT(J.ineed, ni + 1), SG_SLOT(outs, ns + 1))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto done;
+    }
+    if (!joint_setup(E, &J, comp, syms, ns, ins, ni, facts, nf, &npoints) ||
+        E->evals + (double)npoints * (double)(nf + J.nsub + 1) > eval_budget(E))
+        goto done;
+    for (i = 0; i < J.nforms; i++)
+        if (!(J.forms[i].hit = sg__calloc((size_t)J.forms[i].span + 1, 1))) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+            goto done;
+        }
+    nb = J.nr + 1;
+    memset(B, 0, sizeof B);
+    for (i = 0; i < nb; i++)
+        B[i * nb + i] = 1;
+    for (i = 0; i < J.nr; i++)
+        cur[i] = J.dom[i].lo;
+    for (n = 0; n < npoints; n++) {
+        bool ok = joint_point(E, &J, cur, syms, ns, ins, ni, &bad);
+        E->evals++;
+        for (j = 0; j < nf && ok; j++) {
+            int h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
+            E->evals++;
+            if (h < 0)
+                goto done; /* undefined somewhere: Z3's encoding decides what that means */
+            ok = h == 1;
+        }
+        if (bad)
+            goto done;
+        if (ok) {
+            nvalid++;
+            for (i = 0; i < J.nforms; i++)
+                J.forms[i].hit[J.forms[i].val - J.forms[i].lo] = 1;
+            if (!joint_hull(&J, cur, B, &nb))
+                goto done;
+        }
+        for (i = 0; i < J.nr && ++cur[i] > J.dom[i].hi; i++) /* odometer, the first root fastest */
+            cur[i] = J.dom[i].lo;
+    }
+    if (nvalid == 0) {
+        rc = -1; /* F has no model */
+        goto done;
+    }
+    for (j = 0; j < ns; j++) {
+        outs[j] = res[syms[j]];
+        if (!joint_result(&J.forms[J.sform[j]], &outs[j], &rc, err))
+            goto done;
+    }
+    for (j = 0; j < ns; j++) {
+        size_t k = syms[j], t;
+        sg_free(res[k].holes);
+        res[k] = outs[j];
+        outs[j].holes = NULL;
+        f->done[k] = true;
+        f->ndone++;
+        f->jcomp[k] = comp;
+        f->jn[k] = J.npts;
+        for (t = 0; t < J.npts; t++) { /* the symbol's value at each spanning point */
+            const jform *F = &J.forms[J.sform[j]];
+            sg_int v = F->f.k, x;
+            int q;
+            for (q = 0; q < F->f.n; q++) {
+                for (i = 0; J.roots[i] != F->f.v[q]; i++)
+                    ;
+                if (!sg__mul(F->f.c[q], J.pts[t][i], &x) || !sg__add(v, x, &v))
+                    v = 0; /* never: every partial sum lies within the form's range, checked above */
+            }
+            f->jval[k * SG_INFER_JW + t] = v;
+        }
+    }
+    rc = 1;
+done:
+    if (rc != 1 && outs)
+        for (j = 0; j < ns; j++)
+            sg_free(outs[j].holes);
+    for (i = 0; J.forms && i < J.nforms; i++)
+        sg_free(J.forms[i].hit);
+    SG_FREE_ALL(J.forms, J.sform, J.iform, J.subf, J.subdom, J.subroot, J.sneed, J.ineed, outs);
+    return rc;
+}
+
 /*
  * Constraints the presolve left out but that hold at every point of its box are redundant:
  * with no substitution the box is the product of the class domains, which is exactly the set
@@ -717,11 +1114,14 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
 
     memset(f, 0, sizeof *f);
     if (!SG_CALLOC_ALL(SG_SLOT(f->done, p->nsyms + 1), SG_SLOT(f->root, p->nsyms + 1), SG_SLOT(f->a, p->nsyms + 1),
-                       SG_SLOT(f->b, p->nsyms + 1), SG_SLOT(tainted, nnodes + 1), SG_SLOT(ddef, p->nsyms + 1),
+                       SG_SLOT(f->b, p->nsyms + 1), SG_SLOT(f->jcomp, p->nsyms + 1), SG_SLOT(f->jn, p->nsyms + 1),
+                       SG_SLOT(f->jval, SG_INFER_JW * (p->nsyms + 1)), SG_SLOT(tainted, nnodes + 1), SG_SLOT(ddef, p->nsyms + 1),
                        SG_SLOT(dcons, p->ncons + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
         goto cleanup;
     }
+    for (k = 0; k < p->nsyms; k++)
+        f->jcomp[k] = -1;
     if (!sg_presolve_enabled() || p->nsyms == 0 || !p->sym_comp || !p->cons_comp)
         goto cleanup; /* off, or a problem made by hand without components */
     if ((rc = sg_presolve_new(&ps, p, err)))
@@ -847,6 +1247,9 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
             if (er == 0) /* several classes: a product of theirs, when their links are redundant */
                 er = enumerate_product(&E, (long)c, slist + sstart[c], ns, ilist + istart[c], ni, flist + fstart[c],
                                        nf, res, f, err);
+            if (er == 0) /* several roots linked by facts left out, or substituted: every point */
+                er = enumerate_joint(&E, (long)c, slist + sstart[c], ns, ilist + istart[c], ni, flist + fstart[c],
+                                     nf, res, f, err);
             if (er < 0 && er != -1) {
                 rc = er;
                 goto cleanup;
@@ -859,6 +1262,8 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
                         res[k].nholes = 0;
                     }
                 memset(f->done, 0, p->nsyms * sizeof *f->done);
+                for (k = 0; k < p->nsyms; k++)
+                    f->jcomp[k] = -1;
                 f->ndone = 0;
                 open = true;
                 break;
@@ -886,6 +1291,71 @@ cleanup:
     return rc;
 }
 
+/*
+ * The relations among the columns of one jointly enumerated component (the first is colk[i0]):
+ * the valid points kept span the affine hull of its models and every symbol is affine in its
+ * roots, so a relation holds on every model exactly when it holds at those points; their integer
+ * nullspace in reduced echelon form (pivots from the latest column down, as infer_rel.c fits
+ * Z3's points) is reported on each pivot. Returns 0, or SG_ENOMEM / the pool's error.
+ */
+static int joint_relations(sg_problem *p, const sg_infer_fast *f, const size_t *colk, size_t ncol, size_t i0,
+                           sg_inferred *out, sg_error *err)
+{
+    size_t *cols = NULL, *pivot = NULL, nc = 0, w, nb, i, t, c;
+    sg_int *B = NULL, *pt = NULL, *row = NULL;
+    long comp = f->jcomp[colk[i0]];
+    int rc = 0;
+
+    for (i = i0; i < ncol; i++)
+        nc += f->done[colk[i]] && f->jcomp[colk[i]] == comp;
+    if (nc < 2)
+        return 0;
+    w = nc + 1;
+    if (!SG_CALLOC_ALL(SG_SLOT(cols, nc), SG_SLOT(pivot, w), SG_SLOT(B, w * w), SG_SLOT(pt, w),
+                       SG_SLOT(row, ncol + 1))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto cleanup;
+    }
+    for (i = i0, nc = 0; i < ncol; i++)
+        if (f->done[colk[i]] && f->jcomp[colk[i]] == comp)
+            cols[nc++] = i;
+    nb = w;
+    for (i = 0; i < w; i++)
+        B[i * w + i] = 1;
+    for (t = 0; t < f->jn[colk[i0]]; t++) {
+        for (c = 0; c < nc; c++)
+            pt[c] = f->jval[colk[cols[c]] * SG_INFER_JW + t];
+        pt[nc] = 1;
+        if (!sg__infer_basis_restrict(B, &nb, w, pt))
+            goto cleanup; /* overflow: no relation reported (sound) */
+    }
+    if (nb == 0 || !sg__infer_echelon(B, nb, w, pivot))
+        goto cleanup;
+    for (i = 0; i < nb; i++) {
+        size_t nfree = 0;
+        if (pivot[i] == SIZE_MAX || out[colk[cols[pivot[i]]]].equals)
+            continue;
+        for (c = 0; c < nc; c++)
+            nfree += c != pivot[i] && B[i * w + c] != 0;
+        if (nfree == 0)
+            continue; /* a constant: reported as such */
+        memset(row, 0, (ncol + 1) * sizeof *row);
+        for (c = 0; c < nc; c++)
+            row[cols[c]] = B[i * w + c];
+        row[ncol] = B[i * w + nc];
+        out[colk[cols[pivot[i]]]].equals = sg__infer_relation_expr(p, row, colk, ncol, cols[pivot[i]]);
+        if (!out[colk[cols[pivot[i]]]].equals) {
+            const sg_error *pe = sg_pool_error(p->pool);
+            rc = sg_error_set(err, pe ? pe->code : SG_ENOMEM, "building a relation: %s",
+                              pe ? pe->msg : "out of memory");
+            goto cleanup;
+        }
+    }
+cleanup:
+    SG_FREE_ALL(cols, pivot, B, pt, row);
+    return rc;
+}
+
 int sg__infer_fast_relations(sg_problem *p, const sg_infer_fast *f, const size_t *colk, size_t ncol,
                              sg_inferred *out, sg_error *err)
 {
@@ -900,7 +1370,7 @@ int sg__infer_fast_relations(sg_problem *p, const sg_infer_fast *f, const size_t
         return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
     for (i = 0; i < ncol; i++) {
         size_t m = colk[i];
-        if (!f->done[m] || out[m].is_constant || out[m].equals)
+        if (!f->done[m] || out[m].is_constant || out[m].equals || f->jcomp[m] >= 0)
             continue;
         /* the first column of m's class: m = a_m r + b_m, e = a_e r + b_e, so
          * a_e m - a_m e + (a_m b_e - a_e b_m) = 0, divided by the gcd, m's coefficient positive
@@ -909,7 +1379,7 @@ int sg__infer_fast_relations(sg_problem *p, const sg_infer_fast *f, const size_t
         for (j = 0; j < i; j++) {
             size_t e = colk[j];
             sg_int t1, t2, c, g;
-            if (!f->done[e] || out[e].is_constant || f->root[e] != f->root[m])
+            if (!f->done[e] || out[e].is_constant || f->jcomp[e] >= 0 || f->root[e] != f->root[m])
                 continue;
             if (f->a[m] == 0 || f->a[e] == 0 || f->a[m] == SG_INT_MIN || f->a[e] == SG_INT_MIN ||
                 !sg__mul(f->a[m], f->b[e], &t1) || !sg__mul(f->a[e], f->b[m], &t2) || !sg__sub(t1, t2, &c) ||
@@ -939,6 +1409,13 @@ int sg__infer_fast_relations(sg_problem *p, const sg_infer_fast *f, const size_t
             }
             break;
         }
+    }
+    for (i = 0; i < ncol && !rc; i++) {
+        bool first = f->done[colk[i]] && f->jcomp[colk[i]] >= 0;
+        for (j = 0; j < i && first; j++)
+            first = f->jcomp[colk[j]] != f->jcomp[colk[i]];
+        if (first)
+            rc = joint_relations(p, f, colk, ncol, i, out, err);
     }
 cleanup:
     sg_free(row);

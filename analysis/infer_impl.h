@@ -24,7 +24,14 @@ typedef struct sg_infer_fast {
     bool all;       /* every symbol done, and F is satisfiable: no Z3 query is needed */
     struct sg_presolve *ps; /* the facts of F it read (each implied by F), or NULL: what it proves
                              * holds on every model of F (sg_infer__relations' candidates) */
+    /* symbols of components enumerated jointly over several roots (their map is not a*root + b):
+     * jcomp[k] the component (-1: not such a symbol), jval[k * SG_INFER_JW + t] its value at the
+     * t-th of jn[k] valid points that span the affine hull of the component's models */
+    long *jcomp;
+    sg_int *jval;
+    size_t *jn;
 } sg_infer_fast;
+#define SG_INFER_JW 5 /* points kept per jointly enumerated symbol: its roots (at most 4) + 1 */
 
 /*
  * Fill `f` and, for every symbol it decides, res[k] (range exact, constant,
@@ -50,6 +57,14 @@ int sg__infer_rel_columns(const sg_problem *p, const sg_inferred *out, size_t **
 int sg__infer_fast_relations(sg_problem *p, const sg_infer_fast *f, const size_t *colk, size_t ncol,
                              sg_inferred *out, sg_error *err);
 
+/*
+ * The integer relations that hold at points (infer_rel.c): restrict basis B (nb vectors of w
+ * entries, the constant last) to those vanishing at `pt` (w entries, the last 1); put rows R
+ * (nr x w) in reduced echelon form, pivots from the last column down (pivot[i], SIZE_MAX for a
+ * zero row), each row gcd-normalised with its pivot positive. False on overflow.
+ */
+bool sg__infer_basis_restrict(sg_int *B, size_t *nb, size_t w, const sg_int *pt);
+bool sg__infer_echelon(sg_int *R, size_t nr, size_t w, size_t *pivot);
 /* sym_p = (-(sum_{i != p} c_i s_i) - c_const) / c_p over the columns, in p->pool; NULL when out of memory. */
 const sg_expr *sg__infer_relation_expr(sg_problem *p, const sg_int *row, const size_t *colk, size_t ncol, size_t piv);
 

@@ -126,16 +126,11 @@ cleanup:
 bool sg_infer__traced_bound(const ictx *x, size_t k, int dir, sg_int *v)
 {
     const sg_symbol_info *si = &x->p->syms[k];
-    size_t i;
     sg_bound b = dir < 0 ? si->lo : si->hi;
-    if (b.inf)
+    if (b.inf || !x->ranged[k])
         return false;
-    for (i = 0; i < x->p->ncons; i++)
-        if (x->p->cons[i].kind == SG_CORE_RANGE && x->p->cons[i].index == k) {
-            *v = b.v;
-            return true;
-        }
-    return false;
+    *v = b.v;
+    return true;
 }
 
 /* The steps of sg_infer__extreme(). */

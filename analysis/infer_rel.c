@@ -43,7 +43,7 @@ static bool combine(sg_int *dst, sg_int a, const sg_int *src, sg_int b, size_t w
  * last one the constant) to the relations that hold at point `pt` (w
  * entries, the last one 1). False on overflow.
  */
-static bool basis_restrict(sg_int *B, size_t *nb, size_t w, const sg_int *pt)
+bool sg__infer_basis_restrict(sg_int *B, size_t *nb, size_t w, const sg_int *pt)
 {
     sg_int *d = sg__calloc(*nb + 1, sizeof *d);
     size_t i, j, piv = SIZE_MAX;
@@ -76,7 +76,7 @@ static bool basis_restrict(sg_int *B, size_t *nb, size_t w, const sg_int *pt)
  * pivot[i] gets the pivot column of row i, SIZE_MAX for a zero row. False
  * on overflow.
  */
-static bool echelon(sg_int *R, size_t nr, size_t w, size_t *pivot)
+bool sg__infer_echelon(sg_int *R, size_t nr, size_t w, size_t *pivot)
 {
     size_t r = 0, i, col;
     for (i = 0; i < nr; i++)
@@ -270,13 +270,13 @@ int sg_infer__relations(ictx *x, sg_inferred *out, const size_t *allk, size_t na
             for (j = 0; j < ncol; j++)
                 aug[j] = PT(x, done_pts)[x->symvar[colk[j]]];
             aug[ncol] = 1;
-            overflow = !basis_restrict(B, &nb, w, aug);
+            overflow = !sg__infer_basis_restrict(B, &nb, w, aug);
         }
         if (overflow || nb == 0)
             break;
         nr = nb;
         memcpy(R, B, nb * w * sizeof *R);
-        if (!echelon(R, nr, w, pivot)) {
+        if (!sg__infer_echelon(R, nr, w, pivot)) {
             overflow = true;
             break;
         }

@@ -288,16 +288,18 @@ static int attach_torch(sg_report *r, const sg_trace *t, const sg_check_options 
 /*
  * One total budget for the whole job (issue 14): the check, the fixes and the re-check of
  * torch's lines each get what is left of the caller's timeout_ms, so the job ends within it
- * (plus the last query's granularity). Nothing left: 1 ms, which stops at the first query
- * ("time budget"); 0 (no budget) stays 0.
+ * (plus the last query's granularity). Returns false when nothing is left: the step is not
+ * started (its derivation and problem building alone outlast a spent budget on a large trace).
+ * 0 (no budget) stays 0.
  */
-static void budget_rest(sg_check_options *o, unsigned total_ms, double start)
+static bool budget_rest(sg_check_options *o, unsigned total_ms, double start)
 {
     double left;
     if (total_ms == 0)
-        return;
+        return true;
     left = total_ms - (sg_problem_now() - start) * 1000.0;
     o->timeout_ms = left < 1 ? 1u : (unsigned)left;
+    return left >= 1;
 }
 
 /* One check or spec job on `t`. */
@@ -337,8 +339,9 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
         if (o.fixes && (r->verdict == SG_VERDICT_VIOLATIONS || r->verdict == SG_VERDICT_INVALID_SPEC ||
                         (r->verdict == SG_VERDICT_TORCH_FAILED && !sg_trace_torch_failed_data_dependent(t) &&
                          sg_trace_guard_count(t) == 0))) {
-            budget_rest(&o, total_ms, start);
-            if ((rc = sg_fixes_suggest_rt(&r->fixes, t, r, &o, &rt, err)) != 0)
+            rc = budget_rest(&o, total_ms, start) ? sg_fixes_suggest_rt(&r->fixes, t, r, &o, &rt, err)
+                                                  : sg_fixes__budget_spent(&r->fixes, err);
+            if (rc != 0)
                 goto fail;
         }
     } else {
@@ -348,7 +351,8 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
         f = NULL;
         r->verdict = r->fixes->recheck;
     }
-    budget_rest(&o, total_ms, start);
+    if (!budget_rest(&o, total_ms, start))
+        o.torch_fixes = false; /* torch's lines are not re-checked: no budget left */
     if ((rc = attach_torch(r, t, &o, &rt, err)) != 0)
         goto fail;
     if (sg_cancel_requested(o.cancel))

@@ -1274,75 +1274,82 @@ static int cmp_sym_index(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-#define SMALL_NODES 32 /* symbols_small's limit on the distinct nodes it walks */
+/*
+ * The nodes a walk has visited: an open-addressing set of node ids sized to the walk (not to the
+ * pool), so that listing the symbols of one small expression of a large trace costs the expression,
+ * not the pool (a pool-sized array cleared per call made trace loading quadratic: issue 14).
+ */
+typedef struct idset {
+    uint32_t *slot; /* id + 1; 0: empty */
+    size_t cap, n;  /* cap a power of two, n < cap / 2 */
+} idset;
 
-/* sg_expr_symbols for an expression of at most SMALL_NODES distinct nodes (a guard, a dim's
- * value): the nodes seen kept in a short list instead of an array over the whole pool, which a
- * trace of thousands of guards would clear at every call. 1 done, 0 too large (*out untouched),
- * SG_ENOMEM. */
-static int symbols_small(const sg_expr ***out, size_t *n, const sg_expr *e)
+/* Add `id`; 1 when it was new, 0 when already there, SG_ENOMEM. */
+static int idset_add(idset *s, uint32_t id)
 {
-    const sg_expr *seen[SMALL_NODES], *stack[SMALL_NODES], *res[SMALL_NODES];
-    size_t nseen = 0, sp = 0, nres = 0, i, j;
-    seen[nseen++] = stack[sp++] = e;
-    while (sp) {
-        const sg_expr *x = stack[--sp];
-        if (x->kind == SG_SYM)
-            res[nres++] = x;
-        if (!x->has_sym)
-            continue;
-        for (i = 0; i < x->nargs; i++) {
-            for (j = 0; j < nseen && seen[j]->id != x->args[i]->id; j++)
-                ;
-            if (j < nseen)
-                continue;
-            if (nseen == SMALL_NODES)
-                return 0;
-            seen[nseen++] = stack[sp++] = x->args[i];
+    size_t i;
+    if (2 * (s->n + 1) > s->cap) {
+        size_t ncap = s->cap ? 2 * s->cap : 64, j;
+        uint32_t *ns = sg__calloc(ncap, sizeof *ns);
+        if (!ns)
+            return SG_ENOMEM;
+        for (j = 0; j < s->cap; j++)
+            if (s->slot[j])
+                for (i = (s->slot[j] * 2654435761u) & (ncap - 1);; i = (i + 1) & (ncap - 1))
+                    if (!ns[i]) {
+                        ns[i] = s->slot[j];
+                        break;
+                    }
+        sg_free(s->slot);
+        s->slot = ns;
+        s->cap = ncap;
+    }
+    for (i = ((id + 1u) * 2654435761u) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (s->slot[i] == id + 1u)
+            return 0;
+        if (!s->slot[i]) {
+            s->slot[i] = id + 1u;
+            s->n++;
+            return 1;
         }
     }
-    qsort(res, nres, sizeof *res, cmp_sym_index);
-    if (!(*out = sg__malloc((nres + 1) * sizeof **out)))
-        return SG_ENOMEM;
-    memcpy((void *)*out, res, nres * sizeof *res);
-    *n = nres;
-    return 1;
 }
 
 int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *p, const sg_expr *e, sg_error *err)
 {
-    unsigned char *seen = NULL;
+    idset seen = {NULL, 0, 0};
     const sg_expr **stack = NULL, **res = NULL;
-    size_t sp = 0, scap = 0, nres = 0, i;
-    int rc = 0;
+    size_t sp = 0, scap = 0, nres = 0, rcap = 0, i;
+    int rc = 0, added;
 
+    (void)p;
     *out = NULL;
     *n = 0;
-    if ((rc = symbols_small(out, n, e)) != 0)
-        return rc < 0 ? sg_error_set(err, rc, "out of memory listing symbols") : 0;
-    seen = sg__calloc(sg_pool_size(p) + 1, 1);
-    res = sg__malloc((sg_pool_nsymbols(p) + 1) * sizeof *res);
-    if (!seen || !res || sg__grow((void **)&stack, &scap, 16, sizeof *stack)) {
+    if (sg__grow((void **)&stack, &scap, 16, sizeof *stack) || sg__grow((void **)&res, &rcap, 8, sizeof *res) ||
+        idset_add(&seen, e->id) < 0) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory listing symbols");
         goto cleanup;
     }
     stack[sp++] = e;
-    seen[e->id] = 1;
     while (sp) {
         const sg_expr *x = stack[--sp];
-        if (x->kind == SG_SYM)
-            res[nres++] = x;
-        if (!x->has_sym)
-            continue;
-        for (i = 0; i < x->nargs; i++) {
-            if (seen[x->args[i]->id])
-                continue;
-            seen[x->args[i]->id] = 1;
-            if (sg__grow((void **)&stack, &scap, sp + 1, sizeof *stack)) {
+        if (x->kind == SG_SYM) {
+            if (sg__grow((void **)&res, &rcap, nres + 1, sizeof *res)) {
                 rc = sg_error_set(err, SG_ENOMEM, "out of memory listing symbols");
                 goto cleanup;
             }
-            stack[sp++] = x->args[i];
+            res[nres++] = x;
+        }
+        if (!x->has_sym)
+            continue;
+        for (i = 0; i < x->nargs; i++) {
+            if ((added = idset_add(&seen, x->args[i]->id)) < 0 ||
+                (added && sg__grow((void **)&stack, &scap, sp + 1, sizeof *stack))) {
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory listing symbols");
+                goto cleanup;
+            }
+            if (added)
+                stack[sp++] = x->args[i];
         }
     }
     qsort(res, nres, sizeof *res, cmp_sym_index);
@@ -1350,7 +1357,7 @@ int sg_expr_symbols(const sg_expr ***out, size_t *n, const sg_pool *p, const sg_
     *n = nres;
     res = NULL;
 cleanup:
-    sg_free(seen);
+    sg_free(seen.slot);
     sg_free(stack);
     sg_free(res);
     return rc;

@@ -838,6 +838,16 @@ void sg_presolve_pin(sg_presolve *ps, size_t i, sg_int size)
     fact_end(ps, before, -1);
 }
 
+void sg_presolve_pin_root(sg_presolve *ps, size_t x, sg_int value)
+{
+    bool before = fact_start(ps);
+    if (x < ps->p->nx)
+        bound_point(ps, ps->p->ninputs + ps->p->nsyms + x, value);
+    else
+        ps->dropped = true;
+    fact_end(ps, before, -1);
+}
+
 static void relation(sg_presolve *ps, size_t i, size_t root);
 
 void sg_presolve_relation(sg_presolve *ps, size_t i, size_t root)
@@ -921,6 +931,8 @@ bool sg_presolve_take_dropped(sg_presolve *ps)
 
 bool sg_presolve_consistent(const sg_presolve *ps) { return !ps->empty; }
 
+bool sg_presolve_exact(const sg_presolve *ps) { return !ps->empty && !ps->dropped && !ps->inexact && ps->ndefs == 0; }
+
 bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b)
 {
     lin f;
@@ -936,6 +948,20 @@ bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
 }
 
 bool sg_presolve_substituted(const sg_presolve *ps) { return ps->ndefs > 0; }
+
+bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_interval *sdom)
+{
+    size_t r;
+    sg_int a, b;
+    if (ps->empty || x >= ps->nnodes || !sg_presolve__find(ps, x, &r, &a, &b))
+        return false;
+    ps->work = 0;
+    if (!sg_presolve__lin_node(ps, x, f) || ps->empty)
+        return false;
+    *sub = sg_presolve__get(ps, r)->elim ? r : SIZE_MAX;
+    *sdom = sg_presolve__get(ps, r)->dom;
+    return true;
+}
 
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom)
 {

@@ -35,6 +35,7 @@
 
 #include "expr/interval.h"
 #include "solver/problem.h"
+#include "util/lin.h"
 
 typedef struct sg_presolve sg_presolve;
 
@@ -50,6 +51,7 @@ void sg_presolve_begin(sg_presolve *ps);
 void sg_presolve_def(sg_presolve *ps, size_t sym);               /* symbol `sym`'s definition */
 void sg_presolve_spec(sg_presolve *ps, size_t input);            /* dim `input`'s spec item */
 void sg_presolve_pin(sg_presolve *ps, size_t input, sg_int size); /* D_input = size */
+void sg_presolve_pin_root(sg_presolve *ps, size_t x, sg_int value); /* spec root X_x = value */
 /* The relation phase 1 adopts: D_input = value of `input` over D_root (root's traced value a
  * bare symbol) or, else, D_input = value and D_root = root's value; `root` SIZE_MAX: value is
  * a constant. */
@@ -72,10 +74,20 @@ bool sg_presolve_take_dropped(sg_presolve *ps);
  * on overflow, or when inconsistent. The root's domain: sg_presolve_class(root). */
 bool sg_presolve_form1(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b);
 bool sg_presolve_consistent(const sg_presolve *ps);
+/* Every fact given since sg_presolve_begin was read exactly (none left out, read wider or
+ * substituted) and they are consistent: their models are then exactly the product of the class
+ * domains, none of them empty, so the facts are satisfiable (an exact "sat" without Z3). False
+ * says nothing (an inconsistency may also be an overflow). */
+bool sg_presolve_exact(const sg_presolve *ps);
 /* Whether an equality was substituted since sg_presolve_begin (a fact with several variables or a
  * non-unit coefficient): the models are then no longer the product of the class domains. */
 bool sg_presolve_substituted(const sg_presolve *ps);
 bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_int *b, sg_interval *dom);
+/* Node x as a form over the class roots left (not substituted; any number of them, at most
+ * SG_LIN_MAX terms), and when x's class root is itself substituted, that root in *sub (else
+ * SIZE_MAX) with its domain in *sdom: on every model the form of node *sub lies in *sdom, a fact
+ * the box of the roots left does not state. False on overflow, a longer form, or inconsistency. */
+bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_interval *sdom);
 
 /*
  * The models themselves, for small components (warm checks, analysis/check.c): when every fact

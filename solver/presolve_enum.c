@@ -11,7 +11,7 @@
  *
  * Does not: read facts, keep classes or domains, or decide anything over an
  * unbounded box (presolve.c); explain relations (presolve_forest.c); touch Z3.
- * Every walk is charged to the presolve's budget of ENUM_BUDGET points.
+ * Every walk is charged to the presolve's budget (enum_budget: linear in the problem's size).
  */
 #include <string.h>
 
@@ -20,9 +20,19 @@
 #include "util/util.h"
 
 #define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
-#define ENUM_BUDGET (1u << 20)  /* evaluations one presolve may spend enumerating, all questions */
+#define ENUM_BUDGET (1u << 20)  /* evaluations one presolve may spend enumerating, all questions, */
+#define ENUM_PER_FACT 256u      /* plus this many per constraint and symbol: linear in the problem */
 #define ENUM_SYMS 16            /* symbols of an enumerated question */
 #define ENUM_ROOTS 4            /* class roots its symbols range over */
+
+/* The presolve's enumeration budget: a floor for small problems, then linear in the problem's size,
+ * so that a trace of many small components (thousands of list inputs) gets the same allowance per
+ * component as one of a few (ENUM_BUDGET alone ran out after ~700 four-dim groups, and the rest
+ * went to Z3's non-linear arithmetic). */
+static unsigned long long enum_budget(const sg_presolve *ps)
+{
+    return ENUM_BUDGET + (unsigned long long)ENUM_PER_FACT * (ps->p->ncons + ps->p->nsyms);
+}
 
 /* The distinct symbols of `e` into syms[0..*n-1] (at most ENUM_SYMS); false when there are more,
  * or `e` is too large to walk. */
@@ -93,7 +103,7 @@ sg_tri sg_presolve__enum_decide(sg_presolve *ps, const sg_expr *e)
         points *= (double)(span + 1);
         lo[j] = at[j] = d->lo;
     }
-    if (points > ENUM_POINTS || ps->enum_spent + points > ENUM_BUDGET)
+    if (points > ENUM_POINTS || ps->enum_spent + points > enum_budget(ps))
         return SG_TRI_UNKNOWN;
     if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
         return SG_TRI_UNKNOWN;
@@ -226,7 +236,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
             }
         }
     }
-    if (points > ENUM_POINTS || ps->enum_spent >= ENUM_BUDGET || ps->empty)
+    if (points > ENUM_POINTS || ps->enum_spent >= enum_budget(ps) || ps->empty)
         goto done; /* (the budget is charged with the points visited: most searches stop early) */
     if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
         goto done;

@@ -82,7 +82,7 @@ struct sg_presolve {
     size_t *fpar, *fdist, *hseq, qcap, nseq;
     ftree tree;           /* the tree from a relation's root, shared by its questions */
     sg_int *evals;        /* [nbox] symbol values of an enumerated point (enum_decide), or NULL */
-    unsigned enum_spent;  /* evaluations spent of ENUM_BUDGET */
+    unsigned long long enum_spent; /* evaluations spent of enum_budget() (presolve_enum.c) */
     /* what sg_presolve_enumerate needs to know of this epoch's facts: the constraints and the
      * definitions left out or read wider (left[]: constraint k, or ncons + symbol k), which it
      * evaluates at each point; a spec item, pin or relation not read exactly makes it give up */

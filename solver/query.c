@@ -205,8 +205,8 @@ bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out)
 /* ---- Questions ------------------------------------------------------------------------------ */
 
 /*
- * Witnesses. A question that wants neither a model nor a core only asks "satisfiable?", and a
- * point that satisfies it answers SAT as Z3 would: the check's core minimisation asks mostly
+ * Witnesses. A question that wants no model only asks "satisfiable?" (a core, when it wants one,
+ * is for an unsat answer), and a point that satisfies it answers SAT as Z3 would: the check's core minimisation asks mostly
  * such questions (is the core still unsat without this member?), and most are answered by the
  * counterexample just found or by the example sizes torch traced. So before Z3 is asked, the
  * last model a question asked for (p->witness) and the example sizes (p->example) are tried:
@@ -344,7 +344,7 @@ int sg_q_check(sg_problem *p, const sg_question *q, const sg_budget *b, sg_check
         if (!q->hard[i])
             return sg_error_set(err, sg_q_failed(p) ? SG_ERROR : SG_EINVALID,
                                 "sg_q_check: hard term %zu is missing (a builder failed)", i);
-    if (!q->want_model && !q->want_core && sg_ctxpool_warm(p->contexts) && answer_by_witness(p, q)) {
+    if (!q->want_model && sg_ctxpool_warm(p->contexts) && answer_by_witness(p, q)) { /* (SAT has no core) */
         out->answer = SG_Q_SAT;
         return 0;
     }

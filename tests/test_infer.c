@@ -647,7 +647,8 @@ static void test_budget_sweep(void)
     }
 }
 
-/* A deadline in the past: no query runs. */
+/* A deadline in the past: no query runs, and no exact pass either (its enumerations are not bounded by the
+ * deadline): the traced ranges, nothing proved. */
 static void test_deadline(void)
 {
     hand h;
@@ -663,6 +664,25 @@ static void test_deadline(void)
     for (i = 0; i < h.ninf; i++)
         CHECK(!h.inf[i].range_exact && !h.inf[i].equals);
     hand_free(&h);
+    /* nor the exact pass without Z3 (it would read s0 <= 40 exactly): the traced range, not exact */
+    {
+        const char *g2[] = {"s0 <= 40", NULL};
+        if (!hand_run(&h, "s0:2:50", g2, &b)) {
+            CHECK(0);
+            hand_free(&h);
+            return;
+        }
+        CHECK_EQ_INT(h.stats.queries, 0);
+        CHECK(!of(&h, "s0")->range_exact && of(&h, "s0")->hi.v == 50);
+        hand_free(&h);
+        if (!hand_run(&h, "s0:2:50", g2, NULL)) { /* no deadline: exact, and still without Z3 */
+            CHECK(0);
+            hand_free(&h);
+            return;
+        }
+        CHECK(of(&h, "s0")->range_exact && of(&h, "s0")->hi.v == 40);
+        hand_free(&h);
+    }
 }
 
 /* Inconsistent guards: no valid value at all, nothing claimed. */

@@ -580,6 +580,75 @@ static void test_products_without_z3(void)
     }
 }
 
+/*
+ * A component over several roots linked by facts the presolve does not read exactly (kv48's
+ * `T + l0 <= 128` and M = T + l0, substituted): every point of the box of T and l is evaluated,
+ * with M's traced range [4, 100] (a bound on the substituted root) checked at each. No Z3 query;
+ * T in [2, 64], l in [2, 98], M in [4, 100] even with hole 50, all complete; M = T + l.
+ */
+static void test_joint_without_z3(void)
+{
+    static const char js[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, 64], \"hint\": 5, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['x'].size()[0]\"]}, "
+        "{\"name\": \"s1\", \"range\": [2, 126], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['y'].size()[0]\"]}, "
+        "{\"name\": \"s2\", \"range\": [4, 100], \"hint\": 12, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['z'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"s0 + s1 <= 128\", \"user_loc\": \"m.py:1 in f\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Eq(s0 + s1, s2)\", \"user_loc\": \"m.py:2 in f\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Ne(s0 + s1, 50)\", \"user_loc\": \"m.py:3 in f\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"Eq(Mod(s2, 2), 0)\", \"user_loc\": \"m.py:4 in f\"}], "
+        "\"inputs\": ["
+        "{\"path\": \"['x']\", \"dim\": 0, \"size\": 5, \"source\": \"L['x'].size()[0]\", "
+        "\"traced_source\": \"L['x'].size()[0]\", \"value\": \"s0\", \"spec\": {\"kind\": \"auto\"}}, "
+        "{\"path\": \"['y']\", \"dim\": 0, \"size\": 7, \"source\": \"L['y'].size()[0]\", "
+        "\"traced_source\": \"L['y'].size()[0]\", \"value\": \"s1\", \"spec\": {\"kind\": \"auto\"}}, "
+        "{\"path\": \"['z']\", \"dim\": 0, \"size\": 12, \"source\": \"L['z'].size()[0]\", "
+        "\"traced_source\": \"L['z'].size()[0]\", \"value\": \"s2\", \"spec\": {\"kind\": \"auto\"}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    static const sg_int lo[3] = {2, 2, 4}, hi[3] = {64, 98, 100}, mod[3] = {1, 1, 2};
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    unsigned q0 = 0;
+    size_t i;
+
+    CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
+    o.infer = false;
+    if (t && sg_check(&r, t, &o, &err) == 0) {
+        q0 = r->stats.queries;
+        sg_report_free(r);
+        r = NULL;
+    }
+    o.infer = true;
+    if (t)
+        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+    if (r) {
+        CHECK_MSG(r->stats.queries == q0, "inference asked %u Z3 queries", (unsigned)(r->stats.queries - q0));
+        CHECK_EQ_INT((int)r->ninferred, 3);
+        for (i = 0; i < r->ninferred && i < 3; i++) {
+            const sg_inferred *f = &r->inferred[i];
+            size_t k = (size_t)(sg_expr_symbol_name(f->sym)[1] - '0');
+            const sg_expr *sym = NULL;
+            sg_int a = 0, c = 0;
+            CHECK_MSG(k < 3 && f->range_exact && f->holes_complete && !f->lo.inf && !f->hi.inf && f->lo.v == lo[k] &&
+                          f->hi.v == hi[k] && f->modulus == mod[k],
+                      "s%zu: [%lld, %lld] mod %lld", k, (long long)f->lo.v, (long long)f->hi.v, (long long)f->modulus);
+            CHECK(f->nholes == (k == 2) && (k != 2 || f->holes[0] == 50));
+            if (k == 2) /* M = T + l: two symbols, not one affine form */
+                CHECK(f->equals && sg_expr_kind(f->equals) == SG_ADD && !sg_expr_affine(f->equals, &sym, &a, &c));
+            else
+                CHECK(f->equals == NULL);
+        }
+    }
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
 /* More holes than are listed (a stride-2 conv's guard: 124 holes in [8, 256]): the smallest 64
  * are listed, marked incomplete, without a Z3 query (the Z3 search listed the 64 it met). */
 static void test_many_holes_without_z3(void)
@@ -710,6 +779,7 @@ int main(void)
     RUN(test_enumerated_without_z3);
     RUN(test_products_without_z3);
     RUN(test_many_holes_without_z3);
+    RUN(test_joint_without_z3);
     RUN(test_explain_paths);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "torch/fixlines.h"
+#include "util/strmap.h"
 #include "util/util.h"
 
 /* ---- printing ------------------------------------------------------------------------- */

@@ -75,6 +75,7 @@ typedef struct mdim {
     bool relaxed;       /* Dim.AUTO / Dim.DYNAMIC: in EqualityConstraint.relaxed_sources */
     bool unspec;        /* RelaxedUnspecConstraint: Dim.DYNAMIC */
     size_t parent;      /* union-find over source pairs (one Dim name) */
+    size_t next_same;   /* the next dim whose value is the same bare symbol (from ctx.first), or SIZE_MAX */
     bool has_def;       /* a derived dim: _defs[find(self)] */
     size_t def_root;    /* the root: a dim index (a class), or SIZE_MAX for a phantom root */
     const char *def_phantom;
@@ -107,7 +108,6 @@ typedef struct ctx {
     size_t ndims;
     size_t nsyms;           /* symbols of the pool when the build started */
     size_t *first;          /* per symbol index: first input dim whose value it is, or SIZE_MAX */
-    sg_strmap dim_names;    /* each Dim name's first input dim (sg_trace__first_dims) */
     const sg_symbol_info **info; /* per symbol index, or NULL */
     const sg_expr **repl;   /* per symbol index: replacement, or NULL */
     sg_interval *box;       /* per symbol index: var_to_range */
@@ -323,14 +323,41 @@ static void within_specs(ctx *c)
     }
 }
 
+static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_symbol_info *syms, size_t ns,
+                            size_t *last, const sg_input_dim **named);
+
+/* Dim dims by name, then by their place in the inputs. */
+static int cmp_dim_name(const void *x, const void *y)
+{
+    const sg_input_dim *a = *(const sg_input_dim *const *)x, *b = *(const sg_input_dim *const *)y;
+    int r = strcmp(a->name, b->name);
+    return r ? r : (a > b) - (a < b);
+}
+
 static int build_model(ctx *c)
 {
-    size_t n = 0, i, j, ns;
+    size_t n = 0, ns, *last = NULL;
     const sg_input_dim *in = sg_trace_inputs(c->t, &n);
     const sg_symbol_info *syms = sg_trace_symbols(c->t, &ns);
+    const sg_input_dim **named = NULL;
+    int rc = 0;
 
     c->nsyms = sg_pool_nsymbols(c->pool);
     c->ndims = n;
+    if (!SG_CALLOC_ALL(SG_SLOT(last, c->nsyms + 1), SG_SLOT(named, n + 1)))
+        return SG_ENOMEM;
+    rc = build_model_with(c, in, n, syms, ns, last, named);
+    sg_free(last);
+    sg_free(named);
+    return rc;
+}
+
+/* build_model's work, with its scratch arrays: last[nsyms] (the last dim seen per symbol), named[n]. */
+static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_symbol_info *syms, size_t ns,
+                            size_t *last, const sg_input_dim **named)
+{
+    size_t i, j, nnamed;
+
     if (!SG_CALLOC_ALL(SG_SLOT(c->dims, n ? n : 1), SG_SLOT(c->first, c->nsyms + 1), SG_SLOT(c->info, c->nsyms + 1),
                        SG_SLOT(c->repl, c->nsyms + 1), SG_SLOT(c->box, c->nsyms + 1), SG_SLOT(c->sbox, c->nsyms + 1),
                        SG_SLOT(c->hints, c->nsyms + 1), SG_SLOT(c->has_hint, c->nsyms + 1),
@@ -365,24 +392,30 @@ static int build_model(ctx *c)
         m->unspec = d->kind == SG_SPEC_DYNAMIC;
         m->dname = m->strict && d->name ? d->name : m->src;
         m->key = m->strict && d->name ? d->name : (d->traced_source ? d->traced_source : d->source);
+        m->next_same = SIZE_MAX;
         if (d->value && sg_expr_kind(d->value) == SG_SYM) {
             uint32_t k = sg_expr_symbol_index(d->value);
             if (k < c->nsyms && c->first[k] == SIZE_MAX) {
                 c->first[k] = i;
                 c->order[c->norder++] = k;
+            } else if (k < c->nsyms) {
+                c->dims[last[k]].next_same = i;
             }
+            if (k < c->nsyms)
+                last[k] = i;
         }
     }
     within_specs(c);
-    if (sg_trace__first_dims(&c->dim_names, in, n))
-        return SG_ENOMEM;
-    /* source pairs: every later use of a Dim name joins the first */
-    for (i = 0; i < n; i++) {
-        if (in[i].kind != SG_SPEC_DIM || !in[i].name)
-            continue;
-        j = sg_strmap_get(&c->dim_names, in[i].name);
-        if (j < i) {
-            size_t a = uf_find(c, i), b = uf_find(c, j);
+    /* source pairs: every later use of a Dim name joins the first (the Dim dims sorted by name, then
+     * index: one pass instead of a scan of the earlier dims per dim) */
+    for (i = 0, nnamed = 0; i < n; i++)
+        if (in[i].kind == SG_SPEC_DIM && in[i].name)
+            named[nnamed++] = &in[i];
+    qsort(named, nnamed, sizeof *named, cmp_dim_name);
+    for (i = 0; i < nnamed; i = j) {
+        size_t first = (size_t)(named[i] - in);
+        for (j = i + 1; j < nnamed && strcmp(named[j]->name, named[i]->name) == 0; j++) {
+            size_t a = uf_find(c, (size_t)(named[j] - in)), b = uf_find(c, first);
             if (a != b)
                 c->dims[a].parent = b;
         }
@@ -400,7 +433,9 @@ static int build_model(ctx *c)
             return SG_ENOMEM;
         if (sg_expr_symbol_index(root) >= c->nsyms || !as_affine(c, d->derived, root, &a, &b))
             continue;
-        j = sg_strmap_get(&c->dim_names, d->root_name);
+        for (j = 0; j < n; j++)
+            if (in[j].kind == SG_SPEC_DIM && in[j].name && strcmp(in[j].name, d->root_name) == 0)
+                break;
         if (j < n) {
             r = rewrite_src(c, j);
         } else {
@@ -1140,7 +1175,8 @@ static bool statically_known(ctx *c, const sg_expr *e)
 static size_t strict_dims(ctx *c, uint32_t k, size_t *out, size_t cap)
 {
     size_t i, j, n = 0;
-    for (i = 0; i < c->ndims && n < cap; i++) {
+    /* only the dims whose value is symbol k: first[k], then their next_same chain (index order) */
+    for (i = k < c->nsyms ? c->first[k] : SIZE_MAX; i != SIZE_MAX && n < cap; i = c->dims[i].next_same) {
         const mdim *m = &c->dims[i];
         bool dup = false;
         if (!m->strict || !m->d->value || sg_expr_kind(m->d->value) != SG_SYM ||
@@ -1275,28 +1311,39 @@ static void input_guards(ctx *c)
     }
 }
 
+/* Add `e` to the open-addressing set tab[cap] (cap a power of two, never more than half full):
+ * false when it was there already. */
+static bool issued_add(const sg_expr **tab, size_t cap, const sg_expr *e)
+{
+    size_t i;
+    for (i = ((size_t)sg_expr_id(e) * 2654435761u) & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+        if (tab[i] == e)
+            return false;
+    tab[i] = e;
+    return true;
+}
+
 static void issue_guards(ctx *c)
 {
-    size_t n = 0, i, j, nissued = 0;
+    size_t n = 0, i, cap = 16;
     const sg_guard *g = sg_trace_guards(c->t, &n);
-    const sg_expr **issued = sg__calloc(n + 1, sizeof *issued);
-    if (!issued) {
+    const sg_expr **issued;
+    while (cap < 2 * (n + 1))
+        cap *= 2;
+    if (!(issued = sg__calloc(cap, sizeof *issued))) {
         fail(c, SG_ENOMEM);
         return;
     }
     for (i = 0; i < n && !c->rc; i++) {
         const sg_expr *e, *sym;
         size_t nfs = 0, cons[64], ncons, q;
-        bool trivial = false, dup = false;
+        bool trivial = false;
         if (g[i].origin != SG_GUARD_SHAPE || statically_known(c, g[i].expr))
             continue;
         if (!(e = simplify(c, g[i].expr)))
             continue;
-        for (j = 0; j < nissued; j++)
-            dup |= issued[j] == e;
-        if (dup)
+        if (!issued_add(issued, cap, e)) /* issued already */
             continue;
-        issued[nissued++] = e;
         if (has_dim_source(c, e))
             trivial = dc_add(c, e);
         sym = single_symbol(c, e, &nfs);
@@ -1466,30 +1513,24 @@ static int assemble(ctx *c, sg_torch_text *m)
         return 0;
 
     if (c->nviols) {
-        sg_strmap seen = SG_STRMAP_INIT;
         nm = sg__calloc(c->nviols, sizeof *nm);
         m->lines = sg__calloc(c->nviols, sizeof *m->lines);
         if (!nm || !m->lines) {
             sg_free(nm);
             return SG_ENOMEM;
         }
-        for (i = 0; i < c->nviols; i++) { /* each key once, shown as its first violation names it */
-            size_t *at = sg_strmap_slot(&seen, c->viols[i].key);
+        for (i = 0; i < c->nviols; i++) {
             m->lines[i] = c->viols[i].msg;
             c->viols[i].msg = NULL;
             m->nlines++;
-            if (!at) {
-                sg_strmap_dispose(&seen);
-                sg_free(nm);
-                return SG_ENOMEM;
-            }
-            if (*at == SIZE_MAX) {
-                *at = nn;
+            for (j = 0; j < nn; j++)
+                if (strcmp(nm[j].key, c->viols[i].key) == 0)
+                    break;
+            if (j == nn) {
                 nm[nn].key = c->viols[i].key;
                 nm[nn++].shown = c->viols[i].dname;
             }
         }
-        sg_strmap_dispose(&seen);
         qsort(nm, nn, sizeof *nm, cmp_named);
         m->names = sg__calloc(nn, sizeof *m->names);
         if (!m->names) {
@@ -1519,26 +1560,17 @@ static int assemble(ctx *c, sg_torch_text *m)
     }
     if (m->nforced) {
         const char **roots = sg__calloc(m->nforced, sizeof *roots);
-        sg_strmap seen = SG_STRMAP_INIT;
         size_t nr = 0;
         if (!roots) {
             sg_buf_dispose(&b);
             return SG_ENOMEM;
         }
-        for (i = 0; i < m->nforced; i++) { /* each name once */
-            size_t *at = sg_strmap_slot(&seen, m->forced[i].name);
-            if (!at) {
-                sg_strmap_dispose(&seen);
-                sg_free(roots);
-                sg_buf_dispose(&b);
-                return SG_ENOMEM;
-            }
-            if (*at == SIZE_MAX) {
-                *at = nr;
+        for (i = 0; i < m->nforced; i++) {
+            for (j = 0; j < nr && strcmp(roots[j], m->forced[i].name) != 0; j++)
+                ;
+            if (j == nr)
                 roots[nr++] = m->forced[i].name;
-            }
         }
-        sg_strmap_dispose(&seen);
         qsort(roots, nr, sizeof *roots, cmp_str);
         sg_buf_puts(&b, "Specializations unexpectedly required (");
         for (i = 0; i < nr; i++)
@@ -1623,7 +1655,6 @@ static void ctx_dispose(ctx *c)
     for (i = 0; c->own_src && i < c->ndims; i++)
         sg_free(c->own_src[i]);
     sg_free(c->own_src);
-    sg_strmap_dispose(&c->dim_names);
 }
 
 int sg_torch_text_build(sg_torch_text **out, const sg_trace *t, sg_error *err)

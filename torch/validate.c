@@ -414,22 +414,38 @@ cleanup:
     return rc;
 }
 
-int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
+/* Dim dims by name, then by their place in the inputs. */
+static int cmp_dim_name(const void *x, const void *y)
 {
-    size_t n = 0, i, j;
-    const sg_input_dim *in = sg_trace_inputs(t, &n);
-    char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
-    const sg_trace_parsed *pj = sg_trace__parsed(t);
-    sg_strmap dims = SG_STRMAP_INIT; /* each Dim name's first input */
-    int rc = pj ? check_top_level(t, pj, r) : sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+    const sg_input_dim *a = *(const sg_input_dim *const *)x, *b = *(const sg_input_dim *const *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a > b) - (a < b);
+}
 
-    if (!rc && !r->n)
-        rc = check_structure(t, pj, r);
-    sg_trace__parsed_release(pj);
-    if (!rc && sg_trace__first_dims(&dims, in, n)) {
-        sg_strmap_dispose(&dims);
-        return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+/* The index in `in` of the first Dim named `name` (named[]: the Dim dims sorted by cmp_dim_name), or
+ * SIZE_MAX. */
+static size_t first_named(const sg_input_dim *in, const sg_input_dim *const *named, size_t nnamed, const char *name)
+{
+    size_t lo = 0, hi = nnamed;
+    while (lo < hi) { /* the first entry whose name is not below `name` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(named[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    return lo < nnamed && strcmp(named[lo]->name, name) == 0 ? (size_t)(named[lo] - in) : SIZE_MAX;
+}
+
+/* The per-dim rules of sg_spec_validate (bounds, one name's definitions and examples, derived
+ * forms), into `r`; named[nnamed]: the Dim dims sorted by name; vals[ns]: zeroed scratch symbol
+ * values (left zeroed). 0, or SG_ENOMEM. */
+static int check_dims(const sg_trace *t, sg_pool *pool, const sg_input_dim *in, size_t n,
+                      const sg_input_dim *const *named, size_t nnamed, sg_int *vals, size_t ns, sg_spec_issues *r)
+{
+    size_t i, j;
+    char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
+    int rc = 0;
 
     for (i = 0; i < n && !rc; i++) {
         const sg_input_dim *d = &in[i];
@@ -439,9 +455,7 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
             continue;
         }
         if (d->kind == SG_SPEC_DIM) { /* the first earlier use of the name with other bounds */
-            j = d->name ? sg_strmap_get(&dims, d->name) : i;
-            if (j > i)
-                j = i;
+            j = first_named(in, named, nnamed, d->name);
             if (j < i && (!same_bound(in[j].min, d->min) || !same_bound(in[j].max, d->max))) {
                 dim_repr(r1, sizeof r1, d->name, in[j].min, in[j].max);
                 dim_repr(r2, sizeof r2, d->name, d->min, d->max);
@@ -460,38 +474,33 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
         if (d->kind == SG_SPEC_DERIVED && d->derived) {
             /* derived min = f(root min) must be >= 0 */
             const sg_expr *root = sg_expr_symbol(pool, d->root_name, strlen(d->root_name));
-            size_t ns = sg_pool_nsymbols(pool);
-            sg_int *vals = sg__calloc(ns + 1, sizeof *vals);
             sg_value v;
             sg_error e2 = SG_ERROR_INIT;
-            if (!vals || !root) {
-                sg_free(vals);
-                sg_strmap_dispose(&dims);
-                return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
-            }
+            if (!root || sg_expr_symbol_index(root) >= ns)
+                return SG_ENOMEM; /* (a symbol made after vals was sized: only when out of memory) */
             vals[sg_expr_symbol_index(root)] = d->root_min.inf ? 0 : d->root_min.v;
             if (!d->root_min.inf && sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT &&
                 v.num < 0) {
                 snprintf(msg, sizeof msg,
                          "Expected derived min value of %s to be >= 0. Please specify an appropriate min value for %s "
                          "(currently %s).", d->name, d->root_name, sg_int_format(a, d->root_min.v));
-                sg_free(vals);
+                vals[sg_expr_symbol_index(root)] = 0;
                 rc = add(r, d, i, SPEC, msg);
                 continue;
             }
             /* the example must have the derived form, given the root's example */
-            j = d->root_name ? sg_strmap_get(&dims, d->root_name) : n;
+            j = first_named(in, named, nnamed, d->root_name);
             if (j < n) {
                 vals[sg_expr_symbol_index(root)] = in[j].size;
                 if (sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT && v.num != d->size) {
                     snprintf(msg, sizeof msg, "Expected input %s to be equal to %s, where %s = %s, but got %s", d->source,
                              d->name, d->root_name, sg_int_format(a, in[j].size), sg_int_format(b, d->size));
-                    sg_free(vals);
+                    vals[sg_expr_symbol_index(root)] = 0;
                     rc = add(r, d, i, SPEC, msg);
                     continue;
                 }
             }
-            sg_free(vals);
+            vals[sg_expr_symbol_index(root)] = 0;
         }
         if (d->kind == SG_SPEC_DIM && ((!d->min.inf && d->size < d->min.v) || (!d->max.inf && d->size > d->max.v))) {
             /* torch prints the symbol's range: the Dim's intersected with sizes from 2 */
@@ -502,7 +511,40 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
             continue;
         }
     }
-    sg_strmap_dispose(&dims);
+    return rc;
+}
+
+int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err)
+{
+    size_t n = 0, i;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    char msg[1024], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
+    const sg_trace_parsed *pj = sg_trace__parsed(t);
+    int rc = pj ? check_top_level(t, pj, r) : sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
+
+    if (!rc && !r->n)
+        rc = check_structure(t, pj, r);
+    sg_trace__parsed_release(pj);
+
+    for (i = 0; i < n && !rc; i++) /* the derived dims' roots, made before vals is sized */
+        if (in[i].kind == SG_SPEC_DERIVED && in[i].derived && !sg_expr_symbol(pool, in[i].root_name, strlen(in[i].root_name)))
+            rc = SG_ENOMEM;
+    if (!rc) {
+        const sg_input_dim **named = sg__calloc(n + 1, sizeof *named);
+        size_t ns = sg_pool_nsymbols(pool), nnamed = 0;
+        sg_int *vals = sg__calloc(ns + 1, sizeof *vals);
+        if (!named || !vals) {
+            rc = SG_ENOMEM;
+        } else {
+            for (i = 0; i < n; i++)
+                if (in[i].kind == SG_SPEC_DIM && in[i].name)
+                    named[nnamed++] = &in[i];
+            qsort(named, nnamed, sizeof *named, cmp_dim_name);
+            rc = check_dims(t, pool, in, n, named, nnamed, vals, ns, r);
+        }
+        sg_free(named);
+        sg_free(vals);
+    }
     if (rc)
         return sg_error_set(err, SG_ENOMEM, "out of memory validating the spec");
     if (r->n)

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,20 +231,6 @@ int sg_trace__check_derived(sg_trace__reader *R, const sg_expr *e, const char *l
 static bool affine_at(sg_int a, sg_int b, sg_int v, sg_int *out)
 {
     return sg__mul(a, v, out) && sg__add(*out, b, out);
-}
-
-int sg_trace__first_dims(sg_strmap *m, const sg_input_dim *in, size_t n)
-{
-    size_t i, *at;
-    for (i = 0; i < n; i++) {
-        if (in[i].kind != SG_SPEC_DIM || !in[i].name)
-            continue;
-        if (!(at = sg_strmap_slot(m, in[i].name)))
-            return SG_ENOMEM;
-        if (*at == SIZE_MAX)
-            *at = i;
-    }
-    return 0;
 }
 
 bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b)

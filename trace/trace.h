@@ -10,7 +10,6 @@
 
 #include "expr/expr.h"
 #include "shapegate/trace.h"
-#include "util/strmap.h"
 
 /* One dimension of one tensor input: where it is, its example size, its spec, what torch traced. */
 typedef struct sg_input_dim {
@@ -83,10 +82,6 @@ const sg_guard *sg_trace_guards(const sg_trace *t, size_t *n);
 /* The info of symbol `sym` (an expression of this trace's pool), or NULL when the trace does
  * not know it. */
 const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym);
-
-/* The first Dim (SG_SPEC_DIM) of each name among in[0..n-1]: into `m` (empty or SG_STRMAP_INIT),
- * name -> index, the names borrowed from `in`. 0 or SG_ENOMEM (then sg_strmap_dispose it). */
-int sg_trace__first_dims(sg_strmap *m, const sg_input_dim *in, size_t n);
 
 /* The derived expression of a DERIVED dim `d` as a*root + b (a >= 1); false when it has none. */
 bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b);
