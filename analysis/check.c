@@ -291,8 +291,24 @@ bool sg_check__stop(const checker *c) { return c->first && c->r->nviolations > 0
  * value is that symbol but it is not the owner ("must always be equal"), or
  * when its value is another expression of that one symbol ("must always be
  * related"). Only owners with a named spec count (torch's strict constraints).
+ * owner[symbol index]: that first input, or SIZE_MAX (symbol_owners).
  */
-static bool related_root(checker *c, size_t i, size_t *root)
+/* For each symbol of the pool (by symbol index), the first input whose traced value is that
+ * bare symbol, or SIZE_MAX: a new array (sg_free), NULL when out of memory. */
+static size_t *symbol_owners(const sg_problem *p)
+{
+    size_t nsyms = sg_pool_nsymbols(p->pool), j, *owner = sg__malloc((nsyms + 1) * sizeof *owner);
+    if (!owner)
+        return NULL;
+    for (j = 0; j < nsyms; j++)
+        owner[j] = SIZE_MAX;
+    for (j = p->ninputs; j-- > 0;)
+        if (p->inputs[j].value && sg_expr_kind(p->inputs[j].value) == SG_SYM)
+            owner[sg_expr_symbol_index(p->inputs[j].value)] = j;
+    return owner;
+}
+
+static bool related_root(checker *c, const size_t *owner, size_t i, size_t *root)
 {
     const sg_problem *p = c->p;
     const sg_expr **syms = NULL;
@@ -302,10 +318,8 @@ static bool related_root(checker *c, size_t i, size_t *root)
         sg_free((void *)syms);
         return false;
     }
-    for (j = 0; j < p->ninputs; j++)
-        if (p->inputs[j].value == syms[0])
-            break;
-    if (j < p->ninputs && j != i && p->named[j]) {
+    j = owner[sg_expr_symbol_index(syms[0])];
+    if (j < p->ninputs && p->inputs[j].value == syms[0] && j != i && p->named[j]) {
         *root = j;
         ok = true;
     }
@@ -413,8 +427,16 @@ static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
         size_t nsyms = c->syms.start[comp + 1] - c->syms.start[comp];
         size_t *order = sg__malloc((c->cons.start[comp + 1] - c->cons.start[comp] + 1) * sizeof *order);
         int pass;
-        if (!order)
+        if (!c->own_shape && (c->own_shape = sg__malloc((p->ninputs + 1) * sizeof *c->own_shape)) != NULL)
+            for (j = 0; j < p->ninputs; j++)
+                c->own_shape[j] = SIZE_MAX;
+        if (!order || !c->own_shape) {
+            sg_free(order);
             return sg_error_set(c->err, SG_ENOMEM, "out of memory explaining a relation");
+        }
+        FOR_MEMBERS(c->cons, comp, j, k) /* the last one, if several */
+            if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index < p->ninputs)
+                c->own_shape[p->cons[k].index] = k;
         for (pass = 0; pass < 2; pass++) /* guards first: a core should rather keep them */
             FOR_MEMBERS(c->cons, comp, j, k)
                 if (!p->cons[k].unbacked && (p->cons[k].kind == SG_CORE_GUARD) == (pass == 0))
@@ -425,9 +447,9 @@ static int explain_by_forest(checker *c, sg_violation *v, size_t i, size_t root)
             return sg_error_set(c->err, rc, "out of memory explaining a relation");
         c->forest_comp = comp;
     }
-    FOR_MEMBERS(c->cons, comp, j, k)
-        if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == i)
-            skip = k;
+    k = c->own_shape[i];
+    if (k < p->ncons && p->cons_comp[k] == comp) /* never stale: dim i's shape is in i's component */
+        skip = k;
     rc = sg_presolve_explain(c->ps, i, root, skip, &core, &ncore);
     if (rc < 0)
         return sg_error_set(c->err, rc, "out of memory explaining a relation");
@@ -514,7 +536,8 @@ cleanup:
     return rc;
 }
 
-static int phase_relations(checker *c)
+/* phase_relations over the inputs, owner[] from symbol_owners. */
+static int relations_of_inputs(checker *c, const size_t *owner)
 {
     sg_problem *p = c->p;
     size_t i;
@@ -534,7 +557,7 @@ static int phase_relations(checker *c)
         constant = sg_expr_kind(d->value) == SG_INT;
         if (d->kind == SG_SPEC_DYNAMIC && !constant)
             continue; /* DYNAMIC only objects to a specialisation */
-        if (!constant && !related_root(c, i, &root))
+        if (!constant && !related_root(c, owner, i, &root))
             continue;
         /* the relation between the runtime sizes: D_i = value with the root's size for its
          * symbol when the root's traced value is that bare symbol, else both traced shapes */
@@ -614,6 +637,20 @@ static int phase_relations(checker *c)
         c->decided[i] = true;
         c->r->dims[i].status = SG_DIM_REFUTED;
     }
+    return rc;
+}
+
+/* Phase 1: every dim whose traced value is a constant (a specialisation) or charged against
+ * another dim (related_root) while its spec does not state it becomes a violation, explained
+ * and adopted for phase 2. */
+static int phase_relations(checker *c)
+{
+    size_t *owner = symbol_owners(c->p);
+    int rc;
+    if (!owner)
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    rc = relations_of_inputs(c, owner);
+    sg_free(owner);
     return rc;
 }
 
@@ -1274,7 +1311,7 @@ cleanup:
     free_bucket(&c.inputs);
     free_bucket(&c.syms);
     free_bucket(&c.cons);
-    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root, c.pin_root);
+    SG_FREE_ALL(c.box, c.fixed, c.decided, c.fixed_kind, c.rel_root, c.pin_root, c.own_shape);
     sg_report_free(r);
     return rc;
 }

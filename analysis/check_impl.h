@@ -43,6 +43,8 @@ typedef struct checker {
     sg_presolve *spec_ps; /* the spec items of one component (spec_comp), for phase 1's spec_states */
     long spec_comp;
     long forest_comp;  /* the component the presolve's proof forest is built for, or -1 */
+    size_t *own_shape; /* [ninputs] dim i's traced shape (its SG_CORE_INPUT constraint) when i is in
+                          forest_comp, else SIZE_MAX or a stale entry; NULL until the first forest */
     bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     bool enumerate;    /* warm contexts: a small component's questions answered by its models */

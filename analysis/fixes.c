@@ -38,6 +38,7 @@
 #include "torch/fixlines.h"
 #include "trace/edit.h"
 #include "util/json.h"
+#include "util/strmap.h"
 #include "util/util.h"
 
 #define MAX_ROUNDS 4
@@ -79,36 +80,45 @@ static void strs_free(strs *v)
 
 static bool same_name(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
 
-/* Was `name` a Dim name of the user's spec? */
-static bool original_name(const sg_input_dim *in, size_t n, const char *name)
+/* The Dim names of `in` (a Dim's name, a derived dim's root) into the set `m` (names borrowed).
+ * 0 or SG_ENOMEM. */
+static int dim_names(sg_strmap *m, const sg_input_dim *in, size_t n)
 {
-    size_t i;
-    for (i = 0; i < n; i++)
-        if ((in[i].kind == SG_SPEC_DIM && same_name(in[i].name, name))
-            || (in[i].kind == SG_SPEC_DERIVED && same_name(in[i].root_name, name)))
-            return true;
-    return false;
+    size_t i, *at;
+    for (i = 0; i < n; i++) {
+        const char *name = in[i].kind == SG_SPEC_DIM ? in[i].name : in[i].kind == SG_SPEC_DERIVED ? in[i].root_name : NULL;
+        if (name && !(at = sg_strmap_slot(m, name)))
+            return SG_ENOMEM;
+        if (name)
+            *at = i;
+    }
+    return 0;
 }
 
-/* Is `name` a Dim name of some input of `in` (a Dim, or a derived dim's root)? */
-static bool dim_in(const sg_input_dim *in, size_t n, const char *name)
+/* Is `name` in the set of dim_names? */
+static bool named_in(const sg_strmap *m, const char *name)
 {
-    return original_name(in, n, name);
+    return name && sg_strmap_get(m, name) != SIZE_MAX;
 }
 
+/* The lines being made; lines[r] (r: a range line or not) the names that have one, each name's
+ * line index (names borrowed from f[]). */
 typedef struct fixvec {
     sg_fix *f;
     size_t n, cap;
+    sg_strmap lines[2];
     bool failed;
 } fixvec;
 
+/* A new line for `name` of this kind, unless the name has one of its kind already (NULL then, or
+ * out of memory: v->failed). One line per name: a range line and another may share it. */
 static sg_fix *add_fix(fixvec *v, sg_fix_kind kind, const char *name, const char *source)
 {
     sg_fix *f;
-    size_t i;
-    for (i = 0; i < v->n; i++)
-        if (strcmp(v->f[i].name, name) == 0 && (v->f[i].kind == SG_FIX_RANGE) == (kind == SG_FIX_RANGE))
-            return NULL; /* one line per name */
+    size_t *at;
+    sg_strmap *lines = &v->lines[kind == SG_FIX_RANGE];
+    if (sg_strmap_get(lines, name) != SIZE_MAX)
+        return NULL;
     if (sg__grow((void **)&v->f, &v->cap, v->n + 1, sizeof *v->f)) {
         v->failed = true;
         return NULL;
@@ -118,8 +128,10 @@ static sg_fix *add_fix(fixvec *v, sg_fix_kind kind, const char *name, const char
     f->kind = kind;
     f->name = sg__strndup(name, strlen(name));
     f->source = sg__strndup(source, strlen(source));
-    if (!f->name || !f->source)
+    if (!f->name || !f->source || !(at = sg_strmap_slot(lines, f->name)))
         v->failed = true;
+    else
+        *at = v->n - 1;
     return f;
 }
 
@@ -142,6 +154,16 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
                       sg_error *err)
 {
     size_t i;
+    sg_strmap orig_names = SG_STRMAP_INIT, fixed_names = SG_STRMAP_INIT;
+    if (dim_names(&orig_names, orig, n) || dim_names(&fixed_names, fixed, n))
+        v->failed = true;
+    for (i = 0; i < v->n && !v->failed; i++) { /* lines already there (none today) */
+        size_t *at = sg_strmap_slot(&v->lines[v->f[i].kind == SG_FIX_RANGE], v->f[i].name);
+        if (!at)
+            v->failed = true;
+        else if (*at == SIZE_MAX)
+            *at = i;
+    }
     for (i = 0; i < n && !v->failed; i++) {
         const sg_input_dim *o = &orig[i], *f = &fixed[i];
         const char *name = o->kind == SG_SPEC_DIM ? o->name : NULL;
@@ -150,7 +172,7 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
 
         if (m == MODE_SPEC && f->kind == SG_SPEC_DIM)
             name = f->name;
-        if (f->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(f, &a, &b) && !original_name(orig, n, f->root_name)
+        if (f->kind == SG_SPEC_DERIVED && sg_trace__derived_affine(f, &a, &b) && !named_in(&orig_names, f->root_name)
             && (m == MODE_SPEC || name)) {
             if ((x = add_fix(v, SG_FIX_RANGE, f->root_name, o->source)) != NULL) {
                 x->new_root = true;
@@ -160,7 +182,7 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
             }
         }
         if (!name && o->kind == SG_SPEC_DERIVED && f->kind == SG_SPEC_STATIC && f->has_static_size
-            && sg_trace__derived_affine(o, &a, &b) && a > 0 && !dim_in(fixed, n, o->root_name)) {
+            && sg_trace__derived_affine(o, &a, &b) && a > 0 && !named_in(&fixed_names, o->root_name)) {
             /* a derived dim made a constant, over a root that no input names: torch's line is the root's */
             sg_int q = 0, rem = 1;
             if (sg__sub(f->static_size, b, &q)) {
@@ -201,6 +223,10 @@ static int diff_lines(fixvec *v, const sg_input_dim *orig, const sg_input_dim *f
             }
         }
     }
+    sg_strmap_dispose(&orig_names);
+    sg_strmap_dispose(&fixed_names);
+    sg_strmap_dispose(&v->lines[0]); /* the line indices would not survive the sort */
+    sg_strmap_dispose(&v->lines[1]);
     for (i = 0; i < v->n; i++)
         if (!v->f[i].line || (v->f[i].kind == SG_FIX_DERIVED && !v->f[i].root))
             v->failed = true;

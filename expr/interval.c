@@ -1189,7 +1189,7 @@ static int run(const sg_expr *e, const sg_interval *box, size_t nbox, iv *v, con
     memset(&c, 0, sizeof c);
     c.box = box;
     c.nbox = box ? nbox : 0;
-    c.cap = 64;
+    c.cap = 16; /* grown by memo_put; a guard has a few nodes, and the table is cleared at each call */
     c.tab = sg__calloc(c.cap, sizeof *c.tab);
     if (!c.tab)
         return SG_ENOMEM;

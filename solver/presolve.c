@@ -68,7 +68,9 @@ int sg_presolve_new(sg_presolve **out, sg_problem *p, sg_error *err)
         ;
     if (!SG_CALLOC_ALL(SG_SLOT(ps->nodes, ps->nnodes + 1), SG_SLOT(ps->box, ps->nbox + 1), SG_SLOT(ps->xmap, ps->xcap),
                        SG_SLOT(ps->fepoch, ps->nnodes + 1), SG_SLOT(ps->fpar, ps->nnodes + 1),
-                       SG_SLOT(ps->fdist, ps->nnodes + 1))) {
+                       SG_SLOT(ps->fdist, ps->nnodes + 1), SG_SLOT(ps->tree.seen, ps->nnodes + 1),
+                       SG_SLOT(ps->tree.done, ps->nnodes + 1), SG_SLOT(ps->tree.par, ps->nnodes + 1),
+                       SG_SLOT(ps->tree.dist, ps->nnodes + 1))) {
         sg_presolve_free(ps);
         return sg_error_set(err, SG_ENOMEM, "out of memory in presolve");
     }
@@ -82,6 +84,7 @@ int sg_presolve_new(sg_presolve **out, sg_problem *p, sg_error *err)
         ps->xmap[h].x = i;
     }
     ps->epoch = 1;
+    ps->tree.root = SIZE_MAX;
     *out = ps;
     return 0;
 }
@@ -91,7 +94,8 @@ void sg_presolve_free(sg_presolve *ps)
     if (!ps)
         return;
     SG_FREE_ALL(ps->nodes, ps->touched, ps->defs, ps->box, ps->boxset, ps->xmap, ps->fepoch, ps->fpar,
-                ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue, ps->evals, ps->left);
+                ps->fdist, ps->hseq, ps->edges, ps->estart, ps->eadj, ps->queue, ps->evals, ps->left,
+                ps->tree.seen, ps->tree.done, ps->tree.par, ps->tree.dist, ps->tree.heap);
     sg_free(ps);
 }
 

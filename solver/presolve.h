@@ -131,13 +131,17 @@ sg_tri sg_presolve_decide_expr(sg_presolve *ps, const sg_expr *e);
  * input dims in it.
  *
  * sg_presolve_forest builds it (forgets every fact: call it between question
- * sets). sg_presolve_explain finds the constraints on the path between
- * D_input and D_root (the relation phase 1 adopts, root's traced value a bare
- * symbol), re-proves the relation from exactly them by the presolve, and
- * drops each member whose removal keeps it proved, traced shapes and replacements first, then traced ranges, then
- * guards (explain_relation's order). Returns 1 with the core (indices into the problem's
- * constraints; new array, sg_free) when the relation is proved this way, 0
- * when not (ask Z3), SG_ENOMEM. A core never contains `skip`.
+ * sets). sg_presolve_explain finds the constraints on a cheapest path between
+ * D_input and D_root avoiding `skip` (the relation phase 1 adopts, root's
+ * traced value a bare symbol), re-proves the relation from exactly them by the
+ * presolve, and drops each member whose removal keeps it proved, traced shapes
+ * and replacements first, then traced ranges, then guards (explain_relation's
+ * order). Returns 1 with the core (indices into the problem's constraints; new
+ * array, sg_free) when the relation is proved this way, 0 when not (ask Z3),
+ * SG_ENOMEM. A core never contains `skip`. The paths of one root come from one
+ * shortest-path tree, grown as far as the questions need and kept until the
+ * next sg_presolve_forest or a question about another root: ask a root's
+ * questions together.
  */
 int sg_presolve_forest(sg_presolve *ps, const size_t *syms, size_t nsyms, const size_t *cons, size_t ncons);
 int sg_presolve_explain(sg_presolve *ps, size_t input, size_t root, size_t skip, size_t **core, size_t *ncore);

@@ -31,6 +31,24 @@ typedef struct node {
 typedef sg_lin lin;
 
 
+/* An entry of the shortest-path tree's heap: node at distance key, pushed seq-th. */
+typedef struct fentry {
+    size_t key, seq, node;
+} fentry;
+
+/* The shortest-path tree of sg_presolve_explain over the forest, grown from `root` by a Dijkstra
+ * that stops when the node asked about is settled and resumes at the next question of the same
+ * root (presolve_forest.c). par[x] (the edge x was reached by) and dist[x] are valid when
+ * seen[x] == epoch and final when done[x] == epoch. */
+typedef struct ftree {
+    size_t root; /* SIZE_MAX: no tree */
+    unsigned epoch;
+    unsigned *seen, *done;
+    size_t *par, *dist;
+    fentry *heap;
+    size_t nheap, cap, nseq;
+} ftree;
+
 typedef struct strslot {
     const char *name;
     size_t x;
@@ -62,6 +80,7 @@ struct sg_presolve {
     bool has_forest;
     unsigned *fepoch, forest; /* fpar, fdist valid when fepoch == forest */
     size_t *fpar, *fdist, *hseq, qcap, nseq;
+    ftree tree;           /* the tree from a relation's root, shared by its questions */
     sg_int *evals;        /* [nbox] symbol values of an enumerated point (enum_decide), or NULL */
     unsigned long long enum_spent; /* evaluations spent of enum_budget() (presolve_enum.c) */
     /* what sg_presolve_enumerate needs to know of this epoch's facts: the constraints and the

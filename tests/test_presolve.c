@@ -683,6 +683,93 @@ static void test_many_holes_without_z3(void)
     sg_trace_free(t);
 }
 
+/* The core of a violation as text: "guard 0, guard 3, replacement 2" (kind and index, in order). */
+static void core_text(char *buf, size_t cap, const sg_violation *v)
+{
+    size_t k, at = 0;
+    buf[0] = '\0';
+    for (k = 0; k < v->ncore && at < cap; k++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s %zu", k ? ", " : "", sg_core_kind_name(v->core[k].kind),
+                               v->core[k].index);
+}
+
+/*
+ * The three ways sg_presolve_explain finds a relation's path (solver/presolve_forest.c), on one
+ * root: x0 (s0); x1..x3 traced as s0 by duck sizing, each with its own Dim and symbol.
+ *  - x1: Eq(s0, s1): the tree's own path from D_1 (one guard).
+ *  - x2: s2's replacement s0, no guard: the tree reaches D_2 through its traced shape (cost 3) as
+ *    cheaply as through s2's replacement, so the path is the one through D_2's other edge.
+ *  - x3: a chain s3 = s4 = s5 = s6 = s0 (cost 4): the tree reaches s3 through D_3 and its traced
+ *    shape (cost 3), so no tree path avoids it; a search from D_3 of its own finds the chain.
+ * Each core is the only minimal one: Z3's (the presolve off) must be the same, and the presolve
+ * must spare Z3 the three explanations. (d0 itself has a fourth violation, the same either way:
+ * the Dim.AUTO x4..x6 let a shape fail the chain.)
+ */
+static void test_explain_paths(void)
+{
+    static const char *const sym[][3] = {
+        /* name, replacement, source */
+        {"s0", "null", "\"L['x0'].size()[0]\""}, {"s1", "null", "\"L['x1'].size()[0]\""},
+        {"s2", "\"s0\"", "\"L['x2'].size()[0]\""}, {"s3", "null", "\"L['x3'].size()[0]\""},
+        {"s4", "null", "\"L['x4'].size()[0]\""}, {"s5", "null", "\"L['x5'].size()[0]\""},
+        {"s6", "null", "\"L['x6'].size()[0]\""}};
+    static const char *const guards[] = {"Eq(s0, s1)", "Eq(s3, s4)", "Eq(s4, s5)", "Eq(s5, s6)", "Eq(s6, s0)"};
+    static const char *const want[] = {"guard 0", "replacement 2", "guard 1, guard 2, guard 3, guard 4"};
+    sbuf b = {0};
+    size_t i;
+    unsigned queries[2] = {0, 0};
+    int on;
+    sb_printf(&b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+                  "\"shape_env\": true, \"symbols\": [");
+    for (i = 0; i < sizeof sym / sizeof *sym; i++)
+        sb_printf(&b, "%s{\"name\": \"%s\", \"range\": [2, 4096], \"hint\": 6, \"unbacked\": false, "
+                      "\"size_like\": false, \"replacement\": %s, \"sources\": [%s]}",
+                  i ? ", " : "", sym[i][0], sym[i][1], sym[i][2]);
+    sb_printf(&b, "], \"guards\": [");
+    for (i = 0; i < sizeof guards / sizeof *guards; i++)
+        sb_printf(&b, "%s{\"origin\": \"shape\", \"expr\": \"%s\", \"user_loc\": \"m.py:%zu in forward\"}",
+                  i ? ", " : "", guards[i], i + 1);
+    sb_printf(&b, "], \"inputs\": [");
+    for (i = 0; i < 4; i++)
+        sb_printf(&b, "%s{\"path\": \"['x%zu']\", \"dim\": 0, \"size\": 6, \"source\": \"L['x%zu'].size()[0]\", "
+                      "\"traced_source\": \"L['x%zu'].size()[0]\", \"value\": \"s0\", "
+                      "\"spec\": {\"kind\": \"dim\", \"name\": \"d%zu\", \"min\": 2, \"max\": 4096}}",
+                  i ? ", " : "", i, i, i, i);
+    for (i = 4; i < 7; i++)
+        sb_printf(&b, ", {\"path\": \"['x%zu']\", \"dim\": 0, \"size\": 6, \"source\": \"L['x%zu'].size()[0]\", "
+                      "\"traced_source\": \"L['x%zu'].size()[0]\", \"value\": \"s%zu\", \"spec\": {\"kind\": \"auto\"}}",
+                  i, i, i, i);
+    sb_printf(&b, "], \"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}");
+    for (on = 1; on >= 0; on--) {
+        sg_trace *t = NULL;
+        sg_report *r = NULL;
+        sg_error err = SG_ERROR_INIT;
+        sg_check_options o = options();
+        o.infer = false;
+        CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
+        sg_presolve_enable(on);
+        if (t)
+            CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
+        sg_presolve_enable(true);
+        if (r) {
+            CHECK_EQ_INT((int)r->nviolations, 4);
+            for (i = 0; i < r->nviolations && i < 3; i++) {
+                char got[256];
+                core_text(got, sizeof got, &r->violations[i]);
+                CHECK_EQ_INT((int)r->violations[i].kind, (int)SG_VIOL_EQUAL);
+                CHECK_EQ_INT((int)r->violations[i].input, (int)i + 1);
+                CHECK_MSG(strcmp(got, want[i]) == 0, "presolve %s, x%zu: core %s, expected %s", on ? "on" : "off",
+                          i + 1, got, want[i]);
+            }
+            queries[on] = r->stats.queries;
+        }
+        sg_report_free(r);
+        sg_trace_free(t);
+    }
+    CHECK_MSG(queries[1] + 3 <= queries[0], "%u Z3 queries with the presolve, %u without", queries[1], queries[0]);
+    sb_free(&b);
+}
+
 int main(void)
 {
     RUN(test_equalities_without_z3);
@@ -693,6 +780,7 @@ int main(void)
     RUN(test_products_without_z3);
     RUN(test_many_holes_without_z3);
     RUN(test_joint_without_z3);
+    RUN(test_explain_paths);
     RUN(test_random_on_off);
     RUN(test_corpus_on_off);
     return test_summary();

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "corpus_walk.h"
 #include "test.h"
 #include "util/json.h"
+#include "util/strmap.h"
 
 #ifndef SG_TRACE_TMP
 #define SG_TRACE_TMP "/tmp/sg_test_trace"
@@ -612,6 +614,35 @@ static void test_big_integers(void)
 }
 
 /* ---- util/json.h --------------------------------------------------------------------------- */
+
+/* sg_strmap (util/strmap.h): slots stay with their key through the table's growth; a missing
+ * key has none; a disposed map is empty and usable again. */
+static void test_strmap(void)
+{
+    static char names[600][8];
+    sg_strmap m = SG_STRMAP_INIT;
+    size_t i, *at;
+    CHECK(sg_strmap_get(&m, "d0") == SIZE_MAX);
+    for (i = 0; i < 600; i++) {
+        snprintf(names[i], sizeof names[i], "d%zu", i);
+        at = sg_strmap_slot(&m, names[i]);
+        CHECK(at && *at == SIZE_MAX);
+        if (at)
+            *at = 1000 + i;
+    }
+    at = sg_strmap_slot(&m, "d17"); /* an equal string, not the same pointer */
+    CHECK(at && *at == 1017);
+    CHECK_EQ_INT((int)m.n, 600);
+    for (i = 0; i < 600; i++)
+        CHECK_MSG(sg_strmap_get(&m, names[i]) == 1000 + i, "%s", names[i]);
+    CHECK(sg_strmap_get(&m, "d600") == SIZE_MAX && sg_strmap_get(&m, "") == SIZE_MAX);
+    sg_strmap_dispose(&m);
+    CHECK(m.n == 0 && sg_strmap_get(&m, "d1") == SIZE_MAX);
+    at = sg_strmap_slot(&m, "");
+    CHECK(at && *at == SIZE_MAX);
+    sg_strmap_dispose(&m);
+    sg_strmap_dispose(NULL);
+}
 
 static void test_json_helpers(void)
 {
@@ -1537,6 +1568,7 @@ static void test_override_alloc_failures(void)
 int main(void)
 {
     RUN(test_json_helpers);
+    RUN(test_strmap);
     RUN(test_corpus_loads);
     RUN(test_div_view_8);
     RUN(test_nested_dict_list);

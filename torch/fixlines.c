@@ -3,10 +3,12 @@
  * ours in torch's text, and reading torch's own the way its
  * refine_dynamic_shapes_from_suggested_fixes reads them, into typed spec edits.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "torch/fixlines.h"
+#include "util/strmap.h"
 #include "util/util.h"
 
 /* ---- printing ------------------------------------------------------------------------- */
@@ -145,14 +147,32 @@ static int unreadable(char **why, const char *line, sg_error *err)
     return 0;
 }
 
-int sg_torch_read_fix_lines(sg_spec_edits *out, char **why, const sg_trace *t, const char *const *lines, size_t n,
-                            sg_error *err)
+/* The input dims a fix line's name edits, by name: a Dim of that name, or a derived dim with that
+ * root. *head (name -> first such dim) and next[j] (the next one after dim j, or SIZE_MAX) list
+ * them in input order. 0 or SG_ENOMEM. */
+static int dims_by_name(sg_strmap *head, size_t *next, const sg_input_dim *in, size_t nin)
 {
-    size_t nin = 0, i, j;
-    const sg_input_dim *in = sg_trace_inputs(t, &nin);
+    size_t j = nin, *at;
+    while (j-- > 0) {
+        const char *key = in[j].kind == SG_SPEC_DIM ? in[j].name : in[j].kind == SG_SPEC_DERIVED ? in[j].root_name : NULL;
+        next[j] = SIZE_MAX;
+        if (!key)
+            continue;
+        if (!(at = sg_strmap_slot(head, key)))
+            return SG_ENOMEM;
+        next[j] = *at;
+        *at = j;
+    }
+    return 0;
+}
+
+/* sg_torch_read_fix_lines over the name index of dims_by_name. */
+static int read_lines(sg_spec_edits *out, char **why, const sg_input_dim *in, const sg_strmap *head,
+                      const size_t *next, const char *const *lines, size_t n, sg_error *err)
+{
+    size_t i, j;
     bool failed = false;
 
-    *why = NULL;
     for (i = 0; i < n; i++) {
         const char *line = skip_ws(lines[i]), *eq, *rhs, *root = NULL;
         size_t nl = ident_len(line), rl = 0;
@@ -178,13 +198,12 @@ int sg_torch_read_fix_lines(sg_spec_edits *out, char **why, const sg_trace *t, c
             if (constant && (!read_int(&p, &b) || *skip_ws(p))) {
                 return unreadable(why, lines[i], err);
             }
-            for (j = 0; j < nin; j++) {
+            for (j = sg_strmap_get(head, name); j != SIZE_MAX; j = next[j]) {
                 sg_int da, db, na, nb, tt;
-                if (in[j].kind == SG_SPEC_DIM && strcmp(in[j].name, name) == 0) {
+                if (in[j].kind == SG_SPEC_DIM) {
                     da = 1;
                     db = 0;
-                } else if (in[j].kind == SG_SPEC_DERIVED && strcmp(in[j].root_name, name) == 0
-                           && sg_trace__derived_affine(&in[j], &da, &db)) {
+                } else if (sg_trace__derived_affine(&in[j], &da, &db)) {
                     /* refine re-applies the derived dim's function to the fixed root */
                 } else {
                     continue;
@@ -207,4 +226,22 @@ int sg_torch_read_fix_lines(sg_spec_edits *out, char **why, const sg_trace *t, c
         return unreadable(why, lines[i], err);
     }
     return failed ? sg_error_set(err, SG_ENOMEM, "out of memory") : 0;
+}
+
+int sg_torch_read_fix_lines(sg_spec_edits *out, char **why, const sg_trace *t, const char *const *lines, size_t n,
+                            sg_error *err)
+{
+    size_t nin = 0, *next;
+    const sg_input_dim *in = sg_trace_inputs(t, &nin);
+    sg_strmap head = SG_STRMAP_INIT;
+    int rc;
+
+    *why = NULL;
+    if (!(next = sg__malloc((nin + 1) * sizeof *next)) || dims_by_name(&head, next, in, nin))
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory");
+    else
+        rc = read_lines(out, why, in, &head, next, lines, n, err);
+    sg_strmap_dispose(&head);
+    sg_free(next);
+    return rc;
 }
