@@ -14,7 +14,7 @@ CLI defaults but --timeout) at every size:
   counterexample, a conflicting set and a fix: the cost of explaining. Its JSON report grows as
   n^2 (each refuted dim's counterexample lists every input's sizes, docs/check.md).
 
-Per run: wall and CPU seconds (user + system, wait4), peak RSS of the process, Z3 queries, the
+Per run: the suggested fix lines (v: verified), wall and CPU seconds (user + system, wait4), peak RSS of the process, Z3 queries, the
 verdict and dim counts, the size of the JSON report. The median of --runs (default 1) is printed as
 a Markdown table (paste it into bench/RESULTS.md) with the growth exponent between consecutive
 sizes (log ratio of CPU over log ratio of inputs: 1 is linear), and drawn as a log-log SVG plot of
@@ -129,14 +129,15 @@ def main():
         sys.exit(f"growth: no shapegate binary at {a.shapegate}")
     sizes = [int(s) for s in a.sizes.split(",")]
     series = {}
-    print("| family | inputs | verdict (prv/ref/unk) | queries | wall s | CPU s | peak MiB | report MB | growth |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| family | inputs | verdict (prv/ref/unk) | fixes (v: verified) | queries | wall s | CPU s | peak MiB | "
+          "report MB | growth |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for fam in a.families.split(","):
         prev = None
         for n in sizes:
             path, n = trace_for(fam, n, a.traces)
             if not path:
-                print(f"| {fam} | {n:,} | (no trace) | | | | | | |")
+                print(f"| {fam} | {n:,} | (no trace) | | | | | | | |")
                 continue
             info = scale.check(a.shapegate, path, a.timeout, a.runs)
             s = scale.summarise(info)
@@ -147,7 +148,8 @@ def main():
             rc = info.get("rc")
             verdict = "killed" if rc is None else "%s %d/%d/%d" % (s["verdict"], s["proved"], s["refuted"],
                                                                    s["unknown"])
-            print(f"| {fam} | {n:,} | {verdict} | {scale.fmt(s['queries'], '%d')} | {info['wall']:.3f} | "
+            fixes = "%d%s" % (s["fixes"], "v" if s["verified"] else "")
+            print(f"| {fam} | {n:,} | {verdict} | {fixes} | {scale.fmt(s['queries'], '%d')} | {info['wall']:.3f} | "
                   f"{cpu:.3f} | {info['peak_kib'] / 1024:.0f} | {len(info['out']) / 1e6:.2f} | {grow} |",
                   flush=True)
             series.setdefault(fam, []).append((n, cpu))
