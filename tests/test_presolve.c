@@ -37,6 +37,28 @@ static sg_check_options options(void)
     return o;
 }
 
+/* sg_check of `t` with inference into *r (NULL when it fails), and how many Z3 queries inference
+ * added to the check's own (measured by a first run without inference). */
+static unsigned inference_queries(const sg_trace *t, sg_report **r, sg_error *err)
+{
+    sg_check_options o = options();
+    unsigned q0 = 0;
+
+    *r = NULL;
+    o.infer = false;
+    if (sg_check(r, t, &o, err) == 0) {
+        q0 = (*r)->stats.queries;
+        sg_report_free(*r);
+        *r = NULL;
+    }
+    o.infer = true;
+    if (sg_check(r, t, &o, err) != 0) {
+        *r = NULL;
+        return 0;
+    }
+    return (*r)->stats.queries - q0;
+}
+
 static int check_with(sg_report **r, const sg_trace *t, bool presolve, sg_error *err)
 {
     sg_check_options o = options();
@@ -370,11 +392,10 @@ static void test_three_variables_without_z3(void)
 static void test_inference_without_z3(void)
 {
     sbuf b = {0};
-    unsigned n = 20, i, q0 = 0;
+    unsigned n = 20, i;
     sg_trace *t = NULL;
     sg_report *r = NULL;
     sg_error err = SG_ERROR_INIT;
-    sg_check_options o = options();
     sb_printf(&b, "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
                   "\"shape_env\": true, \"symbols\": [");
     for (i = 0; i < n; i++)
@@ -397,18 +418,13 @@ static void test_inference_without_z3(void)
                   "\"traced_source\": \"L['y'].size()[0]\", \"value\": \"t\", \"spec\": {\"kind\": \"auto\"}}], "
                   "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}");
     CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
-    o.infer = false;
-    if (t && sg_check(&r, t, &o, &err) == 0) {
-        q0 = r->stats.queries;
-        sg_report_free(r);
-        r = NULL;
+    if (t) {
+        unsigned extra = inference_queries(t, &r, &err);
+        CHECK_MSG(r != NULL, "%s", err.msg);
+        CHECK_MSG(extra == 0, "inference asked %u Z3 queries", extra);
     }
-    o.infer = true;
-    if (t)
-        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
     if (r) {
         const sg_expr *s0 = NULL;
-        CHECK_MSG(r->stats.queries == q0, "inference asked %u Z3 queries", (unsigned)(r->stats.queries - q0));
         CHECK_EQ_INT((int)r->ninferred, (int)(n + 1));
         for (i = 0; i < r->ninferred; i++) {
             const sg_inferred *f = &r->inferred[i];
@@ -613,22 +629,15 @@ static void test_joint_without_z3(void)
     sg_trace *t = NULL;
     sg_report *r = NULL;
     sg_error err = SG_ERROR_INIT;
-    sg_check_options o = options();
-    unsigned q0 = 0;
     size_t i;
 
     CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
-    o.infer = false;
-    if (t && sg_check(&r, t, &o, &err) == 0) {
-        q0 = r->stats.queries;
-        sg_report_free(r);
-        r = NULL;
+    if (t) {
+        unsigned extra = inference_queries(t, &r, &err);
+        CHECK_MSG(r != NULL, "%s", err.msg);
+        CHECK_MSG(extra == 0, "inference asked %u Z3 queries", extra);
     }
-    o.infer = true;
-    if (t)
-        CHECK_MSG(sg_check(&r, t, &o, &err) == 0, "%s", err.msg);
     if (r) {
-        CHECK_MSG(r->stats.queries == q0, "inference asked %u Z3 queries", (unsigned)(r->stats.queries - q0));
         CHECK_EQ_INT((int)r->ninferred, 3);
         for (i = 0; i < r->ninferred && i < 3; i++) {
             const sg_inferred *f = &r->inferred[i];
