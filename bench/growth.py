@@ -86,10 +86,13 @@ def svg_plot(series, path):
         y = Y(10.0 ** e)
         out.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W - R}" y2="{y:.1f}" stroke="#ddd"/>')
         out.append(f'<text x="{L - 6}" y="{y + 4:.1f}" text-anchor="end">{10.0 ** e:g} s</text>')
+    last = None
     for n in sorted({p[0] for p in pts}):
         x = X(n)
         out.append(f'<line x1="{x:.1f}" y1="{T}" x2="{x:.1f}" y2="{H - B}" stroke="#eee"/>')
-        out.append(f'<text x="{x:.1f}" y="{H - B + 16}" text-anchor="middle">{n:,}</text>')
+        if last is None or x - last >= 30:  # a label only where it does not run into the last one
+            out.append(f'<text x="{x:.1f}" y="{H - B + 16}" text-anchor="middle">{n:,}</text>')
+            last = x
     out.append(f'<text x="{W / 2}" y="{H - 12}" text-anchor="middle">inputs (10 guards per input in '
                f'synth; ~4 per input in sweep)</text>')
     # a dotted linear-growth reference through each family's first point
