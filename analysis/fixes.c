@@ -309,6 +309,10 @@ static int copy_inferred(sg_report *to, const sg_report *from, sg_error *err)
 /* Any refuted, unknown or invalid dim left in `r`? */
 static bool clean(const sg_report *r) { return r->verdict == SG_VERDICT_OK; }
 
+/* The note of fixes not tried because the job's budget was spent first (first_check; the engine's
+ * sg_fixes__budget_spent). */
+#define NOTE_BUDGET_SPENT "time budget spent before the first check"
+
 /*
  * The whole derivation shares one wall-clock budget, opts->timeout_ms: each
  * check gets what is left of it. False when nothing is left (then `o` is unchanged).
@@ -332,7 +336,7 @@ static int first_check(sg_report **out, const sg_trace *t, sg_check_options *o, 
 {
     *out = NULL;
     if (!budget_left(o, total_ms, start)) {
-        sg_fixes__strs_pushf(notes, "time budget spent before the first check");
+        sg_fixes__strs_pushf(notes, "%s", NOTE_BUDGET_SPENT);
         return 0;
     }
     return sg_check_rt(out, t, o, rt, err);
@@ -1128,7 +1132,7 @@ int sg_fixes__budget_spent(sg_fixes **out, sg_error *err)
 
     *out = NULL;
     if (res)
-        sg_fixes__strs_pushf(&notes, "time budget spent before the first check");
+        sg_fixes__strs_pushf(&notes, "%s", NOTE_BUDGET_SPENT);
     if (!res || notes.failed) {
         strs_free(&notes);
         sg_free(res);

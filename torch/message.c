@@ -324,39 +324,33 @@ static void within_specs(ctx *c)
 }
 
 static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_symbol_info *syms, size_t ns,
-                            size_t *last, const sg_input_dim **named);
-
-/* Dim dims by name, then by their place in the inputs. */
-static int cmp_dim_name(const void *x, const void *y)
-{
-    const sg_input_dim *a = *(const sg_input_dim *const *)x, *b = *(const sg_input_dim *const *)y;
-    int r = strcmp(a->name, b->name);
-    return r ? r : (a > b) - (a < b);
-}
+                            size_t *last, const sg_strmap *first);
 
 static int build_model(ctx *c)
 {
     size_t n = 0, ns, *last = NULL;
     const sg_input_dim *in = sg_trace_inputs(c->t, &n);
     const sg_symbol_info *syms = sg_trace_symbols(c->t, &ns);
-    const sg_input_dim **named = NULL;
-    int rc = 0;
+    sg_strmap first = SG_STRMAP_INIT;
+    int rc;
 
     c->nsyms = sg_pool_nsymbols(c->pool);
     c->ndims = n;
-    if (!SG_CALLOC_ALL(SG_SLOT(last, c->nsyms + 1), SG_SLOT(named, n + 1)))
-        return SG_ENOMEM;
-    rc = build_model_with(c, in, n, syms, ns, last, named);
+    last = sg__calloc(c->nsyms + 1, sizeof *last);
+    rc = !last ? SG_ENOMEM : sg_spec__first_dims(&first, in, n);
+    if (!rc)
+        rc = build_model_with(c, in, n, syms, ns, last, &first);
     sg_free(last);
-    sg_free(named);
+    sg_strmap_dispose(&first);
     return rc;
 }
 
-/* build_model's work, with its scratch arrays: last[nsyms] (the last dim seen per symbol), named[n]. */
+/* build_model's work, with its scratch: last[nsyms] (the last dim seen per symbol), first (each Dim
+ * name's first use, sg_spec__first_dims). */
 static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_symbol_info *syms, size_t ns,
-                            size_t *last, const sg_input_dim **named)
+                            size_t *last, const sg_strmap *first)
 {
-    size_t i, j, nnamed;
+    size_t i, j;
 
     if (!SG_CALLOC_ALL(SG_SLOT(c->dims, n ? n : 1), SG_SLOT(c->first, c->nsyms + 1), SG_SLOT(c->info, c->nsyms + 1),
                        SG_SLOT(c->repl, c->nsyms + 1), SG_SLOT(c->box, c->nsyms + 1), SG_SLOT(c->sbox, c->nsyms + 1),
@@ -406,19 +400,15 @@ static int build_model_with(ctx *c, const sg_input_dim *in, size_t n, const sg_s
         }
     }
     within_specs(c);
-    /* source pairs: every later use of a Dim name joins the first (the Dim dims sorted by name, then
-     * index: one pass instead of a scan of the earlier dims per dim) */
-    for (i = 0, nnamed = 0; i < n; i++)
-        if (in[i].kind == SG_SPEC_DIM && in[i].name)
-            named[nnamed++] = &in[i];
-    qsort(named, nnamed, sizeof *named, cmp_dim_name);
-    for (i = 0; i < nnamed; i = j) {
-        size_t first = (size_t)(named[i] - in);
-        for (j = i + 1; j < nnamed && strcmp(named[j]->name, named[i]->name) == 0; j++) {
-            size_t a = uf_find(c, (size_t)(named[j] - in)), b = uf_find(c, first);
-            if (a != b)
-                c->dims[a].parent = b;
-        }
+    /* source pairs: every later use of a Dim name joins the first */
+    for (i = 0; i < n; i++) {
+        size_t a, b;
+        if (in[i].kind != SG_SPEC_DIM || !in[i].name || (j = sg_strmap_get(first, in[i].name)) >= i)
+            continue;
+        a = uf_find(c, i);
+        b = uf_find(c, j);
+        if (a != b)
+            c->dims[a].parent = b;
     }
     /* derived equalities: _defs[find(src)] = fn(rewrite(root)) */
     for (i = 0; i < n; i++) {

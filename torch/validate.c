@@ -414,34 +414,25 @@ cleanup:
     return rc;
 }
 
-/* Dim dims by name, then by their place in the inputs. */
-static int cmp_dim_name(const void *x, const void *y)
+int sg_spec__first_dims(sg_strmap *m, const sg_input_dim *in, size_t n)
 {
-    const sg_input_dim *a = *(const sg_input_dim *const *)x, *b = *(const sg_input_dim *const *)y;
-    int c = strcmp(a->name, b->name);
-    return c ? c : (a > b) - (a < b);
-}
-
-/* The index in `in` of the first Dim named `name` (named[]: the Dim dims sorted by cmp_dim_name), or
- * SIZE_MAX. */
-static size_t first_named(const sg_input_dim *in, const sg_input_dim *const *named, size_t nnamed, const char *name)
-{
-    size_t lo = 0, hi = nnamed;
-    while (lo < hi) { /* the first entry whose name is not below `name` */
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(named[mid]->name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    size_t i, *at;
+    for (i = 0; i < n; i++) {
+        if (in[i].kind != SG_SPEC_DIM || !in[i].name)
+            continue;
+        if (!(at = sg_strmap_slot(m, in[i].name)))
+            return SG_ENOMEM;
+        if (*at == SIZE_MAX)
+            *at = i;
     }
-    return lo < nnamed && strcmp(named[lo]->name, name) == 0 ? (size_t)(named[lo] - in) : SIZE_MAX;
+    return 0;
 }
 
 /* The per-dim rules of sg_spec_validate (bounds, one name's definitions and examples, derived
- * forms), into `r`; named[nnamed]: the Dim dims sorted by name; vals[ns]: zeroed scratch symbol
- * values (left zeroed). 0, or SG_ENOMEM. */
-static int check_dims(const sg_trace *t, sg_pool *pool, const sg_input_dim *in, size_t n,
-                      const sg_input_dim *const *named, size_t nnamed, sg_int *vals, size_t ns, sg_spec_issues *r)
+ * forms), into `r`; first: each Dim name's first use (sg_spec__first_dims); vals[ns]: zeroed
+ * scratch symbol values (left zeroed). 0, or SG_ENOMEM. */
+static int check_dims(const sg_trace *t, sg_pool *pool, const sg_input_dim *in, size_t n, const sg_strmap *first,
+                      sg_int *vals, size_t ns, sg_spec_issues *r)
 {
     size_t i, j;
     char msg[1024], r1[256], r2[256], a[SG_INT_STRLEN], b[SG_INT_STRLEN], c[SG_INT_STRLEN];
@@ -455,7 +446,7 @@ static int check_dims(const sg_trace *t, sg_pool *pool, const sg_input_dim *in, 
             continue;
         }
         if (d->kind == SG_SPEC_DIM) { /* the first earlier use of the name with other bounds */
-            j = first_named(in, named, nnamed, d->name);
+            j = sg_strmap_get(first, d->name);
             if (j < i && (!same_bound(in[j].min, d->min) || !same_bound(in[j].max, d->max))) {
                 dim_repr(r1, sizeof r1, d->name, in[j].min, in[j].max);
                 dim_repr(r2, sizeof r2, d->name, d->min, d->max);
@@ -489,7 +480,7 @@ static int check_dims(const sg_trace *t, sg_pool *pool, const sg_input_dim *in, 
                 continue;
             }
             /* the example must have the derived form, given the root's example */
-            j = first_named(in, named, nnamed, d->root_name);
+            j = sg_strmap_get(first, d->root_name);
             if (j < n) {
                 vals[sg_expr_symbol_index(root)] = in[j].size;
                 if (sg_expr_eval(&v, pool, d->derived, vals, ns, &e2) == 0 && v.kind == SG_VAL_INT && v.num != d->size) {
@@ -530,19 +521,13 @@ int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_err
         if (in[i].kind == SG_SPEC_DERIVED && in[i].derived && !sg_expr_symbol(pool, in[i].root_name, strlen(in[i].root_name)))
             rc = SG_ENOMEM;
     if (!rc) {
-        const sg_input_dim **named = sg__calloc(n + 1, sizeof *named);
-        size_t ns = sg_pool_nsymbols(pool), nnamed = 0;
+        sg_strmap first = SG_STRMAP_INIT;
+        size_t ns = sg_pool_nsymbols(pool);
         sg_int *vals = sg__calloc(ns + 1, sizeof *vals);
-        if (!named || !vals) {
-            rc = SG_ENOMEM;
-        } else {
-            for (i = 0; i < n; i++)
-                if (in[i].kind == SG_SPEC_DIM && in[i].name)
-                    named[nnamed++] = &in[i];
-            qsort(named, nnamed, sizeof *named, cmp_dim_name);
-            rc = check_dims(t, pool, in, n, named, nnamed, vals, ns, r);
-        }
-        sg_free(named);
+        rc = !vals ? SG_ENOMEM : sg_spec__first_dims(&first, in, n);
+        if (!rc)
+            rc = check_dims(t, pool, in, n, &first, vals, ns, r);
+        sg_strmap_dispose(&first);
         sg_free(vals);
     }
     if (rc)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "trace/trace.h"
+#include "util/strmap.h"
 
 /* One way the spec is invalid, or a named dim torch specialises. */
 typedef struct sg_spec_issue {
@@ -33,6 +34,11 @@ typedef struct sg_spec_issues {
  * (derived dims are evaluated in it). Returns 0 or SG_ENOMEM.
  */
 int sg_spec_validate(const sg_trace *t, sg_pool *pool, sg_spec_issues *r, sg_error *err);
+
+/* Each Dim name of in[0..n) (kind SG_SPEC_DIM) mapped to the index of its first use, into `m`
+ * (empty on entry; names borrowed from `in`). What torch's spec checks and its message pair a
+ * later use of a name with. 0 or SG_ENOMEM. */
+int sg_spec__first_dims(sg_strmap *m, const sg_input_dim *in, size_t n);
 
 /* Free the issues' strings and array; `r` is left empty. NULL-safe. */
 void sg_spec_issues_dispose(sg_spec_issues *r);
