@@ -4,9 +4,9 @@
  * constraint (S and not G satisfiable), explain it by a minimal core over (dim
  * values, spec items, constraints), refute and pin the dims whose values
  * matter, and search again until no counterexample is left (the rest is
- * proved) or Z3 cannot decide (the rest is unknown, with the reason). On the
- * engine's warm contexts a small component is decided by visiting its models
- * (sg_presolve_enumerate) instead of asking Z3.
+ * proved) or Z3 cannot decide (the rest is unknown, with the reason). A small
+ * component is decided by visiting its models (sg_presolve_enumerate) instead
+ * of asking Z3.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -249,9 +249,11 @@ static void presolve_round(checker *c, long comp)
         if (sg_q_def(p, k))
             sg_presolve_def(c->ps, k);
     FOR_MEMBERS(c->inputs, comp, j, k) {
-        if (c->fixed_kind[k] == FIX_PIN)
+        if (c->fixed_kind[k] == FIX_PIN) {
             sg_presolve_pin(c->ps, k, p->inputs[k].size);
-        else if (c->fixed_kind[k] == FIX_RELATION)
+            if (c->pin_root[k] != SIZE_MAX) /* as the pin's term (sg_check__pin) */
+                sg_presolve_pin_root(c->ps, c->pin_root[k], p->inputs[k].size);
+        } else if (c->fixed_kind[k] == FIX_RELATION)
             sg_presolve_relation(c->ps, k, c->rel_root[k]);
         else if (c->fixed_kind[k] == FIX_NONE && sg_q_spec(p, k))
             sg_presolve_spec(c->ps, k);
@@ -271,14 +273,14 @@ static void presolve_round(checker *c, long comp)
  * too, so the member is kept as before; the answer is exact, so the core is the same (chain500's
  * minimisation asked Z3 twice over the 500-dim chain, 80 ms). Other questions go to Z3.
  *
- * On the engine's warm contexts (sg_q_warm: answers may depend on history anyway) a component whose
- * hard facts the presolve reads exactly, over at most 4,096 points (sg_presolve_enumerate), is
- * decided by visiting its models instead of asking Z3: the counterexample is its first model that
- * fails a checked constraint (the lowest sizes first), and the questions of its explanation (is this
- * set of literals still unsatisfiable?) by whether a model meets them. Every answer is exact; a
- * question enumeration cannot answer goes to Z3 as before. Contexts of a call's own keep Z3's
- * answers, so that a report does not depend on the engine (check.md "Which Z3 solver answers").
- * `nodes` is NULL off warm contexts: then only the first kind of answer is given.
+ * On every context (c->enumerate: the presolve on) a component whose hard facts the presolve reads
+ * exactly, over at most 4,096 points (sg_presolve_enumerate), is decided by visiting its models
+ * instead of asking Z3: the counterexample is its first model that fails a checked constraint (the
+ * nearest to the example sizes first), and the questions of its explanation (is this set of literals
+ * still unsatisfiable?) by whether a model meets them. Every answer is exact and depends on the trace
+ * only, so cold and warm contexts give the same report; a question enumeration cannot answer goes to
+ * Z3 as before (check.md "Small components by their models"). `nodes` is NULL when the component
+ * is not enumerated: then only the first kind of answer is given.
  */
 #ifndef EXACT_MIN_LITS
 #define EXACT_MIN_LITS 256 /* literals of an explanation whose questions the exact path answers (-D for test builds) */
@@ -349,7 +351,7 @@ static void oracle_facts(checker *c, const lit_oracle *o, const bool *kept, bool
             sg_presolve_constraint(c->ps, k);
 }
 
-/* The question by its models (sg_presolve_enumerate, small components on warm contexts): 1 sat,
+/* The question by its models (sg_presolve_enumerate, small components): 1 sat,
  * 0 unsat, -1 cannot tell. req[0..nreq-1]: the kept checked constraints. */
 static int oracle_enumerate(checker *c, const lit_oracle *o, const bool *kept, const size_t *req, size_t nreq)
 {
@@ -375,7 +377,7 @@ bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassu
     int e = -1;
 
     if (core && !o->nodes)
-        return false; /* Z3's own core: only warm contexts take the oracle's (check.md) */
+        return false; /* Z3's own core: only an enumerated component takes the oracle's (check.md) */
     if (!(kept = sg__calloc(o->n + 1, sizeof *kept)) || !(req = sg__malloc((o->n + 1) * sizeof *req)))
         goto done;
     for (a = 0, j = 0; a < nassume; a++) {
@@ -494,7 +496,7 @@ static int values_in(checker *c, long comp)
             int e;
             for (i = 0; i < p->ninputs; i++)
                 ecex[i] = p->inputs[i].size;
-            /* a small component on warm contexts: its first model failing a checked constraint */
+            /* a small component: its first model failing a checked constraint */
             if ((e = sg_presolve_enumerate(c->ps, nodes, nn, ck, nck, true, ecex)) == 0)
                 checked.n = 0; /* none: every open dim is proved, as Z3's unsat would say */
             else if (e < 0) {
@@ -553,14 +555,21 @@ static int values_in(checker *c, long comp)
             index_of[lits.n] = k;
             sg_check__tv_push(&lits, sg_q_lit(p, k));
         }
+        /* derived dims' values before the others', so that the minimisation (which drops them in
+         * this order) keeps the root's where either explains the counterexample: torch charges
+         * the root, and pinning a derived dim would part it from its root */
         FOR_MEMBERS(c->inputs, comp, j, i)
-            sg_check__dim_lits(c, i, cex, &hard2, &lits, kind_of, index_of);
+            if (p->inputs[i].kind == SG_SPEC_DERIVED)
+                sg_check__dim_lits(c, i, cex, &hard2, &lits, kind_of, index_of);
+        FOR_MEMBERS(c->inputs, comp, j, i)
+            if (p->inputs[i].kind != SG_SPEC_DERIVED)
+                sg_check__dim_lits(c, i, cex, &hard2, &lits, kind_of, index_of);
         if (hard2.failed || lits.failed) {
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
         /* its explanation without Z3 where the presolve can: the minimisation's satisfiable
-         * questions (any context), and on warm contexts every question by its models (lit_oracle;
+         * questions, and on an enumerated component every question by its models (lit_oracle;
          * the core without minimising: every literal) */
         if (nodes || sg_presolve_enabled()) {
             orc.comp = comp;

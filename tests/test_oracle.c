@@ -45,9 +45,9 @@
  *   SG_ORACLE_ONLY   run only trace number N of the seed (replays a printed mismatch)
  *   SG_ORACLE_INFER  run inference on every N-th trace (default 5; 1: every trace)
  *   SG_ORACLE_WARM   check every N-th trace (from the first) on an engine with a warm context
- *                    instead of sg_check (default 2; 0: none): warm solvers, witnesses and the
- *                    small components decided by their models (analysis/check.c) meet the
- *                    oracle too
+ *                    instead of sg_check (default 2; 0: none): warm solvers and witnesses
+ *                    meet the oracle too (small components are decided by their models,
+ *                    analysis/check_values.c, on both)
  *   SG_ORACLE_FILE   check one JSON trace file against the oracle instead (inference on)
  *   SG_ORACLE_VERBOSE=1  print every trace's JSON and verdict
  *   SG_ORACLE_SLOW_MS   print every trace whose sg_check takes longer than this (default 5000)
@@ -279,7 +279,8 @@ cleanup:
 /*
  * The conflicting set of one round of guard violations (g0 .. g1-1, one
  * counterexample): its flagged dims at their counterexample values, the dims
- * refuted in earlier rounds at their example sizes (check.c pins them), the
+ * refuted in earlier rounds at their example sizes (check.c pins them, and a
+ * name with them when all its plain dims are pinned), the
  * spec items and the constraints of the core must admit no shape. A dim the
  * core says nothing about but whose symbol a core constraint reads is a free
  * integer: it is searched over the window [FREE_LO, FREE_HI] only (a shape
@@ -348,6 +349,23 @@ static void check_core(model *m, const sg_report *r, size_t g0, size_t g1, const
             lo[d->name] = l;
         if (d->hi < hi[d->name])
             hi[d->name] = d->hi;
+    }
+    /* a name whose plain dims are all pinned is pinned with them (check.c's pin settles the root:
+     * oracle_model.c name_domains), which the spec items of its derived dims then read */
+    for (j = 0; j < MAX_NAMES; j++) {
+        const odim *first = NULL;
+        bool all = true;
+        if (!used_var[j])
+            continue;
+        for (i = 0; i < m->nin; i++)
+            if (m->in[i].kind == OD_DIM && m->in[i].name == j) {
+                first = first ? first : &m->in[i];
+                all &= pinned[i];
+            }
+        if (first && all && first->size >= (first->lo < 2 ? 2 : first->lo) && first->size <= first->hi) {
+            lo[j] = first->size > lo[j] ? first->size : lo[j];
+            hi[j] = first->size < hi[j] ? first->size : hi[j];
+        }
     }
     for (j = 0; j < NVARS; j++) {
         if (!used_var[j])
