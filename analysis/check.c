@@ -18,8 +18,8 @@
  *
  * This file asks the queries, splits the problem into
  * components and runs phase 1, phase 1b (the bounds of Dim.AUTO /
- * Dim.DYNAMIC) and the entry points; phase 2 and the warm contexts' model
- * enumeration are in check_values.c, the report's parts in check_report.c,
+ * Dim.DYNAMIC) and the entry points; phase 2 and its small components'
+ * model enumeration are in check_values.c, the report's parts in check_report.c,
  * what they share in check_impl.h.
  */
 #include <stdlib.h>
@@ -1283,7 +1283,7 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
         goto cleanup;
     c.forest_comp = -1;
     c.spec_comp = -1;
-    c.enumerate = sg_q_warm(c.p) && sg_presolve_enabled(); /* small components by their models */
+    c.enumerate = sg_presolve_enabled(); /* small components by their models, on any context */
     /* 1. relations the guards force, 1b. the bounds of hints, 2. values the guards reject */
     if ((rc = phase_relations(&c)) || (rc = phase_hints(&c)) || (rc = sg_check__phase_values(&c)))
         goto cleanup;

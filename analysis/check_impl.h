@@ -3,7 +3,7 @@
  * (report building, queries, components, phase 1: relations, phase 1b: the
  * bounds of Dim.AUTO / Dim.DYNAMIC, the entry points) and
  * analysis/check_values.c (phase 2: values, and small components decided by
- * their models on warm contexts). Internal: only check.c and check_values.c
+ * their models). Internal: only check.c and check_values.c
  * include it; everything else goes through check.h and analysis.h.
  */
 #ifndef SG_ANALYSIS_CHECK_IMPL_H
@@ -47,7 +47,7 @@ typedef struct checker {
                           forest_comp, else SIZE_MAX or a stale entry; NULL until the first forest */
     bool lean;         /* sg_check__lean_rt: cores minimised only where the verdict depends on them */
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
-    bool enumerate;    /* warm contexts: a small component's questions answered by its models */
+    bool enumerate;    /* the presolve on: a small component's questions answered by its models */
     struct lit_oracle *orc; /* the explanation being minimised by enumeration (check_values.c), or NULL */
     bool guided;       /* minimising a core of every literal (lit_oracle): Z3's cores shrink it */
     struct probe *prb;      /* the probe's explanation being minimised (check_probe.c), or NULL */
@@ -161,8 +161,8 @@ bool sg_check__stop(const checker *c);
 /* ---- Phase 2: values (check_values.c) ----------------------------------------------------- */
 
 /* An explanation question: are the hard facts with the kept literals of assume[] satisfiable? True when
- * the presolve reads them exactly (sat), or, on warm contexts, the component's models answer it (into
- * *r; a core is every assumption); false to ask Z3. A core question is Z3's off warm contexts. */
+ * the presolve reads them exactly (sat), or, on an enumerated component, its models answer it (into
+ * *r; a core is every assumption); false to ask Z3. A core question is Z3's on other components. */
 bool sg_check__oracle_ask(checker *c, const sg_term *const *assume, size_t nassume, bool core, sg_q_result *r);
 
 /* Turn a counterexample into a GUARD violation for each flagged dim: cex[] the sizes of every input

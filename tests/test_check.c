@@ -362,6 +362,65 @@ static void test_torch_internal_error(void)
     }
 }
 
+/* Derived dims of one root ([d0, d0 + 1, d0 + 2], a guard on d0 + 2's size): the root is charged, as
+ * torch charges it, and the derived dims follow it (proved once it is pinned), on a call's own contexts
+ * and on an engine's warm ones alike; every counterexample is a shape of the spec (d0 + 1 and d0 + 2
+ * one and two above d0). Small components are decided by their models on both: the same report. */
+static void test_derived_dims_charge_root(void)
+{
+    char dir[1024];
+    sg_trace *t = NULL;
+    sg_engine *e = NULL;
+    sg_engine_options eo = SG_ENGINE_OPTIONS_INIT;
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    sg_error err = SG_ERROR_INIT;
+    char *json[3] = {NULL, NULL, NULL};
+    int pass;
+    size_t k;
+
+    snprintf(dir, sizeof dir, "%s/staging/cases/nm_list_derived_guard", SG_CORPUS);
+    eo.warm_contexts = 1;
+    o.fixes = false;
+    if (sg_trace_load_dir(&t, dir, &err) != 0 || sg_engine_new(&e, &eo, &err) != 0) {
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+        goto cleanup;
+    }
+    for (pass = 0; pass < 3; pass++) { /* sg_check, then twice on the warm engine */
+        sg_report *r = NULL;
+        int rc = pass == 0 ? sg_check(&r, t, &o, &err) : sg_engine_check(e, t, &o, &r, &err);
+        CHECK_MSG(rc == 0, "pass %d: %s", pass, err.msg);
+        if (rc)
+            continue;
+        CHECK_EQ_STR(sg_verdict_name(r->verdict), "violations");
+        CHECK_EQ_INT(r->ndims, 3);
+        if (r->ndims == 3) {
+            CHECK_EQ_INT(r->dims[0].status, SG_DIM_REFUTED);
+            CHECK_EQ_INT(r->dims[1].status, SG_DIM_PROVED);
+            CHECK_EQ_INT(r->dims[2].status, SG_DIM_PROVED);
+        }
+        for (k = 0; k < r->nviolations; k++) {
+            const sg_violation *v = &r->violations[k];
+            CHECK_MSG(v->dim && strcmp(v->dim, "d0") == 0, "pass %d: violation of %s", pass, v->dim ? v->dim : "-");
+            CHECK(v->has_counterexample && witness_fails(t, v->counterexample));
+            if (v->has_counterexample)
+                CHECK_MSG(v->counterexample[1] == v->counterexample[0] + 1 &&
+                              v->counterexample[2] == v->counterexample[0] + 2,
+                          "pass %d: counterexample [%lld, %lld, %lld] outside the spec", pass,
+                          (long long)v->counterexample[0], (long long)v->counterexample[1],
+                          (long long)v->counterexample[2]);
+        }
+        CHECK(sg_report_to_json(&json[pass], r, SG_JSON_NO_TIMES, &err) == 0);
+        sg_report_free(r);
+    }
+    for (pass = 1; pass < 3; pass++)
+        CHECK_MSG(json[0] && json[pass] && strcmp(json[0], json[pass]) == 0, "pass %d: another report", pass);
+cleanup:
+    for (pass = 0; pass < 3; pass++)
+        sg_free(json[pass]);
+    sg_engine_free(e);
+    sg_trace_free(t);
+}
+
 static void test_torch_2_14(void) { walk("cases"); }
 static void test_torch_2_6(void) { walk("cases-2.6"); }
 
@@ -370,6 +429,7 @@ int main(void)
     RUN(test_budgets);
     RUN(test_unencodable_guard);
     RUN(test_torch_internal_error);
+    RUN(test_derived_dims_charge_root);
     RUN(test_torch_2_14);
     RUN(test_torch_2_6);
     printf("test_check: %d cases, %d verdicts as expected, %d counterexamples verified\n", ncases, nagree, ncex);
