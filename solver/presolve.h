@@ -90,7 +90,7 @@ bool sg_presolve_class(sg_presolve *ps, size_t x, size_t *root, sg_int *a, sg_in
 bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_interval *sdom);
 
 /*
- * The models themselves, for small components (warm checks, analysis/check.c): when every fact
+ * The models themselves, for small components (phase 2 of the check, analysis/check_values.c): when every fact
  * given since sg_presolve_begin was read exactly, or is an expression left out (a guard, a traced
  * range, shape or replacement, a definition by replacement: evaluated at each point, expr/eval.c),
  * no equality was substituted, and the nodes[0..nn-1] (a component's input dims and symbols)

@@ -7,7 +7,7 @@
  * domains, walk every point of that box and evaluate (expr/eval.c: Python's
  * integer semantics) - to prove a question that holds at every point
  * (enum_decide), or to find the first model at which constraints hold or
- * fail (sg_presolve_enumerate, for the warm checks of small components).
+ * fail (sg_presolve_enumerate, for phase 2 of the check on small components).
  *
  * Does not: read facts, keep classes or domains, or decide anything over an
  * unbounded box (presolve.c); explain relations (presolve_forest.c); touch Z3.
