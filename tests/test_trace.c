@@ -712,6 +712,23 @@ static void test_json_helpers(void)
     j = NULL;
     CHECK_EQ_INT(sg__json_parse(&j, "[1, 2]", 6, 5, 8, "f", &err), SG_ELIMIT);
     CHECK(j == NULL);
+    /* a string ends at a quote after an even run of backslashes (escaped backslashes), not at an
+     * escaped quote: brackets and big literals inside it count for nothing, those after it do */
+    {
+        static const char esc[] = "[\"a\\\\\", \"[[[12345678901234567890\\\"]]\", 12345678901234567890, \"\\\\\"]";
+        CHECK_EQ_INT(sg__json_parse(&j, esc, strlen(esc), SG_JSON_MAX_BYTES, 2, "f", &err), 0);
+        if (j) {
+            CHECK_EQ_STR(cJSON_GetArrayItem(j, 0)->valuestring, "a\\");
+            CHECK_EQ_STR(cJSON_GetArrayItem(j, 1)->valuestring, "[[[12345678901234567890\"]]");
+            CHECK(sg__json_int(cJSON_GetArrayItem(j, 2), &v) && v == (sg_int)12345678901234567890ULL);
+            CHECK_EQ_STR(cJSON_GetArrayItem(j, 3)->valuestring, "\\");
+            cJSON_Delete(j);
+            j = NULL;
+        }
+        /* an unterminated string after an escaped quote: cJSON's error, no read past the end */
+        CHECK_EQ_INT(sg__json_parse(&j, "[\"a\\\"]", 6, SG_JSON_MAX_BYTES, 8, "f", &err), SG_EINVALID);
+        CHECK(j == NULL);
+    }
 }
 
 /* ---- hostile inputs ------------------------------------------------------------------------ */

@@ -141,6 +141,26 @@ static size_t number_token(const char *text, size_t len, size_t i, bool *big)
 }
 
 /*
+ * The end of the string whose contents start at `i` (just after its opening quote): the offset
+ * just after its closing quote, or `len` when it has none. A quote closes the string when an even
+ * number of backslashes precede it (each pair is one escaped backslash); memchr finds the quotes,
+ * so the contents (most of a trace's bytes: source lines and stacks) are not walked byte by byte.
+ */
+static size_t string_end(const char *text, size_t len, size_t i)
+{
+    const char *q;
+    while (i < len && (q = memchr(text + i, '"', len - i)) != NULL) {
+        size_t j = (size_t)(q - text), k = j;
+        while (k > i && text[k - 1] == '\\')
+            k--;
+        if ((j - k) % 2 == 0)
+            return j + 1;
+        i = j + 1;
+    }
+    return len;
+}
+
+/*
  * One pass over the text outside strings: checks the nesting depth (SG_ELIMIT
  * with the offset of the bracket that goes too deep) and counts the integer
  * literals that need quoting. String contents are skipped, honouring escapes.
@@ -154,10 +174,7 @@ static int scan(const char *text, size_t len, int max_depth, size_t *nbig, size_
     while (i < len) {
         char ch = text[i];
         if (ch == '"') {
-            for (i++; i < len && text[i] != '"'; i++)
-                if (text[i] == '\\')
-                    i++;
-            i++;
+            i = string_end(text, len, i + 1);
             continue;
         }
         if (ch == '[' || ch == '{') {
@@ -196,13 +213,7 @@ static char *quote_big(const char *text, size_t len, size_t nbig, size_t *outlen
     while (i < len) {
         char ch = text[i];
         if (ch == '"') {
-            size_t j = i + 1;
-            while (j < len && text[j] != '"') {
-                if (text[j] == '\\')
-                    j++;
-                j++;
-            }
-            j = j < len ? j + 1 : len;
+            size_t j = string_end(text, len, i + 1);
             memcpy(out + o, text + i, j - i);
             o += j - i;
             i = j;
