@@ -78,7 +78,13 @@ int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const 
                          const size_t *index_of, const bool *keep)
 {
     sg_problem *p = c->p;
-    size_t i, k;
+    size_t i, j, k;
+    bool later = false; /* a dim of the flagged ones' component pinned by an earlier round */
+    for (i = 0; i < p->ninputs && !flag[i]; i++)
+        ;
+    if (i < p->ninputs && p->input_comp[i] >= 0)
+        FOR_MEMBERS(c->inputs, p->input_comp[i], j, k)
+            later |= c->fixed_kind[k] == FIX_PIN;
     for (i = 0; i < p->ninputs; i++) {
         sg_violation *v;
         const sg_constraint *first = NULL;
@@ -90,6 +96,7 @@ int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const 
         if (!v)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");
         v->has_counterexample = true;
+        v->later_round = later;
         v->counterexample = sg__malloc((p->ninputs + 1) * sizeof *v->counterexample);
         if (!v->counterexample)
             return sg_error_set(c->err, SG_ENOMEM, "out of memory");

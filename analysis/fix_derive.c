@@ -313,15 +313,18 @@ static void pin_group(deriver *d, const member *g, size_t ng, sg_int v)
  * A joint hole no single-symbol fact shows ((H//2 - 3)*(W//2 - 3) != 1 rejects
  * H = W = 8 only): when a counterexample of the report puts the group's symbol
  * at a bound of its range, that bound moves past it. The re-check decides
- * whether the narrower box holds.
+ * whether the narrower box holds. Only a first round's counterexample counts: a
+ * later one may fail only because a dim refuted before it is pinned to its
+ * example size (c of c = a*b, which the fix makes Dim.AUTO anyway), and would
+ * cut a valid size off the box.
  */
 static void corner_cut(const deriver *d, const member *g, size_t ng, sg_bound *lo, sg_bound *hi)
 {
     size_t k, j;
     for (k = 0; k < d->r->nviolations; k++) {
         const sg_violation *v = &d->r->violations[k];
-        if (!v->has_counterexample || !v->counterexample)
-            continue;
+        if (!v->has_counterexample || !v->counterexample || v->later_round)
+            continue; /* a later round's counterexample may fail only by the pins of refuted dims */
         for (j = 0; j < ng && g[j].input != v->input; j++)
             ;
         if (j == ng)

@@ -29,6 +29,9 @@ typedef struct sg_violation {
     size_t root;              /*< EQUAL/RELATED: index of the input dim it is related to */
     bool has_counterexample;
     sg_int *counterexample;   /*< GUARD: a size for every input dim (sg_trace_inputs order) */
+    bool later_round;         /*< GUARD: found with dims of its component refuted in earlier rounds pinned to
+                                  their example sizes (analysis/check_values.c), so the counterexample may fail
+                                  only because of those pins */
     sg_core_item *core;       /*< the minimal conflicting set */
     size_t ncore;
 } sg_violation;
