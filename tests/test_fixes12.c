@@ -60,6 +60,11 @@ static const want WANT[] = {
     /* relations no Dim can express: Dim.AUTO for the dependent dim(s), the rest as usual */
     {"cases", "rel_cat_sum", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}", "dx = Dim('dx'"}, NULL, false},
     {"cases-2.6", "rel_cat_sum", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}"}, NULL, false},
+    /* ... and no corner cut from a later round's counterexample (x = y = 2 fails only with z pinned at
+     * its example): dx and dy keep size 2, in the fix and in the generated spec */
+    {"cases", "rel_cat_sum", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}"}, "min=3", false},
+    {"cases", "rel_cat_sum", true, SG_VERDICT_OK, {"dx = Dim('dx')", "dy = Dim('dy')"}, {0}, "min=3", false},
+    {"cases-2.6", "pq_view_product_err", true, SG_VERDICT_OK, {"a = Dim('a', max=16)"}, {0}, "min=3", false},
     {"cases", "rel_outer_product", false, SG_VERDICT_VIOLATIONS, {0}, {"'z': {0: Dim.AUTO}", "a = Dim('a'"}, NULL, false},
     {"cases", "rel_conv_stride2_out", false, SG_VERDICT_VIOLATIONS, {0}, {"'y': {2: Dim.AUTO}"}, NULL, false},
     {"cases", "kind_list_none_entry_err", false, SG_VERDICT_VIOLATIONS, {0}, {"[None, {0: Dim.AUTO}, {0: Dim.AUTO}]"}, NULL, false},
