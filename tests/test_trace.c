@@ -568,6 +568,36 @@ static void test_no_shape_env(void)
     }
 }
 
+/* An input of a trace JSON without "source" (optional in docs/trace-format.md) gets the name the
+ * capture would give it: the traced source, else L + path + .size()[dim]. Every input has one, so
+ * torch's message (which names dims by it) never meets a NULL: fuzz_check found that crash
+ * (tests/data/regress/check/input_without_source). */
+static void test_source_default(void)
+{
+    static const char js[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"shape_env\": true, \"symbols\": [{\"name\": \"s0\", "
+        "\"range\": [2, 40], \"sources\": [\"L['args'][0][0].size()[0]\"]}], \"inputs\": ["
+        "{\"path\": \"['x']\", \"dim\": 0, \"size\": 6, \"traced_source\": \"L['args'][0][0].size()[0]\", "
+        "\"value\": \"s0\", \"spec\": {\"kind\": \"dim\", \"name\": \"dx\", \"max\": 36}},"
+        "{\"path\": \"['y']['b'][1]\", \"dim\": 2, \"size\": 6, \"value\": \"s0\"}], \"spec\": {\"flat\": true}}";
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    size_t n = 0;
+
+    CHECK_MSG(sg_trace_load_json(&t, js, sizeof js - 1, &err) == 0, "%s", err.msg);
+    if (!t)
+        return;
+    {
+        const sg_input_dim *in = sg_trace_inputs(t, &n);
+        CHECK_EQ_INT(n, 2);
+        if (n == 2) {
+            CHECK_EQ_STR(in[0].source, "L['args'][0][0].size()[0]");
+            CHECK_EQ_STR(in[1].source, "L['y']['b'][1].size()[2]");
+        }
+    }
+    sg_trace_free(t);
+}
+
 static void test_big_integers(void)
 {
     sg_error err = SG_ERROR_INIT;
@@ -1595,6 +1625,7 @@ int main(void)
     RUN(test_strict);
     RUN(test_no_shape_env);
     RUN(test_big_integers);
+    RUN(test_source_default);
     RUN(test_hostile_dirs);
     RUN(test_hostile_json);
     RUN(test_alloc_failures);
