@@ -257,7 +257,8 @@ void components(const model *m, int *comp, unsigned *syms)
             syms[comp[i]] |= 1u << m->in[i].sym;
 }
 
-/* The value domain of each name under the spec, dims in `pinned` (may be NULL) dropped. */
+/* The value domain of each name under the spec, dims in `pinned` (may be NULL) dropped; a name
+ * pinned with its plain dims (name_pinned) takes their example size. */
 void name_domains(const model *m, const bool *pinned, long *lo, long *hi, bool *used)
 {
     int i, j;
@@ -280,21 +281,29 @@ void name_domains(const model *m, const bool *pinned, long *lo, long *hi, bool *
         if (d->hi < hi[d->name])
             hi[d->name] = d->hi;
     }
-    /* a name whose plain dims are all pinned is pinned with them, at their example size when
-     * that lies inside the dim's own range (check.c's pin: the derived dims of the name follow) */
     for (j = 0; pinned && j < MAX_NAMES; j++) {
-        const odim *first = NULL;
-        bool all = true;
-        for (i = 0; i < m->nin; i++)
-            if (m->in[i].kind == OD_DIM && m->in[i].name == j) {
-                first = first ? first : &m->in[i];
-                all &= pinned[i];
-            }
-        if (first && all && first->size >= (first->lo < 2 ? 2 : first->lo) && first->size <= first->hi) {
-            lo[j] = hi[j] = first->size;
+        long v;
+        if (name_pinned(m, pinned, j, &v)) {
+            lo[j] = hi[j] = v;
             used[j] = true;
         }
     }
+}
+
+bool name_pinned(const model *m, const bool *pinned, int j, long *v)
+{
+    const odim *first = NULL;
+    bool all = true;
+    int i;
+    for (i = 0; i < m->nin; i++)
+        if (m->in[i].kind == OD_DIM && m->in[i].name == j) {
+            first = first ? first : &m->in[i];
+            all &= pinned[i];
+        }
+    if (!first || !all || first->size < (first->lo < 2 ? 2 : first->lo) || first->size > first->hi)
+        return false;
+    *v = first->size;
+    return true;
 }
 
 /* The size of dim i when its name (root) takes value x, pins applied. */

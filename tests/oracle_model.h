@@ -120,6 +120,9 @@ bool shape_fails_on(const model *m, const long *D, unsigned syms);
 void components(const model *m, int *comp, unsigned *syms);
 /* The value domain [lo, hi] of each name under the spec (dims in `pinned`, may be NULL, dropped). */
 void name_domains(const model *m, const bool *pinned, long *lo, long *hi, bool *used);
+/* Is name j pinned with its plain dims (all of them pinned, at an example size inside the dim's own
+ * range: check.c's pin settles the root and the derived dims of the name follow)? Its value in *v. */
+bool name_pinned(const model *m, const bool *pinned, int j, long *v);
 /* The size of dim i when its name (root) takes value x, pins applied. */
 long dim_size(const model *m, const bool *pinned, int i, const long *x);
 /* Visit every shape the spec allows (pinned dims at their example sizes); true when `fn` stopped it. */

@@ -353,18 +353,10 @@ static void check_core(model *m, const sg_report *r, size_t g0, size_t g1, const
     /* a name whose plain dims are all pinned is pinned with them (check.c's pin settles the root:
      * oracle_model.c name_domains), which the spec items of its derived dims then read */
     for (j = 0; j < MAX_NAMES; j++) {
-        const odim *first = NULL;
-        bool all = true;
-        if (!used_var[j])
-            continue;
-        for (i = 0; i < m->nin; i++)
-            if (m->in[i].kind == OD_DIM && m->in[i].name == j) {
-                first = first ? first : &m->in[i];
-                all &= pinned[i];
-            }
-        if (first && all && first->size >= (first->lo < 2 ? 2 : first->lo) && first->size <= first->hi) {
-            lo[j] = first->size > lo[j] ? first->size : lo[j];
-            hi[j] = first->size < hi[j] ? first->size : hi[j];
+        long pv;
+        if (used_var[j] && name_pinned(m, pinned, j, &pv)) {
+            lo[j] = pv > lo[j] ? pv : lo[j];
+            hi[j] = pv < hi[j] ? pv : hi[j];
         }
     }
     for (j = 0; j < NVARS; j++) {

@@ -500,18 +500,10 @@ static int read_inputs(reader *R, const cJSON *arr)
         d->dim = (int)dim;
         if (!sg__json_int(sg__json_get(it, "size"), &d->size))
             return sg_trace__fail(R, SG_EINVALID, "size: expected an integer");
-        if (!d->source && d->traced_source) { /* as the capture names it (docs/trace-format.md) */
-            d->source = d->traced_source;
-        } else if (!d->source) { /* no traced source either: L + path + .size()[dim] */
-            size_t cap = strlen(d->path) + 32;
-            char *src = sg__malloc(cap);
-            if (src)
-                snprintf(src, cap, "L%s.size()[%d]", d->path, d->dim);
-            d->source = src ? sg_trace__strdup(R->t, src) : NULL;
-            sg_free(src);
-            if (!d->source)
-                return sg_trace__oom(R);
-        }
+        /* no source: as the capture names it (docs/trace-format.md), the traced source, else L + path */
+        if (!d->source && !(d->source = d->traced_source ? d->traced_source
+                                                         : sg_trace__printf(R->t, "L%s.size()[%d]", d->path, d->dim)))
+            return sg_trace__oom(R);
         if ((rc = read_dim_spec(R, d, sg__json_get(it, "spec"))) != 0)
             return rc;
         if (value && (rc = sg_trace__read_value(R, d, value)) != 0)
