@@ -576,7 +576,7 @@ static int relations_of_inputs(checker *c, const size_t *owner)
             rel = sg_q_eq(p, sg_q_dim(p, i), val);
         }
         if (!rel) {
-            rc = sg_error_set(c->err, sg_q_failed(p) ? SG_ERROR : SG_ENOMEM, "the solver failed building a relation");
+            rc = sg_error_set(c->err, sg_q_failed(p) == SG_ERROR ? SG_ERROR : SG_ENOMEM, "the solver failed building a relation");
             break;
         }
         states = constant ? SG_TRI_UNKNOWN : spec_states_cheaply(p, i, root, sg_expr_kind(d->value) == SG_SYM);

@@ -149,8 +149,8 @@ static inline const sg_term *ok(ictx *x, const sg_term *t)
     if (x->failed)
         return NULL;
     if (!t) {
-        x->failed = SG_ERROR;
-        sg_error_set(x->err, SG_ERROR, "Z3 error while inferring: %s",
+        x->failed = sg_q_failed(x->p) == SG_ENOMEM ? SG_ENOMEM : SG_ERROR;
+        sg_error_set(x->err, x->failed, "%s while inferring: %s", x->failed == SG_ENOMEM ? "out of memory" : "Z3 error",
                      sg_q_failed(x->p) ? sg_q_error_msg(x->p) : "no term");
     }
     return t;

@@ -104,6 +104,8 @@ static double run_once(const texts *t, int work, size_t *unsupported)
         goto cleanup;
     if (work == WORK_ENCODE && sg_smt_new(&smt, pool, &err) < 0)
         goto cleanup;
+    if (work == WORK_ENCODE && !sg_smt_context(smt)) /* into Z3 as it goes, not only as terms */
+        goto cleanup;
     for (size_t i = 0; i < t->n; i++) {
         const sg_expr *e = NULL;
         if (sg_expr_parse(&e, pool, t->s[i], t->len[i], &err) < 0)
@@ -114,7 +116,7 @@ static double run_once(const texts *t, int work, size_t *unsupported)
                 goto cleanup;
             sg_free(s);
         } else if (work == WORK_ENCODE) {
-            Z3_ast value = NULL, defined = NULL;
+            const sg_term *value = NULL, *defined = NULL;
             int rc = sg_smt_encode(smt, e, &value, &defined, &err);
             if (rc == SG_EUNSUPPORTED)
                 (*unsupported)++;

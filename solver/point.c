@@ -54,6 +54,10 @@ int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err)
     if ((rc = sg_smt_new_in(&smt, q->pool, q->contexts, err)) != 0)
         return rc;
     c = k.c = sg_smt_context(smt);
+    if (!c) {
+        sg_smt_free(smt);
+        return sg_error_set(err, SG_ERROR, "Z3 could not create a context");
+    }
     is = Z3_mk_int_sort(c);
     k.s = Z3_mk_solver(c);
     Z3_solver_inc_ref(c, k.s);
@@ -63,7 +67,7 @@ int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err)
                        q->rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)q->rlimit);
     Z3_solver_set_params(c, k.s, prm);
     for (i = 0; q->hard && i < ns; i++) { /* hard: the given bounds */
-        Z3_ast v = sg_smt_symbol(smt, sg_pool_symbol(q->pool, i));
+        Z3_ast v = sg_smt_z3(smt, sg_smt_symbol(smt, sg_pool_symbol(q->pool, i)));
         if (q->active[i] && v)
             bound(&k, v, is, &q->hard[i]);
     }
@@ -72,18 +76,19 @@ int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err)
         Z3_lbool res;
         Z3_solver_push(c, k.s);
         for (i = 0; q->ranges && i < ns && round < 2; i++) {
-            Z3_ast v = sg_smt_symbol(smt, sg_pool_symbol(q->pool, i));
+            Z3_ast v = sg_smt_z3(smt, sg_smt_symbol(smt, sg_pool_symbol(q->pool, i)));
             if (q->active[i] && v)
                 bound(&k, v, is, &q->ranges[i]);
         }
         for (i = 0; i < q->nguards && round < 2; i++) {
-            Z3_ast h;
+            const sg_term *h;
+            Z3_ast z;
             sg_error e2 = SG_ERROR_INIT;
-            if (sg_smt_holds(smt, q->guards[i], &h, &e2) == 0)
-                Z3_solver_assert(c, k.s, h);
+            if (sg_smt_holds(smt, q->guards[i], &h, &e2) == 0 && (z = sg_smt_z3(smt, h)))
+                Z3_solver_assert(c, k.s, z);
         }
         for (i = 0; i < ns && (round == 0 || round == 2); i++) {
-            Z3_ast v = sg_smt_symbol(smt, sg_pool_symbol(q->pool, i));
+            Z3_ast v = sg_smt_z3(smt, sg_smt_symbol(smt, sg_pool_symbol(q->pool, i)));
             sg_point_bound fl;
             memset(&fl, 0, sizeof fl);
             fl.has_lo = true;
@@ -96,7 +101,7 @@ int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err)
             m = Z3_solver_get_model(c, k.s);
             Z3_model_inc_ref(c, m);
             for (i = 0; i < ns; i++) {
-                Z3_ast v = sg_smt_symbol(smt, sg_pool_symbol(q->pool, i)), r = NULL;
+                Z3_ast v = sg_smt_z3(smt, sg_smt_symbol(smt, sg_pool_symbol(q->pool, i))), r = NULL;
                 const char *txt;
                 sg_int x;
                 if (!q->active[i] || !v || !Z3_model_eval(c, m, v, true, &r) || !r || !Z3_is_numeral_ast(c, r))

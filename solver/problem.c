@@ -16,72 +16,55 @@
 #include "solver/watchdog.h"
 #include "util/util.h"
 
-/* ---- Z3 helpers ----------------------------------------------------------------- */
+/* ---- Term helpers ---------------------------------------------------------------- */
 
-static void on_z3_error(Z3_context ctx, Z3_error_code code)
+const sg_term *sg_problem_keep(sg_problem *p, const sg_term *a)
 {
-    (void)ctx;
-    (void)code; /* recorded in the context; checked after each call */
-}
-
-Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a)
-{
-    if (!a || Z3_get_error_code(p->ctx) != Z3_OK)
+    if (!a)
         return NULL;
     if (sg__grow((void **)&p->keep, &p->keep_cap, p->nkeep + 1, sizeof *p->keep)) {
         /* No room to remember it: keep the term alive anyway (deleting the context releases
-         * it, so the context is not reused) rather than hand NULL on to Z3's API, which does
-         * not check its arguments. */
-        Z3_inc_ref(p->ctx, a);
-        sg_smt_no_reuse(p->smt);
+         * it, so the context is not reused) rather than hand NULL on. */
+        sg_t_ref(p->ts, a);
+        sg_terms_no_reuse(p->ts);
         return a;
     }
-    Z3_inc_ref(p->ctx, a);
+    sg_t_ref(p->ts, a);
     p->keep[p->nkeep++] = a;
     return a;
 }
 
 #define K(x) sg_problem_keep(p, (x))
 
-static Z3_ast mk_int_const(sg_problem *p, const char *name)
-{
-    return K(Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, name), Z3_mk_int_sort(p->ctx)));
-}
+Z3_context sg_problem_context(sg_problem *p) { return sg_terms_context(p->ts); }
 
-static Z3_ast mk_bool_const(sg_problem *p, const char *name)
-{
-    return K(Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, name), Z3_mk_bool_sort(p->ctx)));
-}
+static const sg_term *mk_int_const(sg_problem *p, const char *name) { return K(sg_t_const(p->ts, name, SG_TS_INT)); }
 
-Z3_ast sg_problem_num(sg_problem *p, sg_int v)
-{
-    char buf[SG_INT_STRLEN];
-    return K(Z3_mk_numeral(p->ctx, sg_int_format(buf, v), Z3_mk_int_sort(p->ctx)));
-}
+static const sg_term *mk_bool_const(sg_problem *p, const char *name) { return K(sg_t_const(p->ts, name, SG_TS_BOOL)); }
 
-Z3_ast sg_problem_and2(sg_problem *p, Z3_ast a, Z3_ast b)
+const sg_term *sg_problem_num(sg_problem *p, sg_int v) { return K(sg_t_int(p->ts, v)); }
+
+const sg_term *sg_problem_and2(sg_problem *p, const sg_term *a, const sg_term *b)
 {
-    Z3_ast v[2];
     if (!a)
         return b;
     if (!b)
         return a;
-    v[0] = a;
-    v[1] = b;
-    return K(Z3_mk_and(p->ctx, 2, v));
+    return K(sg_t_app2(p->ts, SG_T_AND, a, b));
 }
 
 #define mk_num sg_problem_num
 #define mk_and2 sg_problem_and2
+#define EQ(a, b) K(sg_t_app2(p->ts, SG_T_EQ, (a), (b)))
 
 /* lo <= t <= hi for the finite sides; NULL when both are infinite. */
-static Z3_ast mk_bounds(sg_problem *p, Z3_ast t, sg_bound lo, sg_bound hi)
+static const sg_term *mk_bounds(sg_problem *p, const sg_term *t, sg_bound lo, sg_bound hi)
 {
-    Z3_ast r = NULL;
+    const sg_term *r = NULL;
     if (lo.inf == 0)
-        r = K(Z3_mk_ge(p->ctx, t, mk_num(p, lo.v)));
+        r = K(sg_t_app2(p->ts, SG_T_GE, t, mk_num(p, lo.v)));
     if (hi.inf == 0)
-        r = mk_and2(p, r, K(Z3_mk_le(p->ctx, t, mk_num(p, hi.v))));
+        r = mk_and2(p, r, K(sg_t_app2(p->ts, SG_T_LE, t, mk_num(p, hi.v))));
     return r;
 }
 
@@ -258,9 +241,9 @@ static int add_x(sg_problem *p, const char *name, bool plain, sg_error *err)
 }
 
 /* `e` with every symbol named like a spec root replaced by its X variable. */
-static Z3_ast over_roots(sg_problem *p, const sg_expr *e, sg_error *err, int *rc)
+static const sg_term *over_roots(sg_problem *p, const sg_expr *e, sg_error *err, int *rc)
 {
-    Z3_ast v = NULL, from[64], to[64];
+    const sg_term *v = NULL, *from[64], *to[64];
     const sg_expr **syms = NULL;
     size_t n = 0, k, m = 0;
     *rc = sg_smt_encode(p->smt, e, &v, NULL, err);
@@ -277,38 +260,37 @@ static Z3_ast over_roots(sg_problem *p, const sg_expr *e, sg_error *err, int *rc
         }
     }
     sg_free((void *)syms);
-    return K(Z3_substitute(p->ctx, v, (unsigned)m, from, to));
+    return K(sg_t_substitute(p->ts, v, m, from, to));
 }
 
 static int build_spec(sg_problem *p, size_t i, sg_error *err)
 {
     const sg_input_dim *d = &p->inputs[i];
-    Z3_context c = p->ctx;
-    Z3_ast D = p->dvar[i], item = NULL;
+    const sg_term *D = p->dvar[i], *item = NULL;
     int rc = 0;
     char buf[48];
 
     switch (d->kind) {
     case SG_SPEC_DIM: {
-        Z3_ast X = p->xvar[x_index(p, d->name)];
+        const sg_term *X = p->xvar[x_index(p, d->name)];
         sg_bound lo = sg_trace__dim_floor(p->trace, d->min); /* torch analyses sizes from 2: 0/1 specialise */
-        item = mk_and2(p, K(Z3_mk_eq(c, D, X)), mk_bounds(p, X, lo, d->max));
+        item = mk_and2(p, EQ(D, X), mk_bounds(p, X, lo, d->max));
         break;
     }
     case SG_SPEC_DERIVED: {
-        Z3_ast X = p->xvar[x_index(p, d->root_name)], f = over_roots(p, d->derived, err, &rc);
+        const sg_term *X = p->xvar[x_index(p, d->root_name)], *f = over_roots(p, d->derived, err, &rc);
         if (rc)
             return rc;
         sg_bound none = {0, 1}, zero = {0, 0};
         sg_bound rlo = sg_trace__root_floor(p->trace, d), dlo = sg_trace__dim_floor(p->trace, zero);
         /* a root no input names is a phantom symbol that torch creates like a size, from 2 (its
          * range_constraints say [2, max] for Dim('_n', max=20) under 2*_n; trace/spec.c) */
-        item = mk_and2(p, K(Z3_mk_eq(c, D, f)), mk_bounds(p, X, rlo, d->root_max));
+        item = mk_and2(p, EQ(D, f), mk_bounds(p, X, rlo, d->root_max));
         item = mk_and2(p, item, mk_bounds(p, D, dlo, none)); /* the size itself as a Dim's */
         break;
     }
     case SG_SPEC_STATIC: case SG_SPEC_UNSET:
-        item = K(Z3_mk_eq(c, D, mk_num(p, d->has_static_size ? d->static_size : d->size)));
+        item = EQ(D, mk_num(p, d->has_static_size ? d->static_size : d->size));
         break;
     case SG_SPEC_AUTO: case SG_SPEC_DYNAMIC:
         /* the bounds of a hint whose traced value is over checked symbols (torch tied it to a
@@ -321,8 +303,8 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
             return rc;
         break;
     }
-    if (Z3_get_error_code(c) != Z3_OK)
-        return sg_error_set(err, SG_ERROR, "Z3: %s", Z3_get_error_msg(c, Z3_get_error_code(c)));
+    if (sg_terms_failed(p->ts))
+        return sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
     if (item) {
         p->spec[i] = item;
         snprintf(buf, sizeof buf, "spec!%zu", i);
@@ -332,7 +314,7 @@ static int build_spec(sg_problem *p, size_t i, sg_error *err)
 }
 
 static int add_constraint(sg_problem *p, size_t *cap, sg_core_kind kind, size_t index, const sg_expr *expr,
-                          Z3_ast holds, bool checked, bool unbacked, sg_error *err)
+                          const sg_term *holds, bool checked, bool unbacked, sg_error *err)
 {
     sg_constraint *k;
     char buf[48];
@@ -467,9 +449,8 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     size_t i, k, ng = 0, cap = 0;
     const sg_guard *guards;
     bool *unbacked = NULL;
-    Z3_ast defs = NULL;
+    const sg_term *defs = NULL;
     int rc = 0;
-    (void)defs;
 
     *out = NULL;
     if (!p)
@@ -479,8 +460,7 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     p->contexts = rt ? rt->contexts : NULL;
     if ((rc = sg_smt_new_in(&p->smt, p->pool, p->contexts, err)))
         goto cleanup;
-    p->ctx = sg_smt_context(p->smt);
-    Z3_set_error_handler(p->ctx, on_z3_error);
+    p->ts = sg_smt_terms(p->smt);
     p->inputs = sg_trace_inputs(t, &p->ninputs);
     p->syms = sg_trace_symbols(t, &p->nsyms);
     guards = sg_trace_guards(t, &ng);
@@ -559,33 +539,33 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     /* definitions */
     for (k = 0; k < p->nsyms; k++) {
         const sg_symbol_info *si = &p->syms[k];
-        Z3_ast s = NULL, def = NULL;
+        const sg_term *s = NULL, *def = NULL;
         long x = -1;
         if ((rc = sg_smt_encode(p->smt, si->sym, &s, NULL, err)))
             goto cleanup; /* SG_ENOMEM growing the encoder's memo */
         for (i = 0; i < si->nsources && x < 0; i++)
             x = x_index(p, si->sources[i]); /* a phantom root: ConstantSource(name) */
         if (p->sym_input[k] >= 0)
-            def = K(Z3_mk_eq(p->ctx, s, p->dvar[p->sym_input[k]]));
+            def = EQ(s, p->dvar[p->sym_input[k]]);
         else if (x >= 0)
-            def = K(Z3_mk_eq(p->ctx, s, p->xvar[x]));
+            def = EQ(s, p->xvar[x]);
         else if (si->replacement && !si->unbacked) {
-            Z3_ast r = NULL;
+            const sg_term *r = NULL;
             if ((rc = sg_smt_encode(p->smt, si->replacement, &r, NULL, err)))
                 goto cleanup;
-            def = K(Z3_mk_eq(p->ctx, s, r));
+            def = EQ(s, r);
         }
         if (def)
             defs = mk_and2(p, defs, def);
         p->sym_def[k] = def;
     }
-    p->defs = defs ? defs : K(Z3_mk_true(p->ctx));
+    p->defs = defs ? defs : K(sg_t_true(p->ts));
     for (i = 0; i < p->ninputs; i++)
         if ((rc = build_spec(p, i, err)))
             goto cleanup;
     /* constraints: guards and runtime asserts */
     for (i = 0; i < ng; i++) {
-        Z3_ast h = NULL;
+        const sg_term *h = NULL;
         int r1 = 0, r2 = 0;
         bool ub, ck;
         if ((rc = sg_smt_holds(p->smt, guards[i].expr, &h, err))) {
@@ -606,7 +586,7 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     /* traced ranges and replacements */
     for (k = 0; k < p->nsyms; k++) {
         const sg_symbol_info *si = &p->syms[k];
-        Z3_ast s = NULL, h;
+        const sg_term *s = NULL, *h;
         bool ck;
         if ((rc = sg_smt_encode(p->smt, si->sym, &s, NULL, err)))
             goto cleanup;
@@ -624,14 +604,14 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
         if (h && (rc = add_constraint(p, &cap, SG_CORE_RANGE, k, si->sym, h, ck, si->unbacked, err)))
             goto cleanup;
         if (si->replacement && p->sym_input[k] >= 0) {
-            Z3_ast r = NULL;
+            const sg_term *r = NULL;
             int r1 = 0;
             if ((rc = sg_smt_encode(p->smt, si->replacement, &r, NULL, err)))
                 goto cleanup;
             /* a relaxed (AUTO/DYNAMIC/static) dim follows what torch decided for it */
             ck = p->named[p->sym_input[k]];
             if ((rc = r1) ||
-                (rc = add_constraint(p, &cap, SG_CORE_REPLACEMENT, k, si->sym, K(Z3_mk_eq(p->ctx, s, r)), ck,
+                (rc = add_constraint(p, &cap, SG_CORE_REPLACEMENT, k, si->sym, EQ(s, r), ck,
                                      si->unbacked || mentions(p, si->replacement, unbacked, err, &r1), err)))
                 goto cleanup;
         }
@@ -639,7 +619,7 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
     /* input bindings: the runtime size equals what torch traced */
     for (i = 0; i < p->ninputs; i++) {
         const sg_expr *v = p->inputs[i].value;
-        Z3_ast val = NULL;
+        const sg_term *val = NULL;
         int r1 = 0;
         bool ck;
         if (!v)
@@ -648,11 +628,11 @@ int sg_problem_build(sg_problem **out, const sg_trace *t, sg_pool *pool, const s
             goto cleanup;
         ck = p->named[i]; /* a relaxed dim's traced shape is what torch chose for it: assumed */
         if ((rc = r1) ||
-            (rc = add_constraint(p, &cap, SG_CORE_INPUT, i, v, K(Z3_mk_eq(p->ctx, p->dvar[i], val)), ck, false, err)))
+            (rc = add_constraint(p, &cap, SG_CORE_INPUT, i, v, EQ(p->dvar[i], val), ck, false, err)))
             goto cleanup;
     }
-    if (Z3_get_error_code(p->ctx) != Z3_OK) {
-        rc = sg_error_set(err, SG_ERROR, "Z3: %s", Z3_get_error_msg(p->ctx, Z3_get_error_code(p->ctx)));
+    if (sg_terms_failed(p->ts)) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory building the problem");
         goto cleanup;
     }
     if ((rc = components(p, err)))
@@ -668,26 +648,30 @@ cleanup:
 void sg_problem_free(sg_problem *p)
 {
     size_t i;
+    Z3_context c;
     if (!p)
         return;
-    if (p->witness)
-        Z3_model_dec_ref(p->ctx, p->witness);
-    if (p->example)
-        Z3_model_dec_ref(p->ctx, p->example);
-    if (p->solver)
-        Z3_solver_dec_ref(p->ctx, p->solver);
-    /* the incremental solver is left at scope 0 with no assertion (every query pops its own):
-     * a pool keeping warm solvers takes it for the context's next user */
-    if (p->inc && !sg_ctxpool_park_solver(p->contexts, p->ctx, p->inc,
-                                          Z3_get_error_code(p->ctx) == Z3_OK &&
-                                              Z3_solver_get_num_scopes(p->ctx, p->inc) == 0,
-                                          p->rlimit_set[0]))
-        Z3_solver_dec_ref(p->ctx, p->inc);
-    if (p->nia)
-        Z3_solver_dec_ref(p->ctx, p->nia);
+    if (sg_terms_live(p->ts)) { /* else Z3 never saw a term: nothing to give back */
+        c = sg_terms_context(p->ts);
+        if (c && p->witness)
+            Z3_model_dec_ref(c, p->witness);
+        if (c && p->example)
+            Z3_model_dec_ref(c, p->example);
+        if (c && p->solver)
+            Z3_solver_dec_ref(c, p->solver);
+        /* the incremental solver is left at scope 0 with no assertion (every query pops its own):
+         * a pool keeping warm solvers takes it for the context's next user */
+        if (c && p->inc &&
+            !sg_ctxpool_park_solver(p->contexts, c, p->inc,
+                                    Z3_get_error_code(c) == Z3_OK && Z3_solver_get_num_scopes(c, p->inc) == 0,
+                                    p->rlimit_set[0]))
+            Z3_solver_dec_ref(c, p->inc);
+        if (c && p->nia)
+            Z3_solver_dec_ref(c, p->nia);
+        for (i = 0; i < p->nkeep; i++)
+            sg_t_unref(p->ts, p->keep[i]);
+    }
     sg_free(p->seen);
-    for (i = 0; i < p->nkeep; i++)
-        Z3_dec_ref(p->ctx, p->keep[i]);
     SG_FREE_ALL(p->keep, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
                 p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
                 p->xvar, p->x_nplain);

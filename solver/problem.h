@@ -36,8 +36,8 @@ typedef struct sg_constraint {
     sg_core_kind kind;      /* GUARD, RANGE, REPLACEMENT or INPUT */
     size_t index;           /* into sg_trace_guards / sg_trace_symbols / sg_trace_inputs */
     const sg_expr *expr;    /* the boolean expression (for INPUT: Eq(value-symbol..)); may be NULL */
-    Z3_ast holds;           /* referenced: the constraint holds */
-    Z3_ast lit;             /* referenced: its tracking literal */
+    const sg_term *holds;   /* referenced: the constraint holds */
+    const sg_term *lit;     /* referenced: its tracking literal */
     bool checked;           /* the spec must satisfy it (else it is assumed) */
     bool unbacked;          /* mentions a data-dependent symbol: never checked */
 } sg_constraint;
@@ -46,22 +46,22 @@ typedef struct sg_problem {
     const sg_trace *trace;
     sg_pool *pool;
     sg_smt *smt;
-    Z3_context ctx;
+    sg_terms *ts;            /* the encoder's terms (borrowed from smt); Z3 only once asked */
     const sg_input_dim *inputs;
     size_t ninputs;
     const sg_symbol_info *syms;
     size_t nsyms;
-    Z3_ast *dvar;            /* [ninputs] referenced D_i */
-    Z3_ast *spec;            /* [ninputs] referenced spec item of dim i, NULL when none */
-    Z3_ast *spec_lit;        /* [ninputs] referenced tracking literal of the spec item, NULL when none */
+    const sg_term **dvar;    /* [ninputs] referenced D_i */
+    const sg_term **spec;    /* [ninputs] referenced spec item of dim i, NULL when none */
+    const sg_term **spec_lit; /* [ninputs] referenced tracking literal of the spec item, NULL when none */
     bool *named;             /* [ninputs] DIM or DERIVED: a dim whose freedom the user claims */
     long *sym_input;         /* [nsyms] index of the defining input dim, -1 when none */
     bool *sym_checked;       /* [nsyms] linked to a named input dim */
-    Z3_ast defs;             /* referenced conjunction of the definitions */
+    const sg_term *defs;     /* referenced conjunction of the definitions */
     sg_constraint *cons;
     size_t ncons;
     const char **names;      /* spec root names of X variables (borrowed from the trace) */
-    Z3_ast *xvar;            /* referenced X variables */
+    const sg_term **xvar;    /* referenced X variables */
     size_t *x_nplain;        /* [nx] how many input dims the spec names plainly by it */
     size_t nx;
     long *x_slot;            /* names -> X index, open addressing (-1: empty), x_cap slots */
@@ -77,14 +77,14 @@ typedef struct sg_problem {
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
     bool example_tried;
-    unsigned *seen, stamp;   /* marks by Z3 ast id of the linearity walk (stamp: the current walk) */
+    unsigned *seen, stamp;   /* marks by term id of the linearity walk (stamp: the current walk) */
     size_t nseen;
-    Z3_ast *keep;            /* every term made here, referenced until sg_problem_free */
+    const sg_term **keep;    /* every term made here, referenced until sg_problem_free */
     size_t nkeep, keep_cap;
     /* Independent components: input dims, symbols and constraints that share no
      * variable (through definitions, spec names, or a constraint mentioning both)
      * are decided separately, so a check costs the sum of its parts. */
-    Z3_ast *sym_def;         /* [nsyms] the definition of symbol k, or NULL */
+    const sg_term **sym_def; /* [nsyms] the definition of symbol k, or NULL */
     long *input_comp;        /* [ninputs] component of input dim i */
     long *sym_comp;          /* [nsyms] component of symbol k */
     long *cons_comp;         /* [ncons] component of constraint c; -1 when it touches no input */
@@ -107,14 +107,17 @@ typedef struct sg_budget {
 } sg_budget;
 
 /* Reference `a` until the problem is freed (Z3's RC discipline: a fresh term
- * must be referenced before the next Z3 call). Returns `a`, or NULL when `a`
- * is NULL, Z3 reported an error, or memory ran out. */
-Z3_ast sg_problem_keep(sg_problem *p, Z3_ast a);
+ * must be referenced before the next builder call). Returns `a`, or NULL when
+ * `a` is NULL. */
+const sg_term *sg_problem_keep(sg_problem *p, const sg_term *a);
 /* The X index of spec root `name`, -1 when no input names it. */
 long sg_problem_x_index(const sg_problem *p, const char *name);
-Z3_ast sg_problem_num(sg_problem *p, sg_int v);
+const sg_term *sg_problem_num(sg_problem *p, sg_int v);
 /* and(a, b); a NULL side is "true". */
-Z3_ast sg_problem_and2(sg_problem *p, Z3_ast a, Z3_ast b);
+const sg_term *sg_problem_and2(sg_problem *p, const sg_term *a, const sg_term *b);
+/* The problem's Z3 context, made now (solver/term.h) when no question needed it yet; NULL when
+ * Z3 failed. */
+Z3_context sg_problem_context(sg_problem *p);
 
 /* Seconds on a monotonic clock. */
 double sg_problem_now(void);
@@ -127,12 +130,12 @@ double sg_problem_now(void);
  * sg_free) in *core and *ncore; on UNDEF, Z3's reason (or "time budget") copied
  * into `reason` (64 bytes). Counts into `stats`.
  */
-int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_ast *assumptions,
+int sg_problem_check(sg_problem *p, const sg_term *const *hard, size_t nhard, const sg_term *const *assumptions,
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
                      Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err);
 
 /* The integer value of `term` in `model` (model completion on); false when not a 128-bit integer. */
-bool sg_problem_model_int(sg_problem *p, Z3_model model, Z3_ast term, sg_int *out);
+bool sg_problem_model_int(sg_problem *p, Z3_model model, const sg_term *term, sg_int *out);
 
 /* The torch source name of a symbol (its first source), or NULL. For printing guards. */
 const char *sg_problem_source_of(const sg_expr *sym, void *problem);

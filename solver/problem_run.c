@@ -205,7 +205,7 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
                  sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core, size_t *ncore,
                  char reason[64], bool *fired, sg_error *err)
 {
-    Z3_context c = p->ctx;
+    Z3_context c = sg_problem_context(p);
     sg_cancel *cancel = b ? b->cancel : NULL;
     Z3_solver s;
     Z3_params prm = NULL;
@@ -319,10 +319,10 @@ static bool budget_stop(const char *reason)
     return strstr(reason, "timeout") || strstr(reason, "canceled") || strstr(reason, "resource limit");
 }
 
-/* Mark Z3 term `a` seen in the current walk; *first says it was not yet. Grows the marks. */
-static int visit(sg_problem *p, Z3_ast a, bool *first)
+/* Mark term `a` seen in the current walk; *first says it was not yet. Grows the marks. */
+static int visit(sg_problem *p, const sg_term *a, bool *first)
 {
-    unsigned id = Z3_get_ast_id(p->ctx, a);
+    unsigned id = sg_t_id(a);
     if (id >= p->nseen) {
         size_t old = p->nseen;
         if (sg__grow((void **)&p->seen, &p->nseen, (size_t)id + 1, sizeof *p->seen))
@@ -334,36 +334,38 @@ static int visit(sg_problem *p, Z3_ast a, bool *first)
     return 0;
 }
 
-/* Whether application `app` is linear in itself: no product of two non-numerals, no division
- * or modulo by a non-numeral, no power. */
-static bool linear_op(Z3_context c, Z3_app app)
+static bool is_numeral(const sg_term *t) { return sg_t_op(t) == SG_T_NUM; }
+
+/* Whether term `t` is linear in itself: no product of two non-numerals, no division or modulo
+ * by a non-numeral, no power. */
+static bool linear_op(const sg_term *t)
 {
-    unsigned k, na = Z3_get_app_num_args(c, app), nonnum = 0;
-    switch (Z3_get_decl_kind(c, Z3_get_app_decl(c, app))) {
-    case Z3_OP_MUL:
+    size_t k, na = sg_t_nargs(t), nonnum = 0;
+    switch (sg_t_op(t)) {
+    case SG_T_MUL:
         for (k = 0; k < na; k++)
-            nonnum += !Z3_is_numeral_ast(c, Z3_get_app_arg(c, app, k));
+            nonnum += !is_numeral(sg_t_arg(t, k));
         return nonnum <= 1;
-    case Z3_OP_DIV:
-    case Z3_OP_IDIV:
-    case Z3_OP_MOD:
-    case Z3_OP_REM:
-        return na == 2 && Z3_is_numeral_ast(c, Z3_get_app_arg(c, app, 1));
-    case Z3_OP_POWER:
+    case SG_T_DIV:
+    case SG_T_MOD:
+        return na == 2 && is_numeral(sg_t_arg(t, 1));
+    case SG_T_POWER:
         return false;
     default:
         return true;
     }
 }
 
-/* Whether `app` is an integer division or modulo (also Python's, through its ite) by a non-literal. */
-static bool nonlinear_div(Z3_context c, Z3_app app)
+/* Whether `t` is an integer division or modulo (also Python's, through its ite) by a non-literal. */
+static bool nonlinear_div(sg_problem *p, const sg_term *t)
 {
-    switch (Z3_get_decl_kind(c, Z3_get_app_decl(c, app))) {
-    case Z3_OP_IDIV:
-    case Z3_OP_MOD:
-    case Z3_OP_REM:
-        return Z3_get_app_num_args(c, app) == 2 && !Z3_is_numeral_ast(c, Z3_get_app_arg(c, app, 1));
+    switch (sg_t_op(t)) {
+    case SG_T_DIV:
+        if (sg_t_sort(p->ts, t) != SG_TS_INT)
+            return false;
+        /* fall through */
+    case SG_T_MOD:
+        return sg_t_nargs(t) == 2 && !is_numeral(sg_t_arg(t, 1));
     default:
         return false;
     }
@@ -371,17 +373,17 @@ static bool nonlinear_div(Z3_context c, Z3_app app)
 
 /*
  * Whether every term of `a[0..na-1]` and `b[0..nb-1]` is linear arithmetic
- * (linear_op at every node). Each shared subterm is walked once (marks by Z3
- * ast id), so this costs the size of the formula, which Z3 reads anyway. On
+ * (linear_op at every node). Each shared subterm is walked once (marks by
+ * term id), so this costs the size of the formula, which Z3 reads anyway. On
  * running out of memory it answers false: the full solver is always right,
  * only slower. When not linear, *ndiv counts the distinct integer divisions
  * and modulos by a non-literal (the walk then goes on to the end; on running
  * out of memory the count is a lower bound).
  */
-static bool linear(sg_problem *p, const Z3_ast *a, size_t na, const Z3_ast *b, size_t nb, size_t *ndiv)
+static bool linear(sg_problem *p, const sg_term *const *a, size_t na, const sg_term *const *b, size_t nb,
+                   size_t *ndiv)
 {
-    Z3_context c = p->ctx;
-    Z3_ast *stack = NULL;
+    const sg_term **stack = NULL;
     size_t top = 0, cap = 0, i;
     bool lin = true, first, oom = false;
 
@@ -391,7 +393,7 @@ static bool linear(sg_problem *p, const Z3_ast *a, size_t na, const Z3_ast *b, s
         p->stamp = 1;
     }
     for (i = 0; i < na + nb && !oom; i++) {
-        Z3_ast root = i < na ? a[i] : b[i - na];
+        const sg_term *root = i < na ? a[i] : b[i - na];
         if (!root)
             continue;
         if (sg__grow((void **)&stack, &cap, top + 1, sizeof *stack)) {
@@ -400,31 +402,44 @@ static bool linear(sg_problem *p, const Z3_ast *a, size_t na, const Z3_ast *b, s
         }
         stack[top++] = root;
         while (top > 0) {
-            Z3_ast t = stack[--top];
-            Z3_app app;
-            unsigned k, n;
+            const sg_term *t = stack[--top];
+            size_t k, n;
             if (visit(p, t, &first)) {
                 lin = false, oom = true;
                 break;
             }
-            if (!first || Z3_get_ast_kind(c, t) != Z3_APP_AST)
+            if (!first || (n = sg_t_nargs(t)) == 0)
                 continue;
-            app = Z3_to_app(c, t);
-            n = Z3_get_app_num_args(c, app);
-            if (!linear_op(c, app)) {
+            if (!linear_op(t)) {
                 lin = false;
-                *ndiv += nonlinear_div(c, app);
+                *ndiv += nonlinear_div(p, t);
             }
             if (sg__grow((void **)&stack, &cap, top + n, sizeof *stack)) {
                 lin = false, oom = true;
                 break;
             }
             for (k = 0; k < n; k++)
-                stack[top++] = Z3_get_app_arg(c, app, k);
+                stack[top++] = sg_t_arg(t, k);
         }
     }
     sg_free(stack);
     return lin;
+}
+
+/* The asts of terms[0..n-1] (new array, sg_free; NULL entries stay NULL) into *out. */
+static int asts_of(sg_problem *p, const sg_term *const *terms, size_t n, Z3_ast **out, sg_error *err)
+{
+    size_t i;
+    *out = sg__malloc((n + 1) * sizeof **out);
+    if (!*out)
+        return sg_error_set(err, SG_ENOMEM, "out of memory asking Z3");
+    for (i = 0; i < n; i++)
+        if (terms[i] && !((*out)[i] = sg_t_z3(p->ts, terms[i])))
+            return sg_error_set(err, sg_terms_failed(p->ts) == SG_ENOMEM ? SG_ENOMEM : SG_ERROR, "Z3: %s",
+                                sg_terms_error_msg(p->ts));
+        else if (!terms[i])
+            (*out)[i] = NULL;
+    return 0;
 }
 
 /* Count a finished query into the engine's counters; returns `rc`. */
@@ -436,14 +451,15 @@ static int counted(const sg_budget *b, int rc, Z3_lbool res, const char *reason)
     return rc;
 }
 
-int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_ast *assumptions,
+int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, const sg_term *const *assume_t,
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
                      Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err)
 {
     unsigned timeout = b ? b->query_timeout_ms : 0;
     uint64_t rlimit = b ? b->query_rlimit : 0;
     double t0 = sg_problem_now();
-    bool fired;
+    Z3_ast *hard = NULL, *assumptions = NULL;
+    bool fired, lin;
     size_t ndiv;
     int rc;
 
@@ -468,20 +484,26 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
         if (timeout == 0 || left * 1000 < timeout)
             timeout = (unsigned)(left * 1000) + 1;
     }
+    lin = linear(p, hard_t, nhard, assume_t, nassume, &ndiv);
+    if ((rc = asts_of(p, hard_t, nhard, &hard, err)) || (rc = asts_of(p, assume_t, nassume, &assumptions, err)))
+        goto cleanup;
     /* Linear problems go to Z3's incremental SMT core, kept between queries: a small one is
      * answered in microseconds. Non-linear ones, and linear ones it calls incomplete, go to the
      * full solver, which picks Z3's tactic for the logic (and listens to the resource limit in
      * non-linear arithmetic, which the SMT core of Z3 4.8.12 does not always do). */
-    if (linear(p, hard, nhard, assumptions, nassume, &ndiv)) {
+    if (lin) {
         rc = query(p, &p->inc, true, hard, nhard, assumptions, nassume, timeout, rlimit, b,
                    stats, res, model, core, ncore, reason, &fired, err);
-        if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason))
-            return counted(b, rc, *res, reason);
+        if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason)) {
+            rc = counted(b, rc, *res, reason);
+            goto cleanup;
+        }
         if (timeout) {
             double spent = (sg_problem_now() - t0) * 1000;
             if (spent >= timeout) {
                 snprintf(reason, 64, "timeout (%u ms)", timeout);
-                return counted(b, 0, *res, reason);
+                rc = counted(b, 0, *res, reason);
+                goto cleanup;
             }
             timeout -= (unsigned)spent;
         }
@@ -489,15 +511,20 @@ int sg_problem_check(sg_problem *p, const Z3_ast *hard, size_t nhard, const Z3_a
     }
     rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard, nhard, assumptions, nassume,
                timeout, rlimit, b, stats, res, model, core, ncore, reason, &fired, err);
-    return counted(b, rc, *res, reason);
+    rc = counted(b, rc, *res, reason);
+cleanup:
+    sg_free(hard);
+    sg_free(assumptions);
+    return rc;
 }
 
-bool sg_problem_model_int(sg_problem *p, Z3_model model, Z3_ast term, sg_int *out)
+bool sg_problem_model_int(sg_problem *p, Z3_model model, const sg_term *term, sg_int *out)
 {
-    Z3_ast v = NULL;
+    Z3_context c = sg_problem_context(p);
+    Z3_ast v = NULL, t = sg_t_z3(p->ts, term);
     const char *txt;
-    if (!Z3_model_eval(p->ctx, model, term, true, &v) || !v || !Z3_is_numeral_ast(p->ctx, v))
+    if (!c || !t || !Z3_model_eval(c, model, t, true, &v) || !v || !Z3_is_numeral_ast(c, v))
         return false;
-    txt = Z3_get_numeral_string(p->ctx, v);
+    txt = Z3_get_numeral_string(c, v);
     return txt && sg_int_parse(out, txt, strlen(txt)) == 0;
 }

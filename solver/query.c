@@ -1,12 +1,13 @@
 /*
  * query.c - the question interface over a problem's Z3 context (query.h).
  *
- * An sg_term is a Z3_ast of the problem's context and an sg_q_model a
- * Z3_model, both passed through opaque pointer types: the handles cost
- * nothing, and the questions an analysis asks through them are exactly the
- * Z3 calls it made before (same terms, same order, so the same models and
- * cores). Every built term goes on the problem's keep list
- * (sg_problem_keep), which is what sg_q_mark / sg_q_release bracket.
+ * An sg_term is a term of the problem's store (solver/term.h), read
+ * without Z3 and made in Z3 only when a question needs it, and an
+ * sg_q_model a Z3_model. The store replays the calls in the order they were
+ * made, so the questions an analysis asks are exactly the Z3 calls it made
+ * before (same terms, same order, so the same models and cores). Every built
+ * term goes on the problem's keep list (sg_problem_keep), which is what
+ * sg_q_mark / sg_q_release bracket.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,56 +16,54 @@
 #include "solver/query.h"
 #include "util/util.h"
 
-#define Z(t) ((Z3_ast)(t))
-#define T(a) ((const sg_term *)(a))
 #define K(x) sg_problem_keep(p, (x))
+#define Z(t) sg_t_z3(p->ts, (t))
 
-const sg_term *sg_q_dim(sg_problem *p, size_t i) { return i < p->ninputs ? T(p->dvar[i]) : NULL; }
-const sg_term *sg_q_spec(sg_problem *p, size_t i) { return i < p->ninputs ? T(p->spec[i]) : NULL; }
-const sg_term *sg_q_spec_lit(sg_problem *p, size_t i) { return i < p->ninputs ? T(p->spec_lit[i]) : NULL; }
-const sg_term *sg_q_holds(sg_problem *p, size_t k) { return k < p->ncons ? T(p->cons[k].holds) : NULL; }
-const sg_term *sg_q_lit(sg_problem *p, size_t k) { return k < p->ncons ? T(p->cons[k].lit) : NULL; }
-const sg_term *sg_q_def(sg_problem *p, size_t k) { return k < p->nsyms ? T(p->sym_def[k]) : NULL; }
-const sg_term *sg_q_defs(sg_problem *p) { return T(p->defs); }
-const sg_term *sg_q_symbol(sg_problem *p, const sg_expr *sym) { return T(sg_smt_symbol(p->smt, sym)); }
-const sg_term *sg_q_xvar(sg_problem *p, size_t j) { return j < p->nx ? T(p->xvar[j]) : NULL; }
+const sg_term *sg_q_dim(sg_problem *p, size_t i) { return i < p->ninputs ? p->dvar[i] : NULL; }
+const sg_term *sg_q_spec(sg_problem *p, size_t i) { return i < p->ninputs ? p->spec[i] : NULL; }
+const sg_term *sg_q_spec_lit(sg_problem *p, size_t i) { return i < p->ninputs ? p->spec_lit[i] : NULL; }
+const sg_term *sg_q_holds(sg_problem *p, size_t k) { return k < p->ncons ? p->cons[k].holds : NULL; }
+const sg_term *sg_q_lit(sg_problem *p, size_t k) { return k < p->ncons ? p->cons[k].lit : NULL; }
+const sg_term *sg_q_def(sg_problem *p, size_t k) { return k < p->nsyms ? p->sym_def[k] : NULL; }
+const sg_term *sg_q_defs(sg_problem *p) { return p->defs; }
+const sg_term *sg_q_symbol(sg_problem *p, const sg_expr *sym) { return sg_smt_symbol(p->smt, sym); }
+const sg_term *sg_q_xvar(sg_problem *p, size_t j) { return j < p->nx ? p->xvar[j] : NULL; }
 
 int sg_q_expr(sg_problem *p, const sg_expr *e, const sg_term **out, sg_error *err)
 {
-    Z3_ast v = NULL;
+    const sg_term *v = NULL;
     int rc = sg_smt_encode(p->smt, e, &v, NULL, err);
-    *out = rc ? NULL : T(v);
+    *out = rc ? NULL : v;
     return rc;
 }
 
 int sg_q_expr_holds(sg_problem *p, const sg_expr *e, const sg_term **out, sg_error *err)
 {
-    Z3_ast v = NULL;
+    const sg_term *v = NULL;
     int rc = sg_smt_holds(p->smt, e, &v, err);
-    *out = rc ? NULL : T(v);
+    *out = rc ? NULL : v;
     return rc;
 }
 
-const sg_term *sg_q_true(sg_problem *p) { return T(K(Z3_mk_true(p->ctx))); }
-const sg_term *sg_q_num(sg_problem *p, sg_int v) { return T(sg_problem_num(p, v)); }
-const sg_term *sg_q_not(sg_problem *p, const sg_term *a) { return a ? T(K(Z3_mk_not(p->ctx, Z(a)))) : NULL; }
+const sg_term *sg_q_true(sg_problem *p) { return K(sg_t_true(p->ts)); }
+const sg_term *sg_q_num(sg_problem *p, sg_int v) { return sg_problem_num(p, v); }
+const sg_term *sg_q_not(sg_problem *p, const sg_term *a) { return K(sg_t_app1(p->ts, SG_T_NOT, a)); }
 
-#define BINARY(name, mk)                                                                           \
+#define BINARY(name, op)                                                                           \
     const sg_term *name(sg_problem *p, const sg_term *a, const sg_term *b)                         \
     {                                                                                              \
-        return a && b ? T(K(mk(p->ctx, Z(a), Z(b)))) : NULL;                                       \
+        return K(sg_t_app2(p->ts, op, a, b));                                                      \
     }
-BINARY(sg_q_eq, Z3_mk_eq)
-BINARY(sg_q_le, Z3_mk_le)
-BINARY(sg_q_ge, Z3_mk_ge)
-BINARY(sg_q_implies, Z3_mk_implies)
-BINARY(sg_q_mod, Z3_mk_mod)
+BINARY(sg_q_eq, SG_T_EQ)
+BINARY(sg_q_le, SG_T_LE)
+BINARY(sg_q_ge, SG_T_GE)
+BINARY(sg_q_implies, SG_T_IMPLIES)
+BINARY(sg_q_mod, SG_T_MOD)
+BINARY(sg_q_add, SG_T_ADD)
+BINARY(sg_q_mul, SG_T_MUL)
 #undef BINARY
 
-const sg_term *sg_q_and2(sg_problem *p, const sg_term *a, const sg_term *b)
-{
-    return T(sg_problem_and2(p, Z(a), Z(b)));
-}
+const sg_term *sg_q_and2(sg_problem *p, const sg_term *a, const sg_term *b) { return sg_problem_and2(p, a, b); }
 
 const sg_term *sg_q_and(sg_problem *p, const sg_term *const *v, size_t n)
 {
@@ -74,47 +73,17 @@ const sg_term *sg_q_and(sg_problem *p, const sg_term *const *v, size_t n)
             return NULL;
     if (n == 0)
         return sg_q_true(p);
-    return T(K(Z3_mk_and(p->ctx, (unsigned)n, (const Z3_ast *)v)));
+    return K(sg_t_app(p->ts, SG_T_AND, n, v));
 }
 
-static const sg_term *arith2(sg_problem *p, const sg_term *a, const sg_term *b, bool mul)
-{
-    Z3_ast v[2];
-    if (!a || !b)
-        return NULL;
-    v[0] = Z(a);
-    v[1] = Z(b);
-    return T(K(mul ? Z3_mk_mul(p->ctx, 2, v) : Z3_mk_add(p->ctx, 2, v)));
-}
-
-const sg_term *sg_q_add(sg_problem *p, const sg_term *a, const sg_term *b) { return arith2(p, a, b, false); }
-const sg_term *sg_q_mul(sg_problem *p, const sg_term *a, const sg_term *b) { return arith2(p, a, b, true); }
-
-const sg_term *sg_q_literal(sg_problem *p, const char *name)
-{
-    return T(K(Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, name), Z3_mk_bool_sort(p->ctx))));
-}
-
-const sg_term *sg_q_fresh_int(sg_problem *p, const char *prefix)
-{
-    return T(K(Z3_mk_fresh_const(p->ctx, prefix, Z3_mk_int_sort(p->ctx))));
-}
-
-const sg_term *sg_q_fresh_bool(sg_problem *p, const char *prefix)
-{
-    return T(K(Z3_mk_fresh_const(p->ctx, prefix, Z3_mk_bool_sort(p->ctx))));
-}
+const sg_term *sg_q_literal(sg_problem *p, const char *name) { return K(sg_t_const(p->ts, name, SG_TS_BOOL)); }
+const sg_term *sg_q_fresh_int(sg_problem *p, const char *prefix) { return K(sg_t_fresh(p->ts, prefix, SG_TS_INT)); }
+const sg_term *sg_q_fresh_bool(sg_problem *p, const char *prefix) { return K(sg_t_fresh(p->ts, prefix, SG_TS_BOOL)); }
 
 const sg_term *sg_q_substitute(sg_problem *p, const sg_term *t, const sg_term *const *from, const sg_term *const *to,
                                size_t n)
 {
-    size_t i;
-    if (!t)
-        return NULL;
-    for (i = 0; i < n; i++)
-        if (!from[i] || !to[i])
-            return NULL;
-    return T(K(Z3_substitute(p->ctx, Z(t), (unsigned)n, (const Z3_ast *)from, (const Z3_ast *)to)));
+    return K(sg_t_substitute(p->ts, t, n, from, to));
 }
 
 size_t sg_q_mark(const sg_problem *p) { return p->nkeep; }
@@ -122,85 +91,54 @@ size_t sg_q_mark(const sg_problem *p) { return p->nkeep; }
 void sg_q_release(sg_problem *p, size_t mark)
 {
     while (p->nkeep > mark)
-        Z3_dec_ref(p->ctx, p->keep[--p->nkeep]);
+        sg_t_unref(p->ts, p->keep[--p->nkeep]);
 }
 
 bool sg_q_warm(const sg_problem *p) { return p && sg_ctxpool_warm(p->contexts); }
 
-int sg_q_failed(const sg_problem *p) { return Z3_get_error_code(p->ctx) != Z3_OK ? SG_ERROR : 0; }
+int sg_q_failed(const sg_problem *p) { return sg_terms_failed(p->ts); }
 
-/* ---- Looking into terms -------------------------------------------------------------------- */
-
-static bool app_of(sg_problem *p, const sg_term *t, Z3_app *out)
-{
-    if (!t || Z3_get_ast_kind(p->ctx, Z(t)) != Z3_APP_AST)
-        return false;
-    *out = Z3_to_app(p->ctx, Z(t));
-    return true;
-}
+/* ---- Looking into terms (no Z3) ------------------------------------------------------------- */
 
 sg_q_op sg_q_op_of(sg_problem *p, const sg_term *t)
 {
-    Z3_app app;
-    if (t && Z3_get_ast_kind(p->ctx, Z(t)) == Z3_NUMERAL_AST)
-        return SG_QOP_NUM;
-    if (!app_of(p, t, &app))
+    if (!t)
         return SG_QOP_OTHER;
-    switch (Z3_get_decl_kind(p->ctx, Z3_get_app_decl(p->ctx, app))) {
-    case Z3_OP_UNINTERPRETED: return Z3_get_app_num_args(p->ctx, app) == 0 ? SG_QOP_CONST : SG_QOP_OTHER;
-    case Z3_OP_ANUM: return SG_QOP_NUM;
-    case Z3_OP_TRUE: return SG_QOP_TRUE;
-    case Z3_OP_FALSE: return SG_QOP_FALSE;
-    case Z3_OP_NOT: return SG_QOP_NOT;
-    case Z3_OP_AND: return SG_QOP_AND;
-    case Z3_OP_OR: return SG_QOP_OR;
-    case Z3_OP_IMPLIES: return SG_QOP_IMPLIES;
-    case Z3_OP_ITE: return SG_QOP_ITE;
-    case Z3_OP_EQ: return SG_QOP_EQ;
-    case Z3_OP_LE: return SG_QOP_LE;
-    case Z3_OP_LT: return SG_QOP_LT;
-    case Z3_OP_GE: return SG_QOP_GE;
-    case Z3_OP_GT: return SG_QOP_GT;
-    case Z3_OP_ADD: return SG_QOP_ADD;
-    case Z3_OP_SUB: return SG_QOP_SUB;
-    case Z3_OP_MUL: return SG_QOP_MUL;
-    case Z3_OP_IDIV: return SG_QOP_DIV;
-    case Z3_OP_MOD: return SG_QOP_MOD;
-    case Z3_OP_UMINUS: return SG_QOP_UMINUS;
+    switch (sg_t_op(t)) {
+    case SG_T_NUM: return SG_QOP_NUM;
+    case SG_T_CONST: case SG_T_FRESH: return SG_QOP_CONST;
+    case SG_T_TRUE: return SG_QOP_TRUE;
+    case SG_T_FALSE: return SG_QOP_FALSE;
+    case SG_T_NOT: return SG_QOP_NOT;
+    case SG_T_AND: return SG_QOP_AND;
+    case SG_T_OR: return SG_QOP_OR;
+    case SG_T_IMPLIES: return SG_QOP_IMPLIES;
+    case SG_T_ITE: return SG_QOP_ITE;
+    case SG_T_EQ: return SG_QOP_EQ;
+    case SG_T_LE: return SG_QOP_LE;
+    case SG_T_LT: return SG_QOP_LT;
+    case SG_T_GE: return SG_QOP_GE;
+    case SG_T_GT: return SG_QOP_GT;
+    case SG_T_ADD: return SG_QOP_ADD;
+    case SG_T_SUB: return SG_QOP_SUB;
+    case SG_T_MUL: return SG_QOP_MUL;
+    case SG_T_DIV: return sg_t_sort(p->ts, t) == SG_TS_INT ? SG_QOP_DIV : SG_QOP_OTHER; /* Z3's idiv, not / */
+    case SG_T_MOD: return SG_QOP_MOD;
+    case SG_T_UMINUS: return SG_QOP_UMINUS;
     default: return SG_QOP_OTHER;
     }
 }
 
-size_t sg_q_nargs(sg_problem *p, const sg_term *t)
-{
-    Z3_app app;
-    return app_of(p, t, &app) ? Z3_get_app_num_args(p->ctx, app) : 0;
-}
-
-const sg_term *sg_q_arg(sg_problem *p, const sg_term *t, size_t j)
-{
-    Z3_app app;
-    if (!app_of(p, t, &app) || j >= Z3_get_app_num_args(p->ctx, app))
-        return NULL;
-    return T(Z3_get_app_arg(p->ctx, app, (unsigned)j));
-}
-
-unsigned sg_q_id(sg_problem *p, const sg_term *t) { return t ? Z3_get_ast_id(p->ctx, Z(t)) : 0; }
+size_t sg_q_nargs(sg_problem *p, const sg_term *t) { return sg_t_nargs(t); }
+const sg_term *sg_q_arg(sg_problem *p, const sg_term *t, size_t j) { return sg_t_arg(t, j); }
+unsigned sg_q_id(sg_problem *p, const sg_term *t) { return sg_t_id(t); }
 
 bool sg_q_is_int_const(sg_problem *p, const sg_term *t)
 {
-    return sg_q_op_of(p, t) == SG_QOP_CONST && Z3_get_sort_kind(p->ctx, Z3_get_sort(p->ctx, Z(t))) == Z3_INT_SORT;
+    return sg_q_op_of(p, t) == SG_QOP_CONST && sg_t_sort(p->ts, t) == SG_TS_INT;
 }
 
-bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out)
-{
-    const char *txt;
-    if (!t || !Z3_is_numeral_ast(p->ctx, Z(t)) ||
-        Z3_get_sort_kind(p->ctx, Z3_get_sort(p->ctx, Z(t))) != Z3_INT_SORT)
-        return false;
-    txt = Z3_get_numeral_string(p->ctx, Z(t));
-    return txt && sg_int_parse(out, txt, strlen(txt)) == 0;
-}
+bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out) { return sg_t_int_value(t, out); }
 
 /* ---- Questions ------------------------------------------------------------------------------ */
 
@@ -223,8 +161,8 @@ bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out)
  * root = the size of the first Dim named after it. NULL when Z3 fails. */
 static Z3_model example_model(sg_problem *p)
 {
-    Z3_context c = p->ctx;
-    Z3_model m = Z3_mk_model(c);
+    Z3_context c = sg_problem_context(p);
+    Z3_model m = c ? Z3_mk_model(c) : NULL;
     bool *xset = NULL;
     size_t i, k;
 
@@ -235,17 +173,17 @@ static Z3_model example_model(sg_problem *p)
         goto fail;
     for (i = 0; i < p->ninputs; i++) {
         const sg_input_dim *d = &p->inputs[i];
-        Z3_ast v = sg_problem_num(p, d->size);
+        Z3_ast v = Z(sg_problem_num(p, d->size));
         if (!v)
             goto fail;
-        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, p->dvar[i])), v);
+        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, Z(p->dvar[i]))), v);
         if (d->kind == SG_SPEC_DIM && d->name) {
             size_t x;
             for (x = 0; x < p->nx && strcmp(p->names[x], d->name) != 0; x++)
                 ;
             if (x < p->nx && !xset[x]) {
                 xset[x] = true;
-                Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, p->xvar[x])), v);
+                Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, Z(p->xvar[x]))), v);
             }
         }
     }
@@ -255,9 +193,9 @@ static Z3_model example_model(sg_problem *p)
         if (!s || !Z3_is_app(c, s) || sg_expr_sort(si->sym) != SG_SORT_INT)
             continue;
         if (p->sym_input[k] >= 0)
-            v = sg_problem_num(p, p->inputs[p->sym_input[k]].size);
+            v = Z(sg_problem_num(p, p->inputs[p->sym_input[k]].size));
         else if (si->has_hint)
-            v = sg_problem_num(p, si->hint);
+            v = Z(sg_problem_num(p, si->hint));
         else
             continue;
         if (!v)
@@ -276,7 +214,7 @@ fail:
 /* Is model `m`, with every assumption of `q` true, a model of `q`? */
 static bool witnessed(sg_problem *p, Z3_model m, const sg_question *q)
 {
-    Z3_context c = p->ctx;
+    Z3_context c = sg_problem_context(p);
     Z3_model w;
     Z3_func_decl *ad = NULL;
     unsigned n, j;
@@ -342,20 +280,21 @@ int sg_q_check(sg_problem *p, const sg_question *q, const sg_budget *b, sg_check
     out->answer = SG_Q_UNKNOWN;
     for (i = 0; i < q->nhard; i++)
         if (!q->hard[i])
-            return sg_error_set(err, sg_q_failed(p) ? SG_ERROR : SG_EINVALID,
+            return sg_error_set(err, sg_q_failed(p) ? sg_q_failed(p) : SG_EINVALID,
                                 "sg_q_check: hard term %zu is missing (a builder failed)", i);
     if (!q->want_model && sg_ctxpool_warm(p->contexts) && answer_by_witness(p, q)) { /* (SAT has no core) */
         out->answer = SG_Q_SAT;
         return 0;
     }
-    rc = sg_problem_check(p, (const Z3_ast *)q->hard, q->nhard, (const Z3_ast *)q->assume, q->nassume, b, stats,
+    rc = sg_problem_check(p, q->hard, q->nhard, q->assume, q->nassume, b, stats,
                           &res, q->want_model ? &model : NULL, q->want_core ? &out->core : NULL, &out->ncore,
                           out->reason, err);
     out->model = (sg_q_model *)model;
     if (model && sg_ctxpool_warm(p->contexts)) { /* the next questions' first witness */
-        Z3_model_inc_ref(p->ctx, model);
+        Z3_context c = sg_problem_context(p);
+        Z3_model_inc_ref(c, model);
         if (p->witness)
-            Z3_model_dec_ref(p->ctx, p->witness);
+            Z3_model_dec_ref(c, p->witness);
         p->witness = model;
     }
     if (!rc)
@@ -368,7 +307,7 @@ void sg_q_result_dispose(sg_problem *p, sg_q_result *r)
     if (!r)
         return;
     if (r->model)
-        Z3_model_dec_ref(p->ctx, (Z3_model)r->model);
+        Z3_model_dec_ref(sg_problem_context(p), (Z3_model)r->model);
     sg_free(r->core);
     r->model = NULL;
     r->core = NULL;
@@ -379,7 +318,7 @@ bool sg_q_model_int(sg_problem *p, const sg_q_model *m, const sg_term *t, sg_int
 {
     if (!m || !t)
         return false;
-    return sg_problem_model_int(p, (Z3_model)m, Z(t), out);
+    return sg_problem_model_int(p, (Z3_model)m, t, out);
 }
 
 /* ---- Extremes ------------------------------------------------------------------------------- */
@@ -485,30 +424,15 @@ void sg_solver_version(char *buf, size_t cap)
 
 bool sg_q_is_uninterpreted(sg_problem *p, const sg_term *t)
 {
-    Z3_app app;
-    return app_of(p, t, &app) && Z3_get_decl_kind(p->ctx, Z3_get_app_decl(p->ctx, app)) == Z3_OP_UNINTERPRETED;
+    return t && (sg_t_op(t) == SG_T_CONST || sg_t_op(t) == SG_T_FRESH);
 }
 
 bool sg_q_divisor(sg_problem *p, const sg_term *t, sg_int *divisor)
 {
-    Z3_app app;
-    Z3_decl_kind dk;
-    Z3_ast d;
-    const char *txt;
-    if (!app_of(p, t, &app) || Z3_get_app_num_args(p->ctx, app) != 2)
+    /* Z3's rem is never made here: mod and integer div are the divisions */
+    if (!t || (sg_t_op(t) != SG_T_MOD && sg_q_op_of(p, t) != SG_QOP_DIV) || sg_t_op(sg_t_arg(t, 1)) != SG_T_NUM)
         return false;
-    dk = Z3_get_decl_kind(p->ctx, Z3_get_app_decl(p->ctx, app));
-    if (dk != Z3_OP_MOD && dk != Z3_OP_IDIV && dk != Z3_OP_REM)
-        return false;
-    d = Z3_get_app_arg(p->ctx, app, 1);
-    if (Z3_get_ast_kind(p->ctx, d) != Z3_NUMERAL_AST)
-        return false;
-    txt = Z3_get_numeral_string(p->ctx, d);
-    return txt && sg_int_parse(divisor, txt, strlen(txt)) == 0;
+    return sg_t_int_value(sg_t_arg(t, 1), divisor);
 }
 
-const char *sg_q_error_msg(const sg_problem *p)
-{
-    Z3_error_code code = Z3_get_error_code(p->ctx);
-    return code == Z3_OK ? "" : Z3_get_error_msg(p->ctx, code);
-}
+const char *sg_q_error_msg(const sg_problem *p) { return sg_terms_error_msg(p->ts); }

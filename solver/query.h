@@ -20,8 +20,11 @@
  * problem is freed or the caller releases it with sg_q_release (mark/release
  * brackets, for callers that build many short-lived terms: an inference
  * loop). Builders take NULL for "no term" and return NULL when an argument
- * is NULL, Z3 reported an error (sg_q_failed) or memory ran out; a NULL
+ * is NULL, memory ran out or Z3 reported an error (sg_q_failed); a NULL
  * never reaches Z3, and a question with a NULL hard term is an error.
+ * Building costs no Z3 call: terms reach a Z3 context only when a question
+ * (or a model read) needs them (solver/term.h), so a check that is decided
+ * without Z3 never makes one.
  *
  * Budgets. Every question runs under an sg_budget (problem.h): Z3's
  * resource limit per query (deterministic: tests decide by it), a wall-clock
@@ -116,8 +119,8 @@ const sg_term *sg_q_substitute(struct sg_problem *p, const sg_term *t, const sg_
 size_t sg_q_mark(const struct sg_problem *p);
 void sg_q_release(struct sg_problem *p, size_t mark);
 
-/* SG_ERROR when Z3 reported an error in the problem's context (every builder then returns
- * NULL), else 0. */
+/* Why builders return NULL: SG_ENOMEM (memory ran out) or SG_ERROR (Z3 reported an error in
+ * the problem's context); every builder then returns NULL. 0 when neither happened. */
 int sg_q_failed(const struct sg_problem *p);
 /* Whether the problem runs on the engine's warm contexts (solver/ctxpool.h, sg_ctxpool_warm): its
  * answers may depend on what ran before, so a caller may answer questions by other exact means

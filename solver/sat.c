@@ -14,11 +14,14 @@
 static int assert_holds(sg_smt *smt, Z3_solver s, const sg_expr *e, bool negate, sg_error *err)
 {
     Z3_context c = sg_smt_context(smt);
-    Z3_ast h = NULL;
-    int rc = sg_smt_holds(smt, e, &h, err);
+    const sg_term *t = NULL;
+    Z3_ast h;
+    int rc = sg_smt_holds(smt, e, &t, err);
 
     if (rc)
         return rc;
+    if (!c || !(h = sg_smt_z3(smt, t)))
+        return sg_error_set(err, SG_ERROR, "Z3: %s", sg_terms_error_msg(sg_smt_terms(smt)));
     if (negate)
         h = Z3_mk_not(c, h);
     if (!h || Z3_get_error_code(c) != Z3_OK)
@@ -44,6 +47,10 @@ int sg_sat_find(sg_sat_answer *answer, sg_int *vals, const sg_sat_query *q, char
     if ((rc = sg_smt_new_in(&smt, q->pool, q->contexts, err)) != 0)
         return rc;
     c = sg_smt_context(smt);
+    if (!c) {
+        sg_smt_free(smt);
+        return sg_error_set(err, SG_ERROR, "Z3 could not create a context");
+    }
     s = Z3_mk_solver(c);
     Z3_solver_inc_ref(c, s);
     prm = Z3_mk_params(c);
@@ -67,7 +74,7 @@ int sg_sat_find(sg_sat_answer *answer, sg_int *vals, const sg_sat_query *q, char
             Z3_model m = Z3_solver_get_model(c, s);
             Z3_model_inc_ref(c, m);
             for (i = 0; i < ns; i++) {
-                Z3_ast v = sg_smt_symbol(smt, sg_pool_symbol(q->pool, i)), r = NULL;
+                Z3_ast v = sg_smt_z3(smt, sg_smt_symbol(smt, sg_pool_symbol(q->pool, i))), r = NULL;
                 const char *txt;
                 sg_int x = 0;
                 vals[i] = 0;

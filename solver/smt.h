@@ -3,14 +3,15 @@
  * @brief The Z3 encoding of guard expressions, with exactly the semantics of
  *        sg_expr_eval() (Python floor division and modulo for every sign).
  *
- * An `sg_smt` owns one Z3 context (reference-counted, with an error handler
- * that records instead of exiting) and a memo from expression ids to Z3 terms,
- * so encoding a shared subterm twice costs nothing. Every expression is encoded
+ * An `sg_smt` owns a term store (solver/term.h: terms outside Z3 until a
+ * question needs Z3; then one Z3 context, reference-counted, with an error
+ * handler that records instead of exiting) and a memo from expression ids to
+ * terms, so encoding a shared subterm twice costs nothing. Every expression is encoded
  * as a pair: its value, and its *definedness* — a Boolean that is false exactly
  * where sg_expr_eval() reports SG_EUNDEFINED (Python would raise). A guard
  * "holds" when it is defined and true.
  *
- * Ownership: Z3 terms returned here are borrowed; they stay valid until the
+ * Ownership: terms returned here are borrowed; they stay valid until the
  * `sg_smt` is freed. Threading: one `sg_smt` per thread.
  */
 #ifndef SHAPEGATE_SMT_H
@@ -19,6 +20,7 @@
 #include <z3.h>
 
 #include "expr/expr.h"
+#include "solver/term.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,23 +50,30 @@ void sg_smt_free(sg_smt *smt);
  */
 void sg_smt_no_reuse(sg_smt *smt);
 
-/** The Z3 context (borrowed). */
+/** The Z3 context (borrowed), made now when the terms had none (solver/term.h); NULL when Z3
+ * failed. */
 Z3_context sg_smt_context(sg_smt *smt);
+
+/** The encoder's term store (borrowed): the terms of a problem built over this encoder. */
+sg_terms *sg_smt_terms(sg_smt *smt);
+
+/** The Z3 ast of term `t` (borrowed), making the context when needed; NULL when Z3 failed. */
+Z3_ast sg_smt_z3(sg_smt *smt, const sg_term *t);
 
 /**
  * Encode `e`. `*value` gets a term of sort Int, Real or Bool (following
  * sg_expr_sort), `*defined` a Bool term. Either pointer may be NULL.
  * Returns 0; SG_EUNSUPPORTED for what has no finite encoding (an infinity
- * left inside arithmetic, an exponent over 4096); SG_ERROR with Z3's message
- * when Z3 reports an error.
+ * left inside arithmetic, an exponent over 4096); SG_ENOMEM; SG_ERROR with
+ * Z3's message when Z3 reported an error (only once the context exists).
  */
-int sg_smt_encode(sg_smt *smt, const sg_expr *e, Z3_ast *value, Z3_ast *defined, sg_error *err);
+int sg_smt_encode(sg_smt *smt, const sg_expr *e, const sg_term **value, const sg_term **defined, sg_error *err);
 
 /** For a boolean `e`: the term `defined(e) and e`. */
-int sg_smt_holds(sg_smt *smt, const sg_expr *e, Z3_ast *out, sg_error *err);
+int sg_smt_holds(sg_smt *smt, const sg_expr *e, const sg_term **out, sg_error *err);
 
 /** The Int constant standing for symbol `sym` (borrowed), or NULL if `sym` is not a symbol. */
-Z3_ast sg_smt_symbol(sg_smt *smt, const sg_expr *sym);
+const sg_term *sg_smt_symbol(sg_smt *smt, const sg_expr *sym);
 
 /**
  * SMT-LIB 2 text of `e`: `(declare-const ...)` lines for its symbols, then

@@ -41,20 +41,9 @@ typedef struct hand {
 
 /* ---- Building a problem by hand ----------------------------------------------------------- */
 
-static Z3_ast z3ref(Z3_context c, Z3_ast a)
-{
-    if (a)
-        Z3_inc_ref(c, a);
-    return a;
-}
+#define K(x) sg_problem_keep(p, (x))
 
-static Z3_ast z3num(Z3_context c, sg_int v)
-{
-    char buf[SG_INT_STRLEN];
-    return Z3_mk_numeral(c, sg_int_format(buf, v), Z3_mk_int_sort(c));
-}
-
-static void add_con(sg_problem *p, sg_core_kind kind, size_t index, const sg_expr *e, Z3_ast holds)
+static void add_con(sg_problem *p, sg_core_kind kind, size_t index, const sg_expr *e, const sg_term *holds)
 {
     char buf[32];
     sg_constraint *k = &p->cons[p->ncons];
@@ -64,7 +53,7 @@ static void add_con(sg_problem *p, sg_core_kind kind, size_t index, const sg_exp
     k->expr = e;
     k->holds = holds; /* referenced by the caller */
     snprintf(buf, sizeof buf, "c!%zu", p->ncons);
-    k->lit = z3ref(p->ctx, Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, buf), Z3_mk_bool_sort(p->ctx)));
+    k->lit = K(sg_t_const(p->ts, buf, SG_TS_BOOL));
     k->checked = true;
     p->ncons++;
 }
@@ -92,7 +81,7 @@ static sg_problem *hand_build(hand *h, const char *spec, const char *const *guar
     sg_problem *p;
     char buf[256], *tok, *save = NULL;
     size_t i, n = 0, ni = 0;
-    Z3_ast defs[MAXS];
+    const sg_term *defs[MAXS];
     size_t ndefs = 0;
 
     memset(h, 0, sizeof *h);
@@ -115,7 +104,7 @@ static sg_problem *hand_build(hand *h, const char *spec, const char *const *guar
     p->pool = h->pool;
     if (sg_smt_new(&p->smt, h->pool, &err))
         return NULL;
-    p->ctx = sg_smt_context(p->smt);
+    p->ts = sg_smt_terms(p->smt);
     p->syms = h->syms;
     p->nsyms = n;
     p->dvar = sg__calloc(MAXS, sizeof *p->dvar);
@@ -126,7 +115,7 @@ static sg_problem *hand_build(hand *h, const char *spec, const char *const *guar
     p->sym_checked = sg__calloc(MAXS, sizeof *p->sym_checked);
     p->cons = sg__calloc(64, sizeof *p->cons);
     for (i = 0; i < n; i++) {
-        Z3_ast s = sg_smt_symbol(p->smt, h->syms[i].sym);
+        const sg_term *s = sg_smt_symbol(p->smt, h->syms[i].sym);
         p->sym_input[i] = -1;
         if (h->syms[i].unbacked)
             continue;
@@ -136,47 +125,41 @@ static sg_problem *hand_build(hand *h, const char *spec, const char *const *guar
         h->inputs[ni].kind = SG_SPEC_DYNAMIC;
         h->inputs[ni].value = h->syms[i].sym;
         snprintf(buf, sizeof buf, "D!%zu", ni);
-        p->dvar[ni] = z3ref(p->ctx, Z3_mk_const(p->ctx, Z3_mk_string_symbol(p->ctx, buf), Z3_mk_int_sort(p->ctx)));
-        defs[ndefs++] = z3ref(p->ctx, Z3_mk_eq(p->ctx, s, p->dvar[ni]));
+        p->dvar[ni] = K(sg_t_const(p->ts, buf, SG_TS_INT));
+        defs[ndefs++] = K(sg_t_app2(p->ts, SG_T_EQ, s, p->dvar[ni]));
         p->sym_input[i] = (long)ni;
         p->sym_checked[i] = true;
         ni++;
     }
     p->inputs = h->inputs;
     p->ninputs = ni;
-    p->defs = z3ref(p->ctx, ndefs ? Z3_mk_and(p->ctx, (unsigned)ndefs, defs) : Z3_mk_true(p->ctx));
-    for (i = 0; i < ndefs; i++)
-        Z3_dec_ref(p->ctx, defs[i]);
+    p->defs = K(ndefs ? sg_t_app(p->ts, SG_T_AND, ndefs, defs) : sg_t_true(p->ts));
     for (i = 0; guards && guards[i]; i++) {
         const sg_expr *g = NULL;
-        Z3_ast hd = NULL;
+        const sg_term *hd = NULL;
         if (sg_expr_parse(&g, h->pool, guards[i], strlen(guards[i]), &err) ||
             sg_smt_holds(p->smt, g, &hd, &err)) {
             fprintf(stderr, "hand_build: %s: %s\n", guards[i], err.msg);
             return NULL;
         }
         h->guards[h->nguards++] = guards[i];
-        add_con(p, SG_CORE_GUARD, i, g, z3ref(p->ctx, hd));
+        add_con(p, SG_CORE_GUARD, i, g, K(hd));
     }
     for (i = 0; i < n; i++) {
-        Z3_ast s = sg_smt_symbol(p->smt, h->syms[i].sym), lo = NULL, hi = NULL, both[2];
+        const sg_term *s = sg_smt_symbol(p->smt, h->syms[i].sym), *lo = NULL, *hi = NULL;
         if (!h->syms[i].lo.inf)
-            lo = z3ref(p->ctx, Z3_mk_ge(p->ctx, s, z3num(p->ctx, h->syms[i].lo.v)));
+            lo = K(sg_t_app2(p->ts, SG_T_GE, s, sg_t_int(p->ts, h->syms[i].lo.v)));
         if (!h->syms[i].hi.inf)
-            hi = z3ref(p->ctx, Z3_mk_le(p->ctx, s, z3num(p->ctx, h->syms[i].hi.v)));
+            hi = K(sg_t_app2(p->ts, SG_T_LE, s, sg_t_int(p->ts, h->syms[i].hi.v)));
         if (lo && hi) {
-            both[0] = lo;
-            both[1] = hi;
-            add_con(p, SG_CORE_RANGE, i, h->syms[i].sym, z3ref(p->ctx, Z3_mk_and(p->ctx, 2, both)));
-            Z3_dec_ref(p->ctx, lo);
-            Z3_dec_ref(p->ctx, hi);
+            add_con(p, SG_CORE_RANGE, i, h->syms[i].sym, K(sg_t_app2(p->ts, SG_T_AND, lo, hi)));
         } else if (lo || hi) {
             add_con(p, SG_CORE_RANGE, i, h->syms[i].sym, lo ? lo : hi);
         }
     }
     for (i = 0; i < ni; i++) {
-        Z3_ast s = sg_smt_symbol(p->smt, h->inputs[i].value);
-        add_con(p, SG_CORE_INPUT, i, h->inputs[i].value, z3ref(p->ctx, Z3_mk_eq(p->ctx, p->dvar[i], s)));
+        const sg_term *s = sg_smt_symbol(p->smt, h->inputs[i].value);
+        add_con(p, SG_CORE_INPUT, i, h->inputs[i].value, K(sg_t_app2(p->ts, SG_T_EQ, p->dvar[i], s)));
     }
     return p;
 }

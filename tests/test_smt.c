@@ -315,7 +315,7 @@ static void test_memo_and_definedness(void)
     fixture f;
     sg_pool *p;
     sg_error err = SG_ERROR_INIT;
-    Z3_ast v1 = NULL, d1 = NULL, v2 = NULL, d2 = NULL, h = NULL;
+    const sg_term *v1 = NULL, *d1 = NULL, *v2 = NULL, *d2 = NULL, *h = NULL;
     const sg_expr *fd, *fd3, *sum;
     if (fx_open(&f) < 0) {
         CHECK(!"fixture");
@@ -329,9 +329,9 @@ static void test_memo_and_definedness(void)
     CHECK_EQ_INT(sg_smt_encode(f.smt, fd, &v1, &d1, &err), 0);
     CHECK_EQ_INT(sg_smt_encode(f.smt, fd, &v2, &d2, &err), 0);
     CHECK(v1 && v1 == v2 && d1 == d2);
-    CHECK(!Z3_is_eq_ast(sg_smt_context(f.smt), d1, Z3_mk_true(sg_smt_context(f.smt))));
+    CHECK(sg_t_op(d1) != SG_T_TRUE);
     CHECK_EQ_INT(sg_smt_encode(f.smt, fd3, &v1, &d1, &err), 0);
-    CHECK(Z3_get_bool_value(sg_smt_context(f.smt), d1) == Z3_L_TRUE); /* 3 != 0: no condition */
+    CHECK(sg_t_op(d1) == SG_T_TRUE); /* 3 != 0: no condition */
     CHECK_EQ_INT(sg_smt_encode(f.smt, sum, NULL, &d2, &err), 0);
     CHECK(d2 != NULL);
     /* holds() of an always-defined boolean is its value */
@@ -363,6 +363,7 @@ static void test_solver_proofs(void)
     sg_pool *p;
     sg_error err = SG_ERROR_INIT;
     Z3_context ctx;
+    const sg_term *tq, *tr, *tc, *th;
     Z3_ast x, y, q, r, c, prod, sum, eq, args[3], goal, zero, ynz, holds;
     if (fx_open(&f) < 0) {
         CHECK(!"fixture");
@@ -370,11 +371,14 @@ static void test_solver_proofs(void)
     }
     p = f.pool;
     ctx = sg_smt_context(f.smt);
-    x = sg_smt_symbol(f.smt, f.s[0]);
-    y = sg_smt_symbol(f.smt, f.s[1]);
-    CHECK_EQ_INT(sg_smt_encode(f.smt, E2(SG_FLOORDIV, f.s[0], f.s[1]), &q, NULL, &err), 0);
-    CHECK_EQ_INT(sg_smt_encode(f.smt, E2(SG_MOD, f.s[0], f.s[1]), &r, NULL, &err), 0);
-    CHECK_EQ_INT(sg_smt_encode(f.smt, E2(SG_CEILDIV, f.s[0], f.s[1]), &c, NULL, &err), 0);
+    x = sg_smt_z3(f.smt, sg_smt_symbol(f.smt, f.s[0]));
+    y = sg_smt_z3(f.smt, sg_smt_symbol(f.smt, f.s[1]));
+    CHECK_EQ_INT(sg_smt_encode(f.smt, E2(SG_FLOORDIV, f.s[0], f.s[1]), &tq, NULL, &err), 0);
+    CHECK_EQ_INT(sg_smt_encode(f.smt, E2(SG_MOD, f.s[0], f.s[1]), &tr, NULL, &err), 0);
+    CHECK_EQ_INT(sg_smt_encode(f.smt, E2(SG_CEILDIV, f.s[0], f.s[1]), &tc, NULL, &err), 0);
+    q = sg_smt_z3(f.smt, tq);
+    r = sg_smt_z3(f.smt, tr);
+    c = sg_smt_z3(f.smt, tc);
     /* FloorDiv(x, y)*y + Mod(x, y) == x whenever y != 0: the negation is unsat */
     args[0] = q;
     args[1] = y;
@@ -415,7 +419,8 @@ static void test_solver_proofs(void)
     CHECK_EQ_INT(check_sat(ctx, goal), Z3_L_TRUE);
     Z3_dec_ref(ctx, goal);
     /* a guard that holds implies its divisions are defined: holds(Mod(x, y) == 0) and y == 0 is unsat */
-    CHECK_EQ_INT(sg_smt_holds(f.smt, E2(SG_EQ, E2(SG_MOD, f.s[0], f.s[1]), I(0)), &holds, &err), 0);
+    CHECK_EQ_INT(sg_smt_holds(f.smt, E2(SG_EQ, E2(SG_MOD, f.s[0], f.s[1]), I(0)), &th, &err), 0);
+    holds = sg_smt_z3(f.smt, th);
     args[0] = holds;
     args[1] = Z3_mk_eq(ctx, y, zero);
     Z3_inc_ref(ctx, args[1]);
@@ -480,7 +485,8 @@ static void test_errors(void)
     sg_pool *p;
     sg_error err = SG_ERROR_INIT;
     Z3_context ctx;
-    Z3_ast bad, v;
+    Z3_ast bad;
+    const sg_term *v;
     sg_value val;
     sg_int big = (sg_int)1 << 100, one = 1;
     if (fx_open(&f) < 0) {
@@ -490,7 +496,7 @@ static void test_errors(void)
     p = f.pool;
     ctx = sg_smt_context(f.smt);
     /* a sort mismatch through the API: the handler records it, the process goes on */
-    bad = Z3_mk_eq(ctx, sg_smt_symbol(f.smt, f.s[0]), Z3_mk_true(ctx));
+    bad = Z3_mk_eq(ctx, sg_smt_z3(f.smt, sg_smt_symbol(f.smt, f.s[0])), Z3_mk_true(ctx));
     CHECK(bad == NULL);
     CHECK(Z3_get_error_code(ctx) != Z3_OK);
     Z3_parse_smtlib2_string(ctx, "(assert (", 0, NULL, NULL, 0, NULL, NULL);
