@@ -659,8 +659,11 @@ void sg_problem_free(sg_problem *p)
             Z3_model_dec_ref(c, p->example);
         if (c && p->solver)
             Z3_solver_dec_ref(c, p->solver);
-        /* the incremental solver is left at scope 0 with no assertion (every query pops its own):
-         * a pool keeping warm solvers takes it for the context's next user */
+        /* the incremental solver goes back to scope 0 with no assertion (the last query's scope,
+         * kept open for a next one with the same hard terms, is popped here): a pool keeping
+         * warm solvers takes it for the context's next user */
+        if (c && p->inc && p->inc_open)
+            Z3_solver_pop(c, p->inc, 1);
         if (c && p->inc &&
             !sg_ctxpool_park_solver(p->contexts, c, p->inc,
                                     Z3_get_error_code(c) == Z3_OK && Z3_solver_get_num_scopes(c, p->inc) == 0,
@@ -672,7 +675,7 @@ void sg_problem_free(sg_problem *p)
             sg_t_unref(p->ts, p->keep[i]);
     }
     sg_free(p->seen);
-    SG_FREE_ALL(p->keep, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
+    SG_FREE_ALL(p->keep, p->inc_hard, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
                 p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
                 p->xvar, p->x_nplain);
     sg_smt_free(p->smt);

@@ -74,6 +74,11 @@ typedef struct sg_problem {
     Z3_solver nia;           /* referenced full solver without Z3's nlsat step: queries with many
                               * non-linear divisions (problem_run.c "Many divisions") */
     uint64_t rlimit_set[3];  /* inc, solver, nia: 1 + the rlimit their parameters say; 0: none yet */
+    /* The incremental solver's open scope (problem_run.c "The same hard terms again"): the
+     * hard terms of the last query, asserted there, kept for a next query with the same ones. */
+    const sg_term **inc_hard;
+    size_t ninc_hard, inc_hard_cap;
+    bool inc_open;           /* the incremental solver has a query's scope open */
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
     bool example_tried;

@@ -192,18 +192,54 @@ static Z3_solver nia_solver(Z3_context c)
 }
 
 /*
+ * The same hard terms again. The incremental solver answers most queries in
+ * microseconds, but each query asserted its hard terms afresh in a scope of
+ * its own, and Z3 internalizes them anew every time: on kv48 the minimisation
+ * of one core asks 7 questions over the same 976 terms with other
+ * assumptions, 15 ms each, nearly all of it internalizing (the search itself:
+ * 48 decisions). So the query's scope stays open after its answer, with the
+ * list of its hard terms (p->inc_hard); a next query with the very same hard
+ * terms asks in it again, only its assumptions new; any other query, an
+ * answer that is not sat or unsat (a budget's stop, Z3's incompleteness) and
+ * the end of the problem pop it. The question, hence the answer, is the same;
+ * Z3 keeps what it learnt in the scope, so a model or core may differ.
+ */
+
+/* Whether the open scope holds exactly hard[0..nhard-1] (in order). */
+static bool same_hard(const sg_problem *p, const sg_term *const *hard, size_t nhard)
+{
+    size_t i;
+    if (!p->inc_open || p->ninc_hard != nhard)
+        return false;
+    for (i = 0; i < nhard; i++)
+        if (p->inc_hard[i] != hard[i])
+            return false;
+    return true;
+}
+
+/* Pop the open scope of the incremental solver, if any. */
+static void close_scope(sg_problem *p, Z3_context c)
+{
+    if (p->inc_open)
+        Z3_solver_pop(c, p->inc, 1);
+    p->inc_open = false;
+    p->ninc_hard = 0;
+}
+
+/*
  * One query on the solver in `*slot` (made on first use: the incremental one
  * when `incremental`, else the general one, or nia_solver()'s when `slot` is p->nia), counted into `stats`: the
- * incremental solver gets a scope pushed and popped around the query (its
- * state is kept, so a query costs what the problem costs), the full solver is
+ * incremental solver asks in a scope of the query's hard terms (its state is
+ * kept, so a query costs what the problem costs; the scope stays open for a
+ * next query with the same hard terms, above), the full solver is
  * reset first (it rebuilds Z3's tactic for the problem's logic every time,
  * about 3.7 ms even for a trivial problem). `timeout` 0: no wall-clock limit.
  * Same outputs as sg_problem_check; *fired says the watchdog stopped it.
  */
-static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast *hard, size_t nhard,
-                 const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit, const sg_budget *b,
-                 sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core, size_t *ncore,
-                 char reason[64], bool *fired, sg_error *err)
+static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term *const *hard_t, const Z3_ast *hard,
+                 size_t nhard, const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit,
+                 const sg_budget *b, sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core,
+                 size_t *ncore, char reason[64], bool *fired, sg_error *err)
 {
     Z3_context c = sg_problem_context(p);
     sg_cancel *cancel = b ? b->cancel : NULL;
@@ -228,10 +264,21 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
     if (stats)
         stats->queries++;
     SG_COUNT(b ? b->rt : NULL, queries, 1);
-    if (incremental)
+    if (incremental && !same_hard(p, hard_t, nhard)) {
+        close_scope(p, c);
+        if (sg__grow((void **)&p->inc_hard, &p->inc_hard_cap, nhard + 1, sizeof *p->inc_hard))
+            return sg_error_set(err, SG_ENOMEM, "out of memory asking Z3");
         Z3_solver_push(c, s);
-    else
+        for (i = 0; i < nhard; i++) {
+            p->inc_hard[i] = hard_t[i];
+            if (hard[i])
+                Z3_solver_assert(c, s, hard[i]);
+        }
+        p->ninc_hard = nhard;
+        p->inc_open = true;
+    } else if (!incremental) {
         Z3_solver_reset(c, s);
+    }
     /* A solver keeps its parameters (a reset too): set them when it is new or the rlimit changes,
      * not at every query (a tenth of a small query's cost; the answers are the same) */
     if (*set != rlimit + 1) {
@@ -247,7 +294,7 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
         Z3_solver_set_params(c, s, prm);
         *set = rlimit + 1;
     }
-    for (i = 0; i < nhard; i++)
+    for (i = 0; i < nhard && !incremental; i++)
         if (hard[i])
             Z3_solver_assert(c, s, hard[i]);
     {
@@ -308,8 +355,8 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const Z3_ast 
 cleanup:
     if (prm)
         Z3_params_dec_ref(c, prm);
-    if (incremental)
-        Z3_solver_pop(c, s, 1);
+    if (incremental && (rc || *res == Z3_L_UNDEF)) /* a stopped or failed solver starts afresh */
+        close_scope(p, c);
     return rc;
 }
 
@@ -492,7 +539,7 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
      * full solver, which picks Z3's tactic for the logic (and listens to the resource limit in
      * non-linear arithmetic, which the SMT core of Z3 4.8.12 does not always do). */
     if (lin) {
-        rc = query(p, &p->inc, true, hard, nhard, assumptions, nassume, timeout, rlimit, b,
+        rc = query(p, &p->inc, true, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b,
                    stats, res, model, core, ncore, reason, &fired, err);
         if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason)) {
             rc = counted(b, rc, *res, reason);
@@ -509,7 +556,7 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
         }
         reason[0] = '\0';
     }
-    rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard, nhard, assumptions, nassume,
+    rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard_t, hard, nhard, assumptions, nassume,
                timeout, rlimit, b, stats, res, model, core, ncore, reason, &fired, err);
     rc = counted(b, rc, *res, reason);
 cleanup:

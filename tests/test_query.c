@@ -4,7 +4,10 @@
  * x.0 == y.0) and on terms built by hand: satisfiable questions and their
  * models, candidate relations tested by "unsat of the negation", unsat
  * cores over named assumptions, extremes (exact, bounded, unbounded), a
- * cancelled budget, the structure of terms, and mark/release.
+ * cancelled budget, the structure of terms, and mark/release; questions
+ * asked again over the same hard terms (the incremental solver's scope kept
+ * open: problem_run.c) answer as questions asked afresh, and a warm solver
+ * goes back to its pool at scope 0.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -307,6 +310,124 @@ static void test_structure(void)
     fix_close(&f);
 }
 
+/* A deletion-based minimisation asks over the same hard terms with one assumption less each time:
+ * every answer is the one a scope of its own gives (a problem that asks something else in
+ * between, so that each of its questions starts afresh). */
+static void test_same_hard(void)
+{
+    fix a, b;
+    const sg_term *lits[256], *as[256], *bs[256], *ha[256], *hb[256], *other[2];
+    size_t x, y, n = 0, k, j, na = 0, m, sat = 0;
+    if (!fix_open(&a, "err_eq_add") || !fix_open(&b, "err_eq_add")) {
+        CHECK(0);
+        return;
+    }
+    x = dim_of(&a, "L['x'].size()[0]");
+    y = dim_of(&a, "L['y'].size()[0]");
+    CHECK(x != SIZE_MAX && y != SIZE_MAX);
+    if (x == SIZE_MAX || y == SIZE_MAX)
+        goto out;
+    for (k = 0; k < a.p->ncons && n < 250; k++) {
+        ha[n] = sg_q_implies(a.p, sg_q_lit(a.p, k), sg_q_holds(a.p, k));
+        hb[n++] = sg_q_implies(b.p, sg_q_lit(b.p, k), sg_q_holds(b.p, k));
+        lits[na++] = sg_q_lit(a.p, k);
+    }
+    ha[n] = sg_q_not(a.p, sg_q_eq(a.p, sg_q_dim(a.p, x), sg_q_dim(a.p, y)));
+    hb[n] = sg_q_not(b.p, sg_q_eq(b.p, sg_q_dim(b.p, x), sg_q_dim(b.p, y)));
+    ha[n + 1] = sg_q_defs(a.p);
+    hb[n + 1] = sg_q_defs(b.p);
+    n += 2;
+    other[0] = sg_q_defs(b.p);
+    for (k = 0; k <= na; k++) { /* k == na: every literal */
+        sg_error err = SG_ERROR_INIT;
+        sg_question q;
+        sg_q_result ra, rb, ro;
+        for (j = 0, m = 0; j < na; j++)
+            if (j != k) {
+                as[m] = lits[j];
+                bs[m++] = sg_q_lit(b.p, j);
+            }
+        memset(&q, 0, sizeof q);
+        q.hard = ha;
+        q.nhard = n;
+        q.assume = as;
+        q.nassume = m;
+        CHECK_EQ_INT(sg_q_check(a.p, &q, &a.b, NULL, &ra, &err), 0);
+        q.hard = other; /* something else first: b's next question gets a scope of its own */
+        q.nhard = 1;
+        q.nassume = 0;
+        q.want_model = true;
+        CHECK_EQ_INT(sg_q_check(b.p, &q, &b.b, NULL, &ro, &err), 0);
+        CHECK_EQ_INT(ro.answer, SG_Q_SAT);
+        q.hard = hb;
+        q.nhard = n;
+        q.assume = bs;
+        q.nassume = m;
+        q.want_model = false;
+        CHECK_EQ_INT(sg_q_check(b.p, &q, &b.b, NULL, &rb, &err), 0);
+        CHECK_MSG(ra.answer == rb.answer && ra.answer != SG_Q_UNKNOWN, "without literal %zu: %d vs %d", k,
+                  (int)ra.answer, (int)rb.answer);
+        if (k == na)
+            CHECK_EQ_INT(ra.answer, SG_Q_UNSAT); /* the guards force x.0 == y.0 */
+        sat += ra.answer == SG_Q_SAT;
+        sg_q_result_dispose(a.p, &ra);
+        sg_q_result_dispose(b.p, &rb);
+        sg_q_result_dispose(b.p, &ro);
+    }
+    CHECK(sat <= na);
+out:
+    fix_close(&a);
+    fix_close(&b);
+}
+
+/* A problem freed with its question's scope open gives the engine's pool its warm solver back at
+ * scope 0 with no assertion. */
+static void test_warm_solver_back(void)
+{
+    sg_error err = SG_ERROR_INIT;
+    sg_ctxpool *pool = NULL;
+    sg_runtime rt;
+    fix f;
+    char dir[1024];
+    const sg_term *hard[256];
+    sg_q_result r;
+    size_t n;
+    Z3_context c;
+    Z3_solver s;
+    uint64_t tag = 0;
+
+    CHECK_EQ_INT(sg_ctxpool_new(&pool, 2, &err), 0);
+    sg_ctxpool_keep_solvers(pool, true);
+    rt.contexts = pool;
+    rt.counters = NULL;
+    memset(&f, 0, sizeof f);
+    snprintf(dir, sizeof dir, "%s/cases/%s", SG_CORPUS, "err_eq_add");
+    CHECK_EQ_INT(sg_trace_load_dir(&f.t, dir, &err), 0);
+    CHECK_EQ_INT(sg_pool_overlay_new(&f.pool, sg_trace_pool(f.t), &err), 0);
+    CHECK_EQ_INT(sg_problem_build(&f.p, f.t, f.pool, &rt, &err), 0);
+    f.b.query_rlimit = 50000000;
+    n = all_of(&f, hard, 256, NULL);
+    CHECK_EQ_INT(ask(&f, hard, n, &r, true), SG_Q_SAT); /* with a model: Z3 answers, not a witness */
+    sg_q_result_dispose(f.p, &r);
+    CHECK_EQ_INT(ask(&f, hard, n, &r, true), SG_Q_SAT); /* asked again in the open scope */
+    sg_q_result_dispose(f.p, &r);
+    fix_close(&f);
+    c = sg_ctxpool_take(pool);
+    s = c ? sg_ctxpool_take_solver(pool, c, &tag) : NULL;
+    CHECK(s != NULL);
+    if (s) {
+        Z3_ast_vector v = Z3_solver_get_assertions(c, s);
+        Z3_ast_vector_inc_ref(c, v);
+        CHECK_EQ_INT(Z3_solver_get_num_scopes(c, s), 0);
+        CHECK_EQ_INT(Z3_ast_vector_size(c, v), 0);
+        Z3_ast_vector_dec_ref(c, v);
+        Z3_solver_dec_ref(c, s);
+    }
+    if (c)
+        sg_ctxpool_give(pool, c, true);
+    sg_ctxpool_free(pool);
+}
+
 int main(void)
 {
     RUN(test_model_and_relation);
@@ -314,5 +435,7 @@ int main(void)
     RUN(test_extreme);
     RUN(test_budget_cancel);
     RUN(test_structure);
+    RUN(test_same_hard);
+    RUN(test_warm_solver_back);
     return test_summary();
 }
