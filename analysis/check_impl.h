@@ -184,6 +184,12 @@ void sg_check__dim_lits(checker *c, size_t i, const sg_int *cex, tvec *hard, tve
 
 /* ---- Phase 2 before Z3: one-dim counterexamples (check_probe.c) ----------------------------- */
 
+/* Constraint `cn` at symbol values ev[0..nb-1] (by symbol index; every symbol it reads must be
+ * valued) and, for a traced shape, its dim's value `dval`: 1 it holds, 0 it does not (a guard false
+ * or undefined there: "holds" is "defined and true", as solver/problem.c encodes it), -1 cannot
+ * tell (an overflow, a replacement or traced value undefined there, an expression missing). */
+int sg_check__holds_at(const sg_problem *p, const sg_constraint *cn, const sg_int *ev, size_t nb, sg_int dval);
+
 /*
  * For a large component with non-linear checked guards (where Z3's non-linear arithmetic gives
  * up), refute what shapes one dim away from the example sizes can refute, before Z3 is asked: a

@@ -232,13 +232,16 @@ static void set_dim(checker *c, probe *pr, size_t j, sg_int v)
         pr->ev[sg_expr_symbol_index(c->p->syms[pr->ds[t]].sym)] = v;
 }
 
-/* Local constraint t at the values set: 1 it holds, 0 it does not (a guard false or undefined
- * there: "holds" is "defined and true", as solver/problem.c encodes it), -1 cannot tell (an
- * overflow, a replacement or traced value undefined there, an expression missing). */
+/* Local constraint t at the values set: 1 it holds, 0 it does not, -1 cannot tell
+ * (sg_check__holds_at). */
 static int holds(checker *c, probe *pr, size_t t)
 {
-    sg_problem *p = c->p;
-    const sg_constraint *cn = &p->cons[pr->cons[t]];
+    const sg_constraint *cn = &c->p->cons[pr->cons[t]];
+    return sg_check__holds_at(c->p, cn, pr->ev, pr->nb, cn->kind == SG_CORE_INPUT ? pr->val[cn->index] : 0);
+}
+
+int sg_check__holds_at(const sg_problem *p, const sg_constraint *cn, const sg_int *ev, size_t nb, sg_int dval)
+{
     const sg_symbol_info *si;
     sg_value v;
     int rc;
@@ -246,7 +249,7 @@ static int holds(checker *c, probe *pr, size_t t)
     case SG_CORE_GUARD:
         if (!cn->expr)
             return -1;
-        rc = sg_expr_eval(&v, p->pool, cn->expr, pr->ev, pr->nb, NULL);
+        rc = sg_expr_eval(&v, p->pool, cn->expr, ev, nb, NULL);
         if (rc == SG_EUNDEFINED)
             return 0;
         if (rc || v.kind != SG_VAL_BOOL)
@@ -255,19 +258,22 @@ static int holds(checker *c, probe *pr, size_t t)
     case SG_CORE_RANGE: {
         sg_int x;
         si = &p->syms[cn->index];
-        x = pr->ev[sg_expr_symbol_index(si->sym)];
+        if (sg_expr_symbol_index(si->sym) >= nb)
+            return -1;
+        x = ev[sg_expr_symbol_index(si->sym)];
         return (si->lo.inf || x >= si->lo.v) && (si->hi.inf || x <= si->hi.v);
     }
     case SG_CORE_REPLACEMENT:
         si = &p->syms[cn->index];
-        if (!si->replacement || sg_expr_eval(&v, p->pool, si->replacement, pr->ev, pr->nb, NULL) || v.kind != SG_VAL_INT)
+        if (!si->replacement || sg_expr_symbol_index(si->sym) >= nb ||
+            sg_expr_eval(&v, p->pool, si->replacement, ev, nb, NULL) || v.kind != SG_VAL_INT)
             return -1;
-        return pr->ev[sg_expr_symbol_index(si->sym)] == v.num;
+        return ev[sg_expr_symbol_index(si->sym)] == v.num;
     case SG_CORE_INPUT:
         if (!p->inputs[cn->index].value ||
-            sg_expr_eval(&v, p->pool, p->inputs[cn->index].value, pr->ev, pr->nb, NULL) || v.kind != SG_VAL_INT)
+            sg_expr_eval(&v, p->pool, p->inputs[cn->index].value, ev, nb, NULL) || v.kind != SG_VAL_INT)
             return -1;
-        return pr->val[cn->index] == v.num;
+        return dval == v.num;
     default:
         return -1;
     }

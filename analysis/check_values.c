@@ -431,6 +431,85 @@ done:
     return e >= 0;
 }
 
+/* Mark the input dims whose sizes the symbols of `e` are (NULL-safe); false when a symbol has no
+ * value in known[] (by symbol index). Returns through *rc SG_ENOMEM. */
+static bool reads_of(const sg_problem *p, const sg_expr *e, const bool *known, size_t nb, bool *reads, int *rc)
+{
+    const sg_expr **syms = NULL;
+    size_t n = 0, t;
+    bool all = true;
+    if (!e)
+        return true;
+    if ((*rc = sg_expr_symbols(&syms, &n, p->pool, e, NULL)) != 0)
+        return false;
+    for (t = 0; t < n; t++) {
+        const sg_symbol_info *si = sg_trace_symbol_info(p->trace, syms[t]);
+        size_t x = sg_expr_symbol_index(syms[t]);
+        all &= x < nb && known[x];
+        if (si && p->sym_input[si - p->syms] >= 0)
+            reads[p->sym_input[si - p->syms]] = true;
+    }
+    sg_free((void *)syms);
+    return all;
+}
+
+/*
+ * The explanation when the solver gave none (its core question unknown: Z3's incompleteness or a
+ * budget): the checked constraints the counterexample fails, or that cannot be evaluated there,
+ * with the value literals and spec items of the dims they read. Not minimal, but a conflicting
+ * set all the same (a member fails at the counterexample's values), where the spec items alone
+ * were listed before, which the counterexample satisfies. Returns 0 or SG_ENOMEM.
+ */
+static int explain_by_values(checker *c, const sg_int *cex, const tvec *lits, const int *kind_of,
+                             const size_t *index_of, bool *keep)
+{
+    sg_problem *p = c->p;
+    size_t nb = sg_pool_nsymbols(p->pool), j, k;
+    sg_int *ev = NULL;
+    bool *known = NULL, *reads = NULL;
+    int rc = 0;
+
+    if (!SG_CALLOC_ALL(SG_SLOT(ev, nb + 1), SG_SLOT(known, nb + 1), SG_SLOT(reads, p->ninputs + 1)))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    for (k = 0; k < p->nsyms; k++) {
+        size_t x = sg_expr_symbol_index(p->syms[k].sym);
+        if (p->sym_input[k] >= 0 && x < nb) {
+            ev[x] = cex[p->sym_input[k]];
+            known[x] = true;
+        }
+    }
+    for (j = 0; j < lits->n && !rc; j++) {
+        const sg_constraint *cn;
+        const sg_symbol_info *si;
+        bool *mine, all;
+        if (kind_of[j] != 2)
+            continue;
+        cn = &p->cons[index_of[j]];
+        si = cn->kind == SG_CORE_RANGE || cn->kind == SG_CORE_REPLACEMENT ? &p->syms[cn->index] : NULL;
+        if (!(mine = sg__calloc(p->ninputs + 1, sizeof *mine))) {
+            rc = SG_ENOMEM;
+            break;
+        }
+        all = reads_of(p, si ? si->sym : cn->kind == SG_CORE_INPUT ? p->inputs[cn->index].value : cn->expr, known, nb,
+                       mine, &rc);
+        if (cn->kind == SG_CORE_REPLACEMENT)
+            all &= reads_of(p, si->replacement, known, nb, mine, &rc);
+        if (cn->kind == SG_CORE_INPUT)
+            mine[cn->index] = true;
+        if (!rc && (!all || sg_check__holds_at(p, cn, ev, nb, cn->kind == SG_CORE_INPUT ? cex[cn->index] : 0) != 1)) {
+            keep[j] = true;
+            for (k = 0; k < p->ninputs; k++)
+                reads[k] |= mine[k];
+        }
+        sg_free(mine);
+    }
+    for (j = 0; j < lits->n && !rc; j++)
+        if (kind_of[j] != 2 && reads[index_of[j]])
+            keep[j] = true;
+    SG_FREE_ALL(ev, known, reads);
+    return rc ? sg_error_set(c->err, SG_ENOMEM, "out of memory") : 0;
+}
+
 /*
  * Phase 2 on one component: look for a shape of S' that fails a checked
  * constraint, explain it, charge the dims whose values matter, pin them and
@@ -614,12 +693,14 @@ static int values_in(checker *c, long comp)
             rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
             c->guided = false;
             sg_free(order);
-            if (rc)
-                goto next;
-            for (k = 0; k < lits.n; k++)
-                if (keep[k] && kind_of[k] == 0)
-                    flag[index_of[k]] = true;
+        } else {
+            rc = explain_by_values(c, cex, &lits, kind_of, index_of, keep);
         }
+        if (rc)
+            goto next;
+        for (k = 0; k < lits.n; k++)
+            if (keep[k] && kind_of[k] == 0)
+                flag[index_of[k]] = true;
         any = false;
         for (k = 0; k < lits.n; k++)
             any |= keep[k] && kind_of[k] == 0;

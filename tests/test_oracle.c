@@ -63,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1521,18 +1522,15 @@ static void test_oracle_self(void)
     }
 }
 
-/* SG_ORACLE_FILE: one JSON trace, inference on. */
-static void test_replay_file(void)
+/* One JSON trace file against the oracle, inference on. */
+static void replay_file(const char *path)
 {
-    const char *path = getenv("SG_ORACLE_FILE");
     FILE *f;
     sbuf json = {0};
     char chunk[4096];
     size_t got;
     tally ty;
     int shown = 0;
-    if (!path || !*path)
-        return;
     memset(&ty, 0, sizeof ty);
     f = fopen(path, "rb");
     CHECK_MSG(f != NULL, "cannot open %s", path);
@@ -1545,9 +1543,41 @@ static void test_replay_file(void)
     fclose(f);
     run_one(path, sb_str(&json), NULL, 0, true, true, false, &ty, &shown, true, 0);
     print_tally(&ty, ty.check_seconds);
-    CHECK_EQ_INT(ty.mismatches, 0);
+    CHECK_MSG(ty.mismatches == 0, "%s: %lu mismatches", path, ty.mismatches);
     CHECK_EQ_INT(ty.traces, 1);
     sb_free(&json);
+}
+
+/* SG_ORACLE_FILE: one JSON trace, inference on. */
+static void test_replay_file(void)
+{
+    const char *path = getenv("SG_ORACLE_FILE");
+    if (path && *path)
+        replay_file(path);
+}
+
+/* The traces of tests/data/oracle/: mismatches random seeds found once, kept as regressions. */
+static void test_found_traces(void)
+{
+    char dir[1024], path[2048];
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0;
+    snprintf(dir, sizeof dir, "%s/tests/data/oracle", SG_SOURCE_DIR);
+    d = opendir(dir);
+    CHECK_MSG(d != NULL, "cannot open %s", dir);
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        replay_file(path);
+        n++;
+    }
+    closedir(d);
+    CHECK(n >= 1);
 }
 
 int main(void)
@@ -1557,6 +1587,7 @@ int main(void)
         return test_summary();
     }
     RUN(test_oracle_self);
+    RUN(test_found_traces);
     RUN(test_random_traces);
     return test_summary();
 }
