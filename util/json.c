@@ -1,15 +1,20 @@
 /*
  * json.c - the JSON helpers of util/json.h: bounded file reading, parsing with
- * cJSON under size and nesting limits with exact big integers, typed member
- * access, and a compact JSON writer into an sg_buf.
+ * cJSON under size and nesting limits with exact big integers, read-only
+ * documents parsed into an arena by a parser of its own that gives the same
+ * trees and errors, typed member access, and a compact JSON writer into an
+ * sg_buf.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "util/json.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,23 +146,33 @@ static size_t number_token(const char *text, size_t len, size_t i, bool *big)
 }
 
 /*
- * The end of the string whose contents start at `i` (just after its opening quote): the offset
- * just after its closing quote, or `len` when it has none. A quote closes the string when an even
- * number of backslashes precede it (each pair is one escaped backslash); memchr finds the quotes,
- * so the contents (most of a trace's bytes: source lines and stacks) are not walked byte by byte.
+ * The closing quote of the string whose contents start at `i` (just after its opening quote): its
+ * offset, or `len` when it has none. A quote closes the string when an even number of backslashes
+ * precede it (each pair is one escaped backslash), which is also where cJSON ends it; memchr finds
+ * the quotes, so the contents (most of a trace's bytes: source lines and stacks) are not walked
+ * byte by byte.
  */
-static size_t string_end(const char *text, size_t len, size_t i)
+static size_t close_quote(const char *text, size_t len, size_t i)
 {
     const char *q;
+    size_t start = i;
     while (i < len && (q = memchr(text + i, '"', len - i)) != NULL) {
         size_t j = (size_t)(q - text), k = j;
-        while (k > i && text[k - 1] == '\\')
+        while (k > start && text[k - 1] == '\\')
             k--;
         if ((j - k) % 2 == 0)
-            return j + 1;
+            return j;
         i = j + 1;
     }
     return len;
+}
+
+/* The offset just after the closing quote of the string whose contents start at `i`, or `len`
+ * when it has none (close_quote). */
+static size_t string_end(const char *text, size_t len, size_t i)
+{
+    size_t q = close_quote(text, len, i);
+    return q < len ? q + 1 : len;
 }
 
 /*
@@ -359,6 +374,664 @@ int sg__json_load_file(cJSON **out, const char *path, const char *what, sg_error
     sg_free(text);
     return rc;
 }
+
+/* ---- read-only documents ------------------------------------------------------ */
+
+/*
+ * A document's arena: blocks carved front to back (nodes 8-aligned, strings
+ * packed), the newest first in the list. The first block is sized from the
+ * text (a pretty-printed torch dump needs about 3 bytes of tree per byte of
+ * text; blocks are malloc'd, and pages never touched cost nothing), each next
+ * one twice the last, up to DOC_BLOCK_MAX unless one item needs more.
+ */
+#define DOC_BLOCK_MIN ((size_t)4096)
+#define DOC_BLOCK_MAX ((size_t)64 << 20)
+
+typedef struct doc_block {
+    struct doc_block *next; /* the block filled before this one */
+    size_t cap;             /* bytes after the header */
+} doc_block;
+
+struct sg__json_doc {
+    doc_block *blocks; /* newest first */
+    char *cur, *end;   /* the free bytes of the newest block */
+    size_t next_cap;   /* size of the next block */
+};
+
+/* A new block of at least `need` bytes (from `d->next_cap`) made current; false when out of
+ * memory (nothing changed). */
+static bool doc_grow(sg__json_doc *d, size_t need)
+{
+    size_t cap = d->next_cap > need ? d->next_cap : need;
+    doc_block *b;
+
+    if (cap > SIZE_MAX - sizeof *b || !(b = sg__malloc(sizeof *b + cap)))
+        return false;
+    b->next = d->blocks;
+    b->cap = cap;
+    d->blocks = b;
+    d->cur = (char *)(b + 1);
+    d->end = d->cur + cap;
+    if (d->next_cap < DOC_BLOCK_MAX)
+        d->next_cap = d->next_cap > DOC_BLOCK_MAX / 2 ? DOC_BLOCK_MAX : d->next_cap * 2;
+    return true;
+}
+
+/* `n` bytes aligned to `align` (a power of two) from the arena, or NULL when out of memory. */
+static void *doc_alloc(sg__json_doc *d, size_t n, size_t align)
+{
+    uintptr_t p = ((uintptr_t)d->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+
+    if (!d->cur || p > (uintptr_t)d->end || n > (uintptr_t)d->end - p) {
+        if (n > SIZE_MAX - align || !doc_grow(d, n + align))
+            return NULL;
+        p = ((uintptr_t)d->cur + (align - 1)) & ~(uintptr_t)(align - 1);
+    }
+    d->cur = (char *)p + n;
+    return (void *)p;
+}
+
+void sg__json_doc_free(sg__json_doc *doc)
+{
+    doc_block *b, *next;
+
+    if (!doc)
+        return;
+    for (b = doc->blocks; b; b = next) {
+        next = b->next;
+        sg_free(b);
+    }
+    sg_free(doc);
+}
+
+/* cJSON's limit on nested arrays and objects (CJSON_NESTING_LIMIT): a deeper one is a syntax
+ * error to cJSON, at its bracket. */
+#define CJSON_DEPTH 1000
+
+/*
+ * The parser's state. It reads the caller's text as cJSON 1.7.15 reads the
+ * text sg__json_parse() hands it (the big integer literals quoted, see
+ * quote_big), so that it accepts the same texts, builds the same trees and
+ * stops where cJSON stops (`pos` is then cJSON's error offset).
+ */
+typedef struct jp {
+    const unsigned char *s;
+    size_t len, pos;
+    sg__json_doc *doc;
+    int depth, max_depth;
+    size_t nbig;    /* big integer literals read, as values and as keys */
+    size_t big_key; /* 1 + the offset of the first big literal read as a key; 0: none */
+    bool marked;    /* a string value starts with \x01 (unmark_big may make it a Raw) */
+    bool nomem;
+    char point;     /* the locale's decimal point, which cJSON hands strtod */
+} jp;
+
+static bool read_value(jp *P, cJSON *item);
+
+/* A zeroed node from the arena (NULL and P->nomem when out of memory). */
+static cJSON *new_node(jp *P)
+{
+    cJSON *n = doc_alloc(P->doc, sizeof *n, _Alignof(cJSON));
+    if (!n) {
+        P->nomem = true;
+        return NULL;
+    }
+    memset(n, 0, sizeof *n);
+    return n;
+}
+
+/* cJSON's white space skip: every byte up to 32 (NUL and control bytes too); when it runs to
+ * the end it stops on the last byte. At the end already: nothing. */
+static void skip_ws(jp *P)
+{
+    if (P->pos >= P->len)
+        return;
+    while (P->pos < P->len && P->s[P->pos] <= 32)
+        P->pos++;
+    if (P->pos == P->len)
+        P->pos--;
+}
+
+/* Four hex digits as a number, 0 when one is not a hex digit (as cJSON reads them). */
+static unsigned hex4(const unsigned char *h)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned c = h[i], d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else
+            return 0;
+        v = v << 4 | d;
+    }
+    return v;
+}
+
+/*
+ * The \u escape at s[p] (its backslash) of a string whose closing quote is at `e`: one UTF-16
+ * unit, or a high surrogate followed by a \u low one, written to `out` as UTF-8 (`*w` bytes).
+ * Returns the bytes of text it takes (6 or 12), or 0 where cJSON fails: fewer than 6 bytes left,
+ * a lone low surrogate, a high one without a \u low one after it. Bad hex digits read as 0.
+ */
+static size_t utf16_escape(const unsigned char *s, size_t p, size_t e, unsigned char *out, size_t *w)
+{
+    unsigned long cp;
+    unsigned hi, lo;
+    size_t took = 6, n;
+
+    if (e - p < 6)
+        return 0;
+    hi = hex4(s + p + 2);
+    if (hi >= 0xDC00 && hi <= 0xDFFF)
+        return 0;
+    if (hi >= 0xD800 && hi <= 0xDBFF) {
+        size_t q = p + 6;
+        if (e - q < 6 || s[q] != '\\' || s[q + 1] != 'u')
+            return 0;
+        lo = hex4(s + q + 2);
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return 0;
+        cp = 0x10000 + (((unsigned long)(hi & 0x3FF) << 10) | (lo & 0x3FF));
+        took = 12;
+    } else {
+        cp = hi;
+    }
+    if (cp < 0x80) {
+        out[0] = (unsigned char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        out[0] = (unsigned char)(0xC0 | cp >> 6);
+        out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        out[0] = (unsigned char)(0xE0 | cp >> 12);
+        out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        out[0] = (unsigned char)(0xF0 | cp >> 18);
+        out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+        out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    *w = n;
+    return took;
+}
+
+/*
+ * The string literal at P->pos, unescaped into the arena as cJSON unescapes it: the string ends
+ * at its first unescaped quote; then escapes are read left to right (a \u takes 6 or 12 bytes
+ * even where that splits a later escape pair), and \b \f \n \r \t \" \\ \/ \uXXXX are the only
+ * ones. Returns the string with P->pos after the closing quote, or NULL with P->pos where cJSON
+ * stops: just after the opening quote (none there, or no closing quote), or at the backslash of
+ * a bad escape; P->nomem when out of memory.
+ */
+static char *read_string(jp *P)
+{
+    const unsigned char *s = P->s, *q;
+    size_t open = P->pos, e, p, o = 0;
+    unsigned char *out;
+
+    if (open >= P->len || s[open] != '"') {
+        P->pos = open + 1;
+        return NULL;
+    }
+    p = open + 1;
+    q = memchr(s + p, '"', P->len - p);
+    if (q && !memchr(s + p, '\\', (size_t)(q - (s + p)))) { /* no escapes: the common case */
+        e = (size_t)(q - s);
+    } else {
+        e = close_quote((const char *)s, P->len, p);
+        if (e >= P->len) {
+            P->pos = p;
+            return NULL;
+        }
+    }
+    if (!(out = doc_alloc(P->doc, e - p + 1, 1))) {
+        P->nomem = true;
+        return NULL;
+    }
+    while (p < e) {
+        const unsigned char *b = memchr(s + p, '\\', e - p);
+        size_t run = b ? (size_t)(b - (s + p)) : e - p, w;
+        memcpy(out + o, s + p, run);
+        o += run;
+        p += run;
+        if (p >= e)
+            break;
+        switch (s[p + 1]) { /* p + 1 <= e: at worst the closing quote */
+        case 'b': out[o++] = '\b'; p += 2; break;
+        case 'f': out[o++] = '\f'; p += 2; break;
+        case 'n': out[o++] = '\n'; p += 2; break;
+        case 'r': out[o++] = '\r'; p += 2; break;
+        case 't': out[o++] = '\t'; p += 2; break;
+        case '"':
+        case '\\':
+        case '/': out[o++] = s[p + 1]; p += 2; break;
+        case 'u':
+            if (!(run = utf16_escape(s, p, e, out + o, &w))) {
+                P->pos = p;
+                return NULL;
+            }
+            o += w;
+            p += run;
+            break;
+        default:
+            P->pos = p;
+            return NULL;
+        }
+    }
+    out[o] = '\0';
+    P->doc->cur = (char *)out + o + 1; /* give back what the escapes saved */
+    P->pos = e + 1;
+    return (char *)out;
+}
+
+/* `n` bytes of the text at `at` as a new arena string, `lead` (when not NUL) before them. */
+static char *copy_token(jp *P, size_t at, size_t n, char lead)
+{
+    size_t k = lead ? 1 : 0;
+    char *out = doc_alloc(P->doc, n + k + 1, 1);
+    if (!out) {
+        P->nomem = true;
+        return NULL;
+    }
+    out[0] = lead;
+    memcpy(out + k, P->s + at, n);
+    out[n + k] = '\0';
+    return out;
+}
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/*
+ * The number at P->pos (a '-' or a digit) into `item`. An integer literal of more than 15 digits
+ * (no leading zero, no fraction or exponent: number_token) becomes a cJSON_Raw node of its text,
+ * as unmark_big leaves it. Any other is what cJSON reads: the longest prefix strtod takes,
+ * [-]digits[.digits][(e|E)[+|-]digits] with a digit in the mantissa, its value by strtod (with
+ * the locale's decimal point) and valueint saturated to int. False at P->pos when there is no
+ * digit (cJSON's error); P->nomem when out of memory.
+ */
+static bool read_number(jp *P, cJSON *item)
+{
+    const unsigned char *s = P->s;
+    size_t start = P->pos, len = P->len, i = start, d0, nd, k;
+    bool neg = false, frac = false, expo = false;
+    uint64_t u = 0;
+    double v;
+
+    if (s[i] == '-') {
+        neg = true;
+        i++;
+    }
+    for (d0 = i; i < len && is_digit(s[i]); i++)
+        if (i - d0 < BIG_DIGITS)
+            u = u * 10 + (uint64_t)(s[i] - '0');
+    nd = i - d0;
+    if (nd > BIG_DIGITS && s[d0] != '0' && !(i < len && (s[i] == '.' || s[i] == 'e' || s[i] == 'E'))) {
+        if (!(item->valuestring = copy_token(P, start, i - start, '\0')))
+            return false;
+        item->type = cJSON_Raw;
+        P->nbig++;
+        P->pos = i;
+        return true;
+    }
+    k = i;
+    if (k < len && s[k] == '.') {
+        size_t f = k + 1;
+        while (f < len && is_digit(s[f]))
+            f++;
+        if (nd > 0 || f > k + 1) { /* "1." and "-.5" are numbers to strtod; "-." is not */
+            frac = true;
+            k = f;
+        }
+    }
+    if (nd == 0 && !frac)
+        return false; /* "-" alone: cJSON fails at it */
+    if (k < len && (s[k] == 'e' || s[k] == 'E')) {
+        size_t t = k + 1;
+        if (t < len && (s[t] == '+' || s[t] == '-'))
+            t++;
+        if (t < len && is_digit(s[t])) {
+            while (t < len && is_digit(s[t]))
+                t++;
+            k = t;
+            expo = true;
+        }
+    }
+    if (!frac && !expo && nd <= BIG_DIGITS) {
+        v = (double)u; /* exact: below 2^53, as strtod rounds it */
+        if (neg)
+            v = -v;
+    } else {
+        char small[64], *buf = small, *end = NULL;
+        size_t n = k - start;
+        if (n >= sizeof small && !(buf = sg__malloc(n + 1))) {
+            P->nomem = true;
+            return false;
+        }
+        for (size_t j = 0; j < n; j++)
+            buf[j] = s[start + j] == '.' ? P->point : (char)s[start + j];
+        buf[n] = '\0';
+        v = strtod(buf, &end);
+        if (buf != small)
+            sg_free(buf);
+    }
+    item->valuedouble = v;
+    if (v >= INT_MAX)
+        item->valueint = INT_MAX;
+    else if (v <= (double)INT_MIN)
+        item->valueint = INT_MIN;
+    else
+        item->valueint = (int)v;
+    item->type = cJSON_Number;
+    P->pos = k;
+    return true;
+}
+
+/* The depth check of an array or object at P->pos: false (P->pos left at its bracket) past
+ * `max_depth` (scan() then reports it) or past cJSON's own limit (a syntax error there). */
+static bool enter(jp *P)
+{
+    if (P->depth >= P->max_depth || P->depth >= CJSON_DEPTH)
+        return false;
+    P->depth++;
+    return true;
+}
+
+/* Link `n` after `*last` in the list headed by `*head`. */
+static void append(cJSON **head, cJSON **last, cJSON *n)
+{
+    if (!*head) {
+        *head = n;
+    } else {
+        (*last)->next = n;
+        n->prev = *last;
+    }
+    *last = n;
+}
+
+/* Close an array or object read into `item` (type `type`, members `head` .. `last`): cJSON's
+ * links (the first member's prev is the last one) and P->pos past the closing bracket. */
+static bool leave(jp *P, cJSON *item, int type, cJSON *head, cJSON *last)
+{
+    P->depth--;
+    if (head)
+        head->prev = last;
+    item->type = type;
+    item->child = head;
+    P->pos++;
+    return true;
+}
+
+/* The array at P->pos (a '['), with cJSON's steps and error offsets. */
+static bool read_array(jp *P, cJSON *item)
+{
+    cJSON *head = NULL, *last = NULL, *n;
+
+    if (!enter(P))
+        return false;
+    P->pos++;
+    skip_ws(P);
+    if (P->pos < P->len && P->s[P->pos] == ']')
+        return leave(P, item, cJSON_Array, NULL, NULL);
+    if (P->pos >= P->len) {
+        P->pos--;
+        return false;
+    }
+    P->pos--; /* cJSON steps back, then forward at each member */
+    do {
+        if (!(n = new_node(P)))
+            return false;
+        append(&head, &last, n);
+        P->pos++;
+        skip_ws(P);
+        if (!read_value(P, n))
+            return false;
+        skip_ws(P);
+    } while (P->pos < P->len && P->s[P->pos] == ',');
+    if (P->pos >= P->len || P->s[P->pos] != ']')
+        return false;
+    return leave(P, item, cJSON_Array, head, last);
+}
+
+/*
+ * A member's key at P->pos into `n`: a string, or what sg__json_parse() hands cJSON for a big
+ * integer literal there (a string of \x01 and its digits; cJSON itself fails at it, and
+ * P->big_key keeps where).
+ */
+static bool read_key(jp *P, cJSON *n)
+{
+    size_t at = P->pos;
+    bool big = false;
+
+    if (at < P->len && (P->s[at] == '-' || is_digit(P->s[at]))) {
+        size_t end = number_token((const char *)P->s, P->len, at, &big);
+        if (big) {
+            if (!(n->string = copy_token(P, at, end - at, '\x01')))
+                return false;
+            P->nbig++;
+            if (!P->big_key)
+                P->big_key = at + 1;
+            P->pos = end;
+            return true;
+        }
+    }
+    return (n->string = read_string(P)) != NULL;
+}
+
+/* The object at P->pos (a '{'), with cJSON's steps and error offsets; members in text order,
+ * duplicate keys kept. */
+static bool read_object(jp *P, cJSON *item)
+{
+    cJSON *head = NULL, *last = NULL, *n;
+
+    if (!enter(P))
+        return false;
+    P->pos++;
+    skip_ws(P);
+    if (P->pos < P->len && P->s[P->pos] == '}')
+        return leave(P, item, cJSON_Object, NULL, NULL);
+    if (P->pos >= P->len) {
+        P->pos--;
+        return false;
+    }
+    P->pos--;
+    do {
+        if (!(n = new_node(P)))
+            return false;
+        append(&head, &last, n);
+        if (P->pos + 1 >= P->len)
+            return false; /* nothing after the comma */
+        P->pos++;
+        skip_ws(P);
+        if (!read_key(P, n))
+            return false;
+        skip_ws(P);
+        if (P->pos >= P->len || P->s[P->pos] != ':')
+            return false;
+        P->pos++;
+        skip_ws(P);
+        if (!read_value(P, n))
+            return false;
+        skip_ws(P);
+    } while (P->pos < P->len && P->s[P->pos] == ',');
+    if (P->pos >= P->len || P->s[P->pos] != '}')
+        return false;
+    return leave(P, item, cJSON_Object, head, last);
+}
+
+/* The value at P->pos into `item`: literals, strings, numbers, arrays, objects, tried in
+ * cJSON's order; false at P->pos for anything else. */
+static bool read_value(jp *P, cJSON *item)
+{
+    const unsigned char *at = P->s + P->pos;
+    size_t left = P->len - P->pos; /* P->pos <= P->len always */
+
+    if (left == 0)
+        return false;
+    switch (*at) {
+    case 'n':
+        if (left >= 4 && memcmp(at, "null", 4) == 0) {
+            item->type = cJSON_NULL;
+            P->pos += 4;
+            return true;
+        }
+        return false;
+    case 'f':
+        if (left >= 5 && memcmp(at, "false", 5) == 0) {
+            item->type = cJSON_False;
+            P->pos += 5;
+            return true;
+        }
+        return false;
+    case 't':
+        if (left >= 4 && memcmp(at, "true", 4) == 0) {
+            item->type = cJSON_True;
+            item->valueint = 1;
+            P->pos += 4;
+            return true;
+        }
+        return false;
+    case '"':
+        if (!(item->valuestring = read_string(P)))
+            return false;
+        item->type = cJSON_String;
+        P->marked |= item->valuestring[0] == '\x01';
+        return true;
+    case '[':
+        return read_array(P, item);
+    case '{':
+        return read_object(P, item);
+    default:
+        if (*at == '-' || is_digit(*at))
+            return read_number(P, item);
+        return false;
+    }
+}
+
+/*
+ * Report why sg__json_doc_parse() failed, as sg__json_parse() reports the same text: its depth
+ * check over the whole text first, then an empty text, then (P->nomem) out of memory, then a
+ * value with more after it (`ok`) or a syntax error at cJSON's offset, in the caller's text.
+ * Returns the error code.
+ */
+static int doc_error(const jp *P, bool ok, const char *text, size_t len, int max_depth,
+                     const char *what, sg_error *err)
+{
+    size_t nbig = 0, bad = 0, line, col;
+
+    if (scan(text, len, max_depth, &nbig, &bad) < 0) {
+        line_col(text, len, bad, &line, &col);
+        return sg_error_set(err, SG_ELIMIT,
+                            "%s: JSON nested deeper than %d levels at byte %zu (line %zu, column %zu)",
+                            what, max_depth, bad, line, col);
+    }
+    if (len == 0 || only_space(text, text + len))
+        return sg_error_set(err, SG_EINVALID, "%s: empty JSON text", what);
+    if (P->nomem)
+        return sg_error_set(err, SG_ENOMEM, "%s: out of memory", what);
+    if (ok) {
+        /* sg__json_parse() finds the end of the value in the original text when cJSON reads
+         * that too; with a big literal as a key it cannot, and the offset stays one in the
+         * quoted text (each big literal 2 + BIG_MARK_LEN bytes longer) */
+        bad = P->pos;
+        if (P->big_key)
+            bad += (2 + BIG_MARK_LEN) * P->nbig;
+        while (bad < len && only_space(text + bad, text + bad + 1))
+            bad++;
+        if (bad > len)
+            bad = len;
+        line_col(text, len, bad, &line, &col);
+        return sg_error_set(err, SG_EINVALID,
+                            "%s: invalid JSON: unexpected text after the value at byte %zu (line %zu, column %zu)",
+                            what, bad, line, col);
+    }
+    /* cJSON on the original text stops at a big literal key, just after its first byte */
+    bad = P->big_key ? P->big_key : P->pos;
+    if (bad >= len)
+        bad = len - 1;
+    line_col(text, len, bad, &line, &col);
+    return sg_error_set(err, SG_EINVALID, "%s: invalid JSON at byte %zu (line %zu, column %zu)", what,
+                        bad, line, col);
+}
+
+int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
+                       size_t max_bytes, int max_depth, const char *what, sg_error *err)
+{
+    sg__json_doc *doc = NULL;
+    cJSON *root = NULL;
+    jp P;
+    bool ok = false;
+    int rc = 0;
+
+    *doc_out = NULL;
+    *root_out = NULL;
+    if (!what)
+        what = "JSON";
+    if (!text)
+        return sg_error_set(err, SG_EINVALID, "%s: no JSON text", what);
+    if (len > max_bytes)
+        return sg_error_set(err, SG_ELIMIT, "%s: %zu bytes of JSON, over the limit of %zu", what,
+                            len, max_bytes);
+    memset(&P, 0, sizeof P);
+    P.s = (const unsigned char *)text;
+    P.len = len;
+    P.max_depth = max_depth;
+    P.point = localeconv()->decimal_point[0];
+    P.doc = doc = sg__calloc(1, sizeof *doc);
+    if (doc) {
+        doc->next_cap = len < DOC_BLOCK_MAX / 4 ? 4 * len : DOC_BLOCK_MAX;
+        if (doc->next_cap < DOC_BLOCK_MIN)
+            doc->next_cap = DOC_BLOCK_MIN;
+        root = new_node(&P);
+    }
+    if (root) {
+        /* cJSON skips a UTF-8 byte order mark at the start of a text of 5 bytes or more */
+        if (len >= 5 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+            P.pos = 3;
+        skip_ws(&P);
+        ok = read_value(&P, root);
+    } else {
+        P.nomem = true;
+    }
+    if (!ok || !only_space(text + P.pos, text + len)) {
+        rc = doc_error(&P, ok, text, len, max_depth, what, err);
+        goto cleanup;
+    }
+    if (P.nbig > 0 && P.marked)
+        unmark_big(root); /* as sg__json_parse() does, to such strings of the text too */
+    *doc_out = doc;
+    *root_out = root;
+    doc = NULL;
+cleanup:
+    sg__json_doc_free(doc);
+    return rc;
+}
+
+int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const char *path,
+                           const char *what, sg_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    *doc_out = NULL;
+    *root_out = NULL;
+    rc = sg__read_file(&text, &len, path, SG_JSON_MAX_BYTES, what, err);
+    if (rc == 0)
+        rc = sg__json_doc_parse(doc_out, root_out, text, len, SG_JSON_MAX_BYTES, SG_JSON_MAX_DEPTH,
+                                what ? what : path, err);
+    sg_free(text);
+    return rc;
+}
+
+/* ---- reading members ----------------------------------------------------------- */
 
 const cJSON *sg__json_get(const cJSON *obj, const char *key)
 {

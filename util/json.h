@@ -1,6 +1,7 @@
 /*
  * json.h - library-internal JSON helpers over cJSON: bounded reading of a
- * file, parsing with size and nesting limits and exact big integers, safe
+ * file, parsing with size and nesting limits and exact big integers, the same
+ * parse into a read-only arena document (sg__json_doc, for large inputs), safe
  * typed access to object members, and a small writer for JSON text into an
  * sg_buf. Not installed; never included by cli/ or service/.
  *
@@ -57,6 +58,52 @@ int sg__json_parse(cJSON **out, const char *text, size_t len, size_t max_bytes, 
 
 /* sg__read_file() then sg__json_parse() with the default limits. */
 int sg__json_load_file(cJSON **out, const char *path, const char *what, sg_error *err);
+
+/* ---- read-only documents ------------------------------------------------------ */
+
+/*
+ * A parsed JSON document whose tree lives in one arena: every node and string
+ * is carved from a few large blocks the document owns, and sg__json_doc_free()
+ * releases them all at once. Loading a model-sized capture (hundreds of
+ * thousands of nodes) spent as long in cJSON's per-node malloc and free as in
+ * reading the text; a document costs a handful of allocations.
+ *
+ * The tree is built by shapegate's own parser (util/json.c), node for node what
+ * sg__json_parse() gives for the same text: the same cJSON layout, types, keys
+ * (duplicates kept, in order: the first wins for sg__json_get), strings,
+ * numbers (valuedouble and valueint as cJSON sets them), big integer literals
+ * as cJSON_Raw nodes, and the same acceptance and errors. So every reader of
+ * cJSON trees (sg__json_get, cJSON_GetArraySize, ->child / ->next,
+ * sg__json_int, sg__json_put_value, cJSON_Print*) works on it unchanged.
+ *
+ * Ownership: the tree is read-only and belongs to the document. Never pass it
+ * or any node of it to cJSON_Delete(), and never change it with cJSON's
+ * mutating functions (cJSON_Add*, cJSON_Detach*, cJSON_Delete*, cJSON_Replace*,
+ * cJSON_Insert*, cJSON_SetValuestring, ...): they would free or realloc arena
+ * memory. Pointers into the tree (nodes, keys, strings) are valid until
+ * sg__json_doc_free(); copy what must outlive it. Code that needs a mutable
+ * tree uses sg__json_parse().
+ */
+typedef struct sg__json_doc sg__json_doc;
+
+/*
+ * Parse `len` bytes of JSON text (need not be NUL-terminated) into a new
+ * document `*doc_out` (free with sg__json_doc_free()) whose root is `*root_out`.
+ * Same contract as sg__json_parse(): the whole text is one JSON value with
+ * nothing but white space after it; `what` prefixes messages. Returns 0;
+ * SG_ELIMIT over `max_bytes` or nested deeper than `max_depth`; SG_EINVALID for
+ * a syntax error (message, byte, line and column as sg__json_parse() reports
+ * them); SG_ENOMEM. On failure both outputs are NULL.
+ */
+int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
+                       size_t max_bytes, int max_depth, const char *what, sg_error *err);
+
+/* sg__read_file() then sg__json_doc_parse() with the default limits (as sg__json_load_file()). */
+int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const char *path,
+                           const char *what, sg_error *err);
+
+/* Free `doc` and its whole tree. NULL-safe. */
+void sg__json_doc_free(sg__json_doc *doc);
 
 /* Member `key` of object `obj` (case-sensitive), or NULL when `obj` is not an
  * object or has no such member. NULL-safe. */

@@ -783,7 +783,10 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
     dirload L;
     char name[64];
     char *gpath = NULL, *cpath = NULL;
-    cJSON *gj = NULL, *cj = NULL;
+    /* both files as read-only documents: everything below reads them (and copies what the
+     * trace keeps into its arena) and they are freed whole at the end */
+    sg__json_doc *gdoc = NULL, *cdoc = NULL;
+    const cJSON *gj = NULL, *cj = NULL;
     const cJSON *envs, *idx, *se = NULL;
     int rc;
 
@@ -801,8 +804,8 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = sg__json_load_file(&cj, cpath, L.cwhat, err)) != 0
-        || (rc = sg__json_load_file(&gj, gpath, L.gwhat, err)) != 0)
+    if ((rc = sg__json_doc_load_file(&cdoc, &cj, cpath, L.cwhat, err)) != 0
+        || (rc = sg__json_doc_load_file(&gdoc, &gj, gpath, L.gwhat, err)) != 0)
         goto cleanup;
     if ((rc = sg_trace__new(&L.r.t, err)) != 0)
         goto cleanup;
@@ -886,8 +889,8 @@ cleanup:
     if (rc)
         sg__error_one_line(err);
     sg_trace_free(L.r.t);
-    cJSON_Delete(gj);
-    cJSON_Delete(cj);
+    sg__json_doc_free(gdoc);
+    sg__json_doc_free(cdoc);
     sg_free(gpath);
     sg_free(cpath);
     return rc;

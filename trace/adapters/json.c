@@ -516,7 +516,8 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
                               sg_error *err)
 {
     reader R;
-    cJSON *root = NULL;
+    sg__json_doc *doc = NULL; /* read only; what the trace keeps is copied into its arena */
+    const cJSON *root = NULL;
     const cJSON *j, *arr, *spec;
     sg_int version;
     int rc;
@@ -525,7 +526,8 @@ int sg_trace__load_json_named(sg_trace **out, const char *json, size_t len, cons
     memset(&R, 0, sizeof R);
     R.err = err;
     R.what = what ? what : "trace JSON";
-    rc = sg__json_parse(&root, json, len, SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, R.what, err);
+    rc = sg__json_doc_parse(&doc, &root, json, len, SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, R.what,
+                            err);
     if (rc) {
         sg__error_one_line(err);
         return rc;
@@ -613,7 +615,7 @@ cleanup:
     if (rc)
         sg__error_one_line(err);
     sg_trace_free(R.t);
-    cJSON_Delete(root);
+    sg__json_doc_free(doc);
     return rc;
 }
 
