@@ -962,6 +962,117 @@ static bool joint_result(const jform *F, sg_inferred *o, int *rc, sg_error *err)
     return true;
 }
 
+/* The names the canonical text of a fact gives symbols: "f<form>" for the component's symbols. */
+typedef struct form_names {
+    const sg_problem *p;
+    char (*name)[24]; /* by symbol index; "" for a symbol outside the component */
+    size_t n;
+} form_names;
+
+static const char *form_name(const sg_expr *sym, void *payload)
+{
+    const form_names *fn = payload;
+    size_t x = sg_expr_symbol_index(sym);
+    return x < fn->n && fn->name[x][0] ? fn->name[x] : NULL;
+}
+
+/* The text of `e` with every symbol named by its form into *out ("" for NULL); 0 or an error. */
+static int canon_expr(const sg_expr *e, form_names *fn, sg_buf *out)
+{
+    char *t = NULL;
+    int rc;
+    if (!e)
+        return 0;
+    if ((rc = sg_expr_print(&t, e, SG_SYNTAX_SYMPY, form_name, fn, NULL)) != 0)
+        return rc;
+    sg_buf_printf(out, "%s", t);
+    sg_free(t);
+    return 0;
+}
+
+/*
+ * The facts of a joint enumeration that differ once every symbol is read as its form over the
+ * roots: kv48's 48 layers each bound their own cache length, `l7 <= 128` and `l9 <= 128` with l7
+ * and l9 both l0 after the presolve's substitutions, which hold at the same points. Each fact's
+ * text with its symbols named by their forms (and, for a traced shape or a range, the input dim's
+ * form or the bounds) is its key; keep[j] says fact j is the first of its key. Facts with one
+ * key read the same values at every point, so they hold or fail together: the enumeration
+ * evaluates one of them. Returns the number kept, or 0 (every fact kept) when a text cannot be
+ * made.
+ */
+static size_t distinct_facts(enumer *E, const joint *J, const size_t *syms, size_t ns, const size_t *ins, size_t ni,
+                             const efact *facts, size_t nf, bool *keep)
+{
+    const sg_problem *p = E->p;
+    form_names fn;
+    sg_buf *keys = NULL;
+    size_t i, j, kept = 0;
+    bool ok = true;
+
+    fn.p = p;
+    fn.n = E->nvals;
+    if (!(fn.name = sg__calloc(fn.n + 1, sizeof *fn.name)) || !(keys = sg__calloc(nf + 1, sizeof *keys))) {
+        sg_free(fn.name);
+        return 0;
+    }
+    for (i = 0; i < ns; i++) {
+        size_t x = sg_expr_symbol_index(p->syms[syms[i]].sym);
+        if (x < fn.n)
+            snprintf(fn.name[x], sizeof fn.name[x], "f%zu", J->sform[i]);
+    }
+    for (j = 0; j < nf && ok; j++) {
+        sg_buf *b = &keys[j];
+        sg_buf_init(b, (size_t)SG_EXPR_MAX_PRINT * 2 + 64);
+        if (facts[j].is_def) {
+            const sg_symbol_info *si = &p->syms[facts[j].idx];
+            sg_buf_printf(b, "def ");
+            ok = canon_expr(si->sym, &fn, b) == 0;
+            sg_buf_printf(b, " = ");
+            ok = ok && canon_expr(si->replacement, &fn, b) == 0;
+        } else {
+            const sg_constraint *c = &p->cons[facts[j].idx];
+            const sg_symbol_info *si = c->kind == SG_CORE_RANGE || c->kind == SG_CORE_REPLACEMENT ? &p->syms[c->index] : NULL;
+            char lo[SG_INT_STRLEN], hi[SG_INT_STRLEN];
+            sg_buf_printf(b, "%d ", (int)c->kind);
+            switch (c->kind) {
+            case SG_CORE_GUARD:
+                ok = c->expr && canon_expr(c->expr, &fn, b) == 0;
+                break;
+            case SG_CORE_RANGE:
+                ok = canon_expr(si->sym, &fn, b) == 0;
+                sg_buf_printf(b, " [%s, %s]", si->lo.inf ? "-oo" : sg_int_format(lo, si->lo.v),
+                              si->hi.inf ? "oo" : sg_int_format(hi, si->hi.v));
+                break;
+            case SG_CORE_REPLACEMENT:
+                ok = canon_expr(si->sym, &fn, b) == 0;
+                sg_buf_printf(b, " = ");
+                ok = ok && canon_expr(si->replacement, &fn, b) == 0;
+                break;
+            case SG_CORE_INPUT:
+                for (i = 0; i < ni && ins[i] != c->index; i++)
+                    ;
+                sg_buf_printf(b, "in f%zu = ", i < ni ? J->iform[i] : (size_t)-1);
+                ok = i < ni && canon_expr(p->inputs[c->index].value, &fn, b) == 0;
+                break;
+            default:
+                ok = false;
+            }
+        }
+        ok = ok && !b->failed;
+    }
+    for (j = 0; j < nf && ok; j++) { /* quadratic in the facts of one component: tens to hundreds */
+        for (i = 0; i < j && strcmp(keys[i].data, keys[j].data) != 0; i++)
+            ;
+        keep[j] = i == j;
+        kept += keep[j];
+    }
+    for (j = 0; j < nf; j++)
+        sg_buf_dispose(&keys[j]);
+    sg_free(keys);
+    sg_free(fn.name);
+    return ok ? kept : 0;
+}
+
 /*
  * Component `comp` whose symbols and input dims are affine forms over at most JOINT_ROOTS class
  * roots left by the presolve (its substitutions read through: M = l + T), with finite domains
@@ -982,7 +1093,8 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
     sg_problem *p = E->p;
     joint J;
     sg_int npoints = 0, cur[JOINT_ROOTS], B[(JOINT_ROOTS + 1) * (JOINT_ROOTS + 1)], n;
-    size_t nvalid = 0, nb, i, j, nodes = ns + ni;
+    size_t nvalid = 0, nb, i, j, nodes = ns + ni, nkept = 0;
+    bool *keep = NULL;
     sg_inferred *outs = NULL;
     int rc = 0;
     bool bad = false;
@@ -994,8 +1106,16 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
         rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
         goto done;
     }
-    if (!joint_setup(E, &J, comp, syms, ns, ins, ni, facts, nf, &npoints) ||
-        E->evals + (double)npoints * (double)(nf + J.nsub + 1) > eval_budget(E))
+    if (!joint_setup(E, &J, comp, syms, ns, ins, ni, facts, nf, &npoints))
+        goto done;
+    if (!(keep = sg__calloc(nf + 1, sizeof *keep))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto done;
+    }
+    if ((nkept = distinct_facts(E, &J, syms, ns, ins, ni, facts, nf, keep)) == 0)
+        for (j = 0; j < nf; j++)
+            keep[j] = true;
+    if (E->evals + (double)npoints * (double)((nkept ? nkept : nf) + J.nsub + 1) > eval_budget(E))
         goto done;
     for (i = 0; i < J.nforms; i++)
         if (!(J.forms[i].hit = sg__calloc((size_t)J.forms[i].span + 1, 1))) {
@@ -1012,7 +1132,10 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
         bool ok = joint_point(E, &J, cur, syms, ns, ins, ni, &bad);
         E->evals++;
         for (j = 0; j < nf && ok; j++) {
-            int h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
+            int h;
+            if (!keep[j])
+                continue; /* a fact of the same key was evaluated */
+            h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
             E->evals++;
             if (h < 0)
                 goto done; /* undefined somewhere: Z3's encoding decides what that means */
@@ -1068,7 +1191,7 @@ done:
             sg_free(outs[j].holes);
     for (i = 0; J.forms && i < J.nforms; i++)
         sg_free(J.forms[i].hit);
-    SG_FREE_ALL(J.forms, J.sform, J.iform, J.subf, J.subdom, J.subroot, J.sneed, J.ineed, outs);
+    SG_FREE_ALL(J.forms, J.sform, J.iform, J.subf, J.subdom, J.subroot, J.sneed, J.ineed, outs, keep);
     return rc;
 }
 
