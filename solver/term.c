@@ -27,6 +27,7 @@ struct sg_term {
     const char *text; /* numeral text, constant name, fresh prefix; NULL otherwise */
     Z3_ast z;         /* the ast of the term's last making, once there is a context */
     sg_int ival;      /* an Int numeral's value, when has_ival */
+    uint64_t hash;    /* its key's hash (hash_key), kept for growing the table */
     uint32_t id;      /* index + 1 */
     uint32_t nargs;
     uint8_t op, sort;
@@ -166,8 +167,7 @@ static bool table_room(sg_terms *ts)
         if (!ts->slot[i])
             continue;
         t = term_at(ts, ts->slot[i] - 1);
-        for (j = hash_key((sg_top)t->op, (sg_tsort)t->sort, t->nargs, t->args, t->text) & (cap - 1); slot[j];
-             j = (j + 1) & (cap - 1))
+        for (j = t->hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
             ;
         slot[j] = t->id;
     }
@@ -278,6 +278,7 @@ static const sg_term *intern(sg_terms *ts, sg_top op, sg_tsort sort, size_t n, c
     if (op == SG_T_NUM && sort == SG_TS_INT && text)
         t->has_ival = sg_int_parse(&t->ival, text, strlen(text)) == 0;
     if (cons) {
+        t->hash = h;
         ts->slot[j] = t->id;
         ts->nslot++;
     }
