@@ -577,7 +577,8 @@ static int put_struct_node(sg_buf *b, const sg_input_dim *in, size_t n, const si
  */
 int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, const char **out, sg_error *err)
 {
-    cJSON *ij = NULL, *sj = NULL; /* the inputs; the spec as given (its tuples stay tuples) */
+    sg__json_doc *idoc = NULL, *sdoc = NULL; /* read only, freed whole */
+    const cJSON *ij = NULL, *sj = NULL; /* the inputs; the spec as given (its tuples stay tuples) */
     const cJSON *names = NULL, *it;
     size_t *firsts = NULL, nf = 0, *sub = NULL, i;
     sg_buf b;
@@ -586,14 +587,14 @@ int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, c
     *out = NULL;
     sg_buf_init(&b, SG_TRACE_MAX_FILE);
     if (t->inputs_json
-        && sg__json_parse(&ij, t->inputs_json, strlen(t->inputs_json), SG_TRACE_MAX_FILE,
-                          SG_TRACE_MAX_JSON_DEPTH, "inputs", err) == SG_ENOMEM) {
+        && sg__json_doc_parse(&idoc, &ij, t->inputs_json, strlen(t->inputs_json), SG_TRACE_MAX_FILE,
+                              SG_TRACE_MAX_JSON_DEPTH, "inputs", err) == SG_ENOMEM) {
         rc = SG_ENOMEM;
         goto cleanup;
     }
     if (t->dynamic_shapes_json
-        && sg__json_parse(&sj, t->dynamic_shapes_json, strlen(t->dynamic_shapes_json), SG_TRACE_MAX_FILE,
-                          SG_TRACE_MAX_JSON_DEPTH, "dynamic_shapes", err) == SG_ENOMEM) {
+        && sg__json_doc_parse(&sdoc, &sj, t->dynamic_shapes_json, strlen(t->dynamic_shapes_json),
+                              SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, "dynamic_shapes", err) == SG_ENOMEM) {
         rc = SG_ENOMEM;
         goto cleanup;
     }
@@ -648,8 +649,8 @@ int sg_trace__rebuild_spec_json(sg_trace *t, const sg_input_dim *in, size_t n, c
     if (rc == 0 && !(*out = sg_trace__strndup(t, b.data, b.len)))
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
 cleanup:
-    cJSON_Delete(ij);
-    cJSON_Delete(sj);
+    sg__json_doc_free(idoc);
+    sg__json_doc_free(sdoc);
     sg_free(firsts);
     sg_free(sub);
     sg_buf_dispose(&b);
@@ -786,7 +787,8 @@ static int spec_walk(sg_trace__reader *R, sg_input_dim *in, size_t n, const cJSO
 static int set_spec_json(sg_trace *t, const char *json, size_t len, const char *what, sg_error *err)
 {
     sg_trace__reader L;
-    cJSON *sj = NULL, *ij = NULL;
+    sg__json_doc *sdoc = NULL, *idoc = NULL; /* read only, freed whole */
+    const cJSON *sj = NULL, *ij = NULL;
     const cJSON *spec, *names = NULL, *it, *seq;
     sg_input_dim *in = NULL;
     sg_buf path;
@@ -804,11 +806,11 @@ static int set_spec_json(sg_trace *t, const char *json, size_t len, const char *
     L.t = t;
     L.err = err;
     L.what = what;
-    if ((rc = sg__json_parse(&sj, json, len, SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, what, err)) != 0)
+    if ((rc = sg__json_doc_parse(&sdoc, &sj, json, len, SG_TRACE_MAX_FILE, SG_TRACE_MAX_JSON_DEPTH, what, err)) != 0)
         goto cleanup;
     if (t->inputs_json
-        && (rc = sg__json_parse(&ij, t->inputs_json, strlen(t->inputs_json), SG_TRACE_MAX_FILE,
-                                SG_TRACE_MAX_JSON_DEPTH, "inputs", err)) != 0)
+        && (rc = sg__json_doc_parse(&idoc, &ij, t->inputs_json, strlen(t->inputs_json), SG_TRACE_MAX_FILE,
+                                    SG_TRACE_MAX_JSON_DEPTH, "inputs", err)) != 0)
         goto cleanup;
     names = sg__json_get(ij, "arg_names");
     if (!cJSON_IsArray(names))
@@ -919,8 +921,8 @@ cleanup:
         sg__error_one_line(err);
     sg_buf_dispose(&path);
     sg_free(in);
-    cJSON_Delete(sj);
-    cJSON_Delete(ij);
+    sg__json_doc_free(sdoc);
+    sg__json_doc_free(idoc);
     return rc;
 }
 
