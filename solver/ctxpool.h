@@ -98,7 +98,8 @@ typedef struct sg_runtime {
             atomic_fetch_add_explicit(&(rt)->counters->field, (n), memory_order_relaxed);          \
     } while (0)
 
-/* sg_smt_new() with its context from `contexts` (given back by sg_smt_free; NULL: private). */
+/* sg_smt_new() with its context, once one is needed, from `contexts` (given back by sg_smt_free;
+ * NULL: private). */
 struct sg_smt;
 struct sg_pool;
 int sg_smt_new_in(struct sg_smt **out, struct sg_pool *pool, sg_ctxpool *contexts, sg_error *err);

@@ -30,16 +30,18 @@ typedef struct sg_smt sg_smt;
 
 /**
  * Create an encoder for expressions of `pool` (borrowed: it must outlive the
- * encoder). Returns 0, SG_ENOMEM, or SG_ERROR when Z3 cannot start.
+ * encoder), with a private context once one is needed. Returns 0 or
+ * SG_ENOMEM (Z3 is not started here: sg_smt_context() says whether it can).
  */
 int sg_smt_new(sg_smt **out, sg_pool *pool, sg_error *err);
 
 /**
- * Free the encoder and its memo. Its Z3 context goes back to the engine's
- * pool when it came from one (solver/ctxpool.h; a new context costs about
- * 0.5 ms) unless Z3 failed in it or sg_smt_no_reuse() was called, else it is
- * deleted; so every term, solver and model made in the context by the
- * caller must be released first. NULL-safe.
+ * Free the encoder, its memo and its terms. Its Z3 context, when one was
+ * made, goes back to the engine's pool when it came from one
+ * (solver/ctxpool.h; a new context costs about 0.5 ms) unless Z3 failed in it
+ * or sg_smt_no_reuse() was called, else it is deleted; so every term, solver
+ * and model made in the context by the caller must be released first.
+ * NULL-safe.
  */
 void sg_smt_free(sg_smt *smt);
 
