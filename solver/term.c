@@ -570,6 +570,7 @@ sg_tsort sg_t_sort(sg_terms *ts, const sg_term *t)
         return SG_TS_UNKNOWN;
     if (t->sort != SG_TS_UNKNOWN || !(z = sg_t_z3(ts, t)))
         return (sg_tsort)t->sort;
+    /* Z3's answer is kept in the term (a cache: the term it names does not change) */
     switch (Z3_get_sort_kind(ts->ctx, Z3_get_sort(ts->ctx, z))) {
     case Z3_BOOL_SORT: ((sg_term *)t)->sort = SG_TS_BOOL; break;
     case Z3_INT_SORT: ((sg_term *)t)->sort = SG_TS_INT; break;
