@@ -431,8 +431,8 @@ done:
     return e >= 0;
 }
 
-/* Mark the input dims whose sizes the symbols of `e` are (NULL-safe); false when a symbol has no
- * value in known[] (by symbol index). Returns through *rc SG_ENOMEM. */
+/* Whether every symbol of `e` (NULL: none) has a value in known[] (by symbol index); with `reads`,
+ * also marks the input dims whose sizes they are. *rc: SG_ENOMEM. */
 static bool reads_of(const sg_problem *p, const sg_expr *e, const bool *known, size_t nb, bool *reads, int *rc)
 {
     const sg_expr **syms = NULL;
@@ -446,7 +446,7 @@ static bool reads_of(const sg_problem *p, const sg_expr *e, const bool *known, s
         const sg_symbol_info *si = sg_trace_symbol_info(p->trace, syms[t]);
         size_t x = sg_expr_symbol_index(syms[t]);
         all &= x < nb && known[x];
-        if (si && p->sym_input[si - p->syms] >= 0)
+        if (reads && si && p->sym_input[si - p->syms] >= 0)
             reads[p->sym_input[si - p->syms]] = true;
     }
     sg_free((void *)syms);
@@ -480,28 +480,25 @@ static int explain_by_values(checker *c, const sg_int *cex, const tvec *lits, co
     }
     for (j = 0; j < lits->n && !rc; j++) {
         const sg_constraint *cn;
-        const sg_symbol_info *si;
-        bool *mine, all;
+        const sg_expr *e1, *e2;
         if (kind_of[j] != 2)
             continue;
         cn = &p->cons[index_of[j]];
-        si = cn->kind == SG_CORE_RANGE || cn->kind == SG_CORE_REPLACEMENT ? &p->syms[cn->index] : NULL;
-        if (!(mine = sg__calloc(p->ninputs + 1, sizeof *mine))) {
-            rc = SG_ENOMEM;
+        /* what it reads: a symbol (and its replacement), a traced shape's value, a guard */
+        e1 = cn->kind == SG_CORE_RANGE || cn->kind == SG_CORE_REPLACEMENT ? p->syms[cn->index].sym
+             : cn->kind == SG_CORE_INPUT                                  ? p->inputs[cn->index].value
+                                                                          : cn->expr;
+        e2 = cn->kind == SG_CORE_REPLACEMENT ? p->syms[cn->index].replacement : NULL;
+        if (reads_of(p, e1, known, nb, NULL, &rc) && reads_of(p, e2, known, nb, NULL, &rc) &&
+            sg_check__holds_at(p, cn, ev, nb, cn->kind == SG_CORE_INPUT ? cex[cn->index] : 0) == 1)
+            continue; /* it holds at the counterexample */
+        if (rc)
             break;
-        }
-        all = reads_of(p, si ? si->sym : cn->kind == SG_CORE_INPUT ? p->inputs[cn->index].value : cn->expr, known, nb,
-                       mine, &rc);
-        if (cn->kind == SG_CORE_REPLACEMENT)
-            all &= reads_of(p, si->replacement, known, nb, mine, &rc);
+        keep[j] = true;
+        reads_of(p, e1, known, nb, reads, &rc);
+        reads_of(p, e2, known, nb, reads, &rc);
         if (cn->kind == SG_CORE_INPUT)
-            mine[cn->index] = true;
-        if (!rc && (!all || sg_check__holds_at(p, cn, ev, nb, cn->kind == SG_CORE_INPUT ? cex[cn->index] : 0) != 1)) {
-            keep[j] = true;
-            for (k = 0; k < p->ninputs; k++)
-                reads[k] |= mine[k];
-        }
-        sg_free(mine);
+            reads[cn->index] = true;
     }
     for (j = 0; j < lits->n && !rc; j++)
         if (kind_of[j] != 2 && reads[index_of[j]])

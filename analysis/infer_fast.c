@@ -30,6 +30,7 @@
 #include "expr/expr.h"
 #include "solver/presolve.h"
 #include "trace/trace_impl.h"
+#include "util/strmap.h"
 #include "util/util.h"
 
 #define FAST_ENUM_MAX 4096           /* root values one component may enumerate */
@@ -964,7 +965,6 @@ static bool joint_result(const jform *F, sg_inferred *o, int *rc, sg_error *err)
 
 /* The names the canonical text of a fact gives symbols: "f<form>" for the component's symbols. */
 typedef struct form_names {
-    const sg_problem *p;
     char (*name)[24]; /* by symbol index; "" for a symbol outside the component */
     size_t n;
 } form_names;
@@ -1006,10 +1006,10 @@ static size_t distinct_facts(enumer *E, const joint *J, const size_t *syms, size
     const sg_problem *p = E->p;
     form_names fn;
     sg_buf *keys = NULL;
-    size_t i, j, kept = 0;
+    sg_strmap seen = SG_STRMAP_INIT;
+    size_t i, j, kept = 0, *slot;
     bool ok = true;
 
-    fn.p = p;
     fn.n = E->nvals;
     if (!(fn.name = sg__calloc(fn.n + 1, sizeof *fn.name)) || !(keys = sg__calloc(nf + 1, sizeof *keys))) {
         sg_free(fn.name);
@@ -1060,12 +1060,16 @@ static size_t distinct_facts(enumer *E, const joint *J, const size_t *syms, size
         }
         ok = ok && !b->failed;
     }
-    for (j = 0; j < nf && ok; j++) { /* quadratic in the facts of one component: tens to hundreds */
-        for (i = 0; i < j && strcmp(keys[i].data, keys[j].data) != 0; i++)
-            ;
-        keep[j] = i == j;
+    for (j = 0; j < nf && ok; j++) {
+        if (!(slot = sg_strmap_slot(&seen, keys[j].data))) {
+            ok = false;
+            break;
+        }
+        keep[j] = *slot == SIZE_MAX; /* the first fact of its key */
+        *slot = j;
         kept += keep[j];
     }
+    sg_strmap_dispose(&seen);
     for (j = 0; j < nf; j++)
         sg_buf_dispose(&keys[j]);
     sg_free(keys);

@@ -15,34 +15,6 @@
 #include "expr/expr_impl.h"
 #include "expr/num.h"
 
-/* ---- Arena ------------------------------------------------------------------ */
-
-#define ARENA_CHUNK ((size_t)64 << 10)
-
-struct sg_chunk {
-    struct sg_chunk *next;
-    size_t used, cap;
-    _Alignas(16) unsigned char data[];
-};
-
-static void *arena_alloc(sg_pool *p, size_t n)
-{
-    struct sg_chunk *c = p->chunks;
-    n = (n + 15) & ~(size_t)15;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        c = sg__malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->next = p->chunks;
-        c->used = 0;
-        c->cap = cap;
-        p->chunks = c;
-    }
-    c->used += n;
-    return c->data + c->used - n;
-}
-
 /* ---- Pool ------------------------------------------------------------------- */
 
 int sg_pool_overlay_new(sg_pool **out, const sg_pool *parent, sg_error *err)
@@ -68,13 +40,9 @@ int sg_pool_new(sg_pool **out, sg_error *err)
 
 void sg_pool_free(sg_pool *p)
 {
-    struct sg_chunk *c, *n;
     if (!p)
         return;
-    for (c = p->chunks; c; c = n) {
-        n = c->next;
-        sg_free(c);
-    }
+    sg_arena_dispose(&p->arena);
     SG_FREE_ALL(p->table, p->syms, p->scratch_stamp, p->scratch_val);
     sg_free(p);
 }
@@ -231,7 +199,7 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
     if (q->kind == SG_SYM &&
         sg__grow((void **)&p->syms, &p->syms_cap, p->nsyms + 1, sizeof *p->syms))
         return fail(p, SG_ENOMEM, "out of memory building an expression");
-    e = arena_alloc(p, sizeof *e + q->nargs * sizeof(sg_expr *));
+    e = sg_arena_alloc(&p->arena, sizeof *e + q->nargs * sizeof(sg_expr *));
     if (!e)
         return fail(p, SG_ENOMEM, "out of memory building an expression");
     memset(e, 0, sizeof *e);
@@ -248,7 +216,7 @@ static const sg_expr *intern(sg_pool *p, const probe *q)
     case SG_RAT: e->u.rat.num = q->a; e->u.rat.den = q->b; break;
     case SG_INF: e->u.inf.sign = (int)q->a; e->u.inf.integer = (int)q->b; break;
     case SG_SYM: {
-        char *name = arena_alloc(p, q->name_len + 1);
+        char *name = sg_arena_alloc(&p->arena, q->name_len + 1);
         if (!name)
             return fail(p, SG_ENOMEM, "out of memory building an expression");
         memcpy(name, q->name, q->name_len);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "expr/expr.h"
+#include "util/arena.h"
 #include "util/util.h"
 
 struct sg_expr {
@@ -30,8 +31,6 @@ struct sg_expr {
     const sg_expr *args[];
 };
 
-struct sg_chunk;
-
 /*
  * A pool, or an overlay on a frozen parent pool: an overlay finds every node
  * its parent chain already has (so hash-consing and `a == b` hold across the
@@ -43,7 +42,7 @@ struct sg_chunk;
 struct sg_pool {
     const sg_pool *parent;     /* frozen parent, or NULL */
     size_t base, sym_base;     /* parent's size and symbol count when the overlay was made */
-    struct sg_chunk *chunks;   /* arena for nodes and names */
+    sg_arena arena;            /* nodes and names */
     sg_expr **table;           /* open-addressing hash set, power-of-two capacity */
     size_t table_cap;
     size_t count;              /* nodes of this pool (ids base .. base + count - 1) */

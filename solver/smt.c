@@ -103,9 +103,6 @@ static const sg_term *mk2(sg_smt *s, sg_top op, const sg_term *a, const sg_term 
     return a && b ? tmp(s, sg_t_app2(s->ts, op, a, b)) : NULL;
 }
 
-/* An n-ary operator (add, mul, sub, and, or) on two terms: the same term as mk2. */
-#define mkn mk2
-
 static const sg_term *ite(sg_smt *s, const sg_term *c, const sg_term *t, const sg_term *e)
 {
     return c && t && e ? tmp(s, sg_t_ite(s->ts, c, t, e)) : NULL;
@@ -172,7 +169,7 @@ static term pymod_lit(sg_smt *s, bool lit, sg_int v, term a, term b)
 {
     if (lit && v > 0)
         return mk2(s, SG_T_MOD, a, b);
-    return mkn(s, SG_T_SUB, a, mkn(s, SG_T_MUL, b, floordiv_lit(s, lit, v, a, b)));
+    return mk2(s, SG_T_SUB, a, mk2(s, SG_T_MUL, b, floordiv_lit(s, lit, v, a, b)));
 }
 
 /* Python's a // b and a % b, `be` being b's expression. */
@@ -198,9 +195,9 @@ static term pow_lit(sg_smt *s, term b, sg_int k)
         return num(s, 1, is_real(s, b));
     for (; k > 0; k >>= 1) {
         if (k & 1)
-            acc = acc ? mkn(s, SG_T_MUL, acc, sq) : sq;
+            acc = acc ? mk2(s, SG_T_MUL, acc, sq) : sq;
         if (k > 1)
-            sq = mkn(s, SG_T_MUL, sq, sq);
+            sq = mk2(s, SG_T_MUL, sq, sq);
     }
     return acc;
 }
@@ -305,9 +302,9 @@ static term cf_quot(sg_smt *s, const cf_mono *m, size_t n, sg_int g, const cf_mo
                 if (g0->f[q] == m[i].f[j])
                     c = ge[q];
             if (k > c)
-                t = mkn(s, SG_T_MUL, t, cf_pow(s, m[i].f[j], k - c));
+                t = mk2(s, SG_T_MUL, t, cf_pow(s, m[i].f[j], k - c));
         }
-        sum = sum ? mkn(s, SG_T_ADD, sum, t) : t;
+        sum = sum ? mk2(s, SG_T_ADD, sum, t) : t;
     }
     return sum;
 }
@@ -370,11 +367,11 @@ static term cf_division(sg_smt *s, bool mod, const sg_expr *pe, const sg_expr *q
     gt = num(s, g, false);
     for (j = 0; j < pm[0].n; j++)
         if (ge[j] > 0)
-            gt = mkn(s, SG_T_MUL, gt, cf_pow(s, pm[0].f[j], ge[j]));
+            gt = mk2(s, SG_T_MUL, gt, cf_pow(s, pm[0].f[j], ge[j]));
     if (lit && v == 1) /* x // 1 == x, x % 1 == 0 */
         r = mod ? num(s, 0, false) : x;
     else
-        r = mod ? mkn(s, SG_T_MUL, gt, pymod_lit(s, lit, v, x, y)) : floordiv_lit(s, lit, v, x, y);
+        r = mod ? mk2(s, SG_T_MUL, gt, pymod_lit(s, lit, v, x, y)) : floordiv_lit(s, lit, v, x, y);
 cleanup:
     sg_free(pm);
     return r;
@@ -419,7 +416,7 @@ static term enc_piecewise(sg_smt *s, const sg_expr *e, bool real, term *cond)
     for (i -= 2; i >= 2; i -= 2) {
         term c = val_of(s, sg_expr_arg(e, i - 1));
         v = ite(s, c, conv(s, val_of(s, sg_expr_arg(e, i - 2)), real), v);
-        any = mkn(s, SG_T_OR, c, any);
+        any = mk2(s, SG_T_OR, c, any);
     }
     *cond = any;
     return v;
@@ -554,7 +551,7 @@ static int enc_node(sg_smt *s, const sg_expr *e, term *out, term *cond, sg_error
     if (k >= SG_FLOORDIV && k <= SG_TRUEDIV) { /* the division family: divisors must be nonzero */
         c1 = nonzero(s, e1, y);
         c2 = k == SG_MODIDX ? nonzero(s, e2, z) : NULL;
-        *cond = c1 && c2 ? mkn(s, SG_T_AND, c1, c2) : c1 ? c1 : c2;
+        *cond = c1 && c2 ? mk2(s, SG_T_AND, c1, c2) : c1 ? c1 : c2;
     }
     return 0;
 }
@@ -707,7 +704,7 @@ int sg_smt_holds(sg_smt *smt, const sg_expr *e, const sg_term **out, sg_error *e
         return sg_error_set(err, SG_EINVALID, "sg_smt_holds needs a boolean expression");
     m = &smt->memo[sg_expr_id(e)];
     if (m->def && !m->holds) {
-        m->holds = keep(smt, mkn(smt, SG_T_AND, m->def, m->val));
+        m->holds = keep(smt, mk2(smt, SG_T_AND, m->def, m->val));
         release(smt, 0);
         if (!m->holds)
             return failure(smt, err);

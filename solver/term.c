@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "solver/term.h"
+#include "util/arena.h"
 #include "util/util.h"
 
 #define BLOCK_BITS 10
 #define BLOCK ((size_t)1 << BLOCK_BITS)
-#define ARENA_CHUNK ((size_t)64 << 10)
 #define MAX_TERMS ((size_t)1 << 29) /* a term index and what was done fit 32 bits */
 
 enum { EV_MAKE = 0, EV_REF = 1, EV_UNREF = 2 };
@@ -34,12 +34,6 @@ struct sg_term {
     bool has_ival;
 };
 
-typedef struct chunk {
-    struct chunk *next;
-    size_t used, cap;
-    _Alignas(16) unsigned char data[];
-} chunk;
-
 struct sg_terms {
     sg_ctxpool *contexts;
     Z3_context ctx;        /* NULL until a context is asked for */
@@ -51,7 +45,7 @@ struct sg_terms {
     size_t slot_cap, nslot;
     uint32_t *rec;         /* the record, until the context exists */
     size_t nrec, rec_cap;
-    chunk *arena;
+    sg_arena arena;        /* the terms' arguments and texts */
     Z3_ast *argv;          /* scratch for an n-ary application's arguments */
     size_t argv_cap;
     int failed;            /* 0, SG_ENOMEM or SG_ERROR */
@@ -67,25 +61,6 @@ static void fail(sg_terms *ts, int code, const char *msg)
         ts->failed = code;
         snprintf(ts->msg, sizeof ts->msg, "%s", msg);
     }
-}
-
-static void *arena_alloc(sg_terms *ts, size_t n)
-{
-    void *p;
-    n = (n + 15) & ~(size_t)15;
-    if (!ts->arena || ts->arena->cap - ts->arena->used < n) {
-        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-        chunk *c = sg__malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->next = ts->arena;
-        c->used = 0;
-        c->cap = cap;
-        ts->arena = c;
-    }
-    p = ts->arena->data + ts->arena->used;
-    ts->arena->used += n;
-    return p;
 }
 
 static sg_term *term_at(const sg_terms *ts, size_t index) { return &ts->blocks[index >> BLOCK_BITS][index & (BLOCK - 1)]; }
@@ -179,13 +154,11 @@ static bool table_room(sg_terms *ts)
 
 /* ---- Making in Z3 -------------------------------------------------------------------------- */
 
-static Z3_ast z3_of(const sg_term *t) { return t->z; }
-
 /* Make `t` in the context from its arguments' asts; NULL on a Z3 error or no memory. */
 static Z3_ast make(sg_terms *ts, const sg_term *t)
 {
     Z3_context c = ts->ctx;
-    Z3_ast a = t->nargs > 0 ? z3_of(t->args[0]) : NULL, b = t->nargs > 1 ? z3_of(t->args[1]) : NULL, r = NULL;
+    Z3_ast a = t->nargs > 0 ? t->args[0]->z : NULL, b = t->nargs > 1 ? t->args[1]->z : NULL, r = NULL;
     size_t i;
 
     switch ((sg_top)t->op) {
@@ -207,14 +180,14 @@ static Z3_ast make(sg_terms *ts, const sg_term *t)
     case SG_T_DIV: r = Z3_mk_div(c, a, b); break;
     case SG_T_MOD: r = Z3_mk_mod(c, a, b); break;
     case SG_T_POWER: r = Z3_mk_power(c, a, b); break;
-    case SG_T_ITE: r = Z3_mk_ite(c, a, b, z3_of(t->args[2])); break;
+    case SG_T_ITE: r = Z3_mk_ite(c, a, b, t->args[2]->z); break;
     case SG_T_AND: case SG_T_OR: case SG_T_ADD: case SG_T_SUB: case SG_T_MUL:
         if (sg__grow((void **)&ts->argv, &ts->argv_cap, (size_t)t->nargs + 1, sizeof *ts->argv)) {
             fail(ts, SG_ENOMEM, "out of memory making a term in Z3");
             return NULL;
         }
         for (i = 0; i < t->nargs; i++)
-            ts->argv[i] = z3_of(t->args[i]);
+            ts->argv[i] = t->args[i]->z;
         r = t->op == SG_T_AND   ? Z3_mk_and(c, t->nargs, ts->argv)
             : t->op == SG_T_OR  ? Z3_mk_or(c, t->nargs, ts->argv)
             : t->op == SG_T_ADD ? Z3_mk_add(c, t->nargs, ts->argv)
@@ -263,8 +236,8 @@ static const sg_term *intern(sg_terms *ts, sg_top op, sg_tsort sort, size_t n, c
                 return made(ts, t);
         }
     }
-    if (!(t = new_term(ts)) || (n && !(t->args = arena_alloc(ts, n * sizeof *t->args))) ||
-        (text && !(t->text = arena_alloc(ts, strlen(text) + 1)))) {
+    if (!(t = new_term(ts)) || (n && !(t->args = sg_arena_alloc(&ts->arena, n * sizeof *t->args))) ||
+        (text && !(t->text = sg_arena_alloc(&ts->arena, strlen(text) + 1)))) {
         fail(ts, SG_ENOMEM, "out of memory making the solver's terms");
         return NULL;
     }
@@ -306,11 +279,7 @@ void sg_terms_free(sg_terms *ts)
         sg_ctxpool_give(ts->contexts, ts->ctx, !ts->no_reuse && ts->failed != SG_ERROR);
     for (i = 0; i < ts->nblocks; i++)
         sg_free(ts->blocks[i]);
-    while (ts->arena) {
-        chunk *next = ts->arena->next;
-        sg_free(ts->arena);
-        ts->arena = next;
-    }
+    sg_arena_dispose(&ts->arena);
     SG_FREE_ALL(ts->blocks, ts->slot, ts->rec, ts->argv);
     sg_free(ts);
 }
@@ -364,27 +333,28 @@ static sg_tsort arith_sort(size_t n, const sg_term *const *args)
 const sg_term *sg_t_app(sg_terms *ts, sg_top op, size_t n, const sg_term *const *args)
 {
     sg_tsort sort;
+    int arity; /* the number of arguments: exactly that, or -1: one or more, -2: any */
     size_t i;
     for (i = 0; i < n; i++)
         if (!args[i])
             return NULL;
     switch (op) {
-    case SG_T_NOT: case SG_T_AND: case SG_T_OR: case SG_T_IMPLIES:
-    case SG_T_EQ: case SG_T_LE: case SG_T_LT: case SG_T_GE: case SG_T_GT:
-        sort = SG_TS_BOOL;
+    case SG_T_NOT: sort = SG_TS_BOOL, arity = 1; break;
+    case SG_T_AND: case SG_T_OR: sort = SG_TS_BOOL, arity = -2; break;
+    case SG_T_IMPLIES: case SG_T_EQ: case SG_T_LE: case SG_T_LT: case SG_T_GE: case SG_T_GT:
+        sort = SG_TS_BOOL, arity = 2;
         break;
-    case SG_T_ITE: sort = n == 3 ? (sg_tsort)args[1]->sort : SG_TS_UNKNOWN; break;
-    case SG_T_TO_REAL: sort = SG_TS_REAL; break;
-    case SG_T_TO_INT: case SG_T_MOD: sort = SG_TS_INT; break;
-    case SG_T_POWER: sort = SG_TS_UNKNOWN; break;
-    case SG_T_ADD: case SG_T_SUB: case SG_T_MUL: case SG_T_DIV: case SG_T_UMINUS: sort = arith_sort(n, args); break;
+    case SG_T_ITE: sort = n == 3 ? (sg_tsort)args[1]->sort : SG_TS_UNKNOWN, arity = 3; break;
+    case SG_T_TO_REAL: sort = SG_TS_REAL, arity = 1; break;
+    case SG_T_TO_INT: sort = SG_TS_INT, arity = 1; break;
+    case SG_T_MOD: sort = SG_TS_INT, arity = 2; break;
+    case SG_T_POWER: sort = SG_TS_UNKNOWN, arity = 2; break; /* Z3's to say: sg_t_sort */
+    case SG_T_UMINUS: sort = arith_sort(n, args), arity = 1; break;
+    case SG_T_DIV: sort = arith_sort(n, args), arity = 2; break;
+    case SG_T_ADD: case SG_T_SUB: case SG_T_MUL: sort = arith_sort(n, args), arity = -1; break;
     default: return NULL; /* leaves are made by their own builders */
     }
-    if ((op == SG_T_ITE && n != 3) ||
-        ((op == SG_T_NOT || op == SG_T_UMINUS || op == SG_T_TO_REAL || op == SG_T_TO_INT) && n != 1) ||
-        ((op == SG_T_IMPLIES || op == SG_T_EQ || op == SG_T_LE || op == SG_T_LT || op == SG_T_GE ||
-          op == SG_T_GT || op == SG_T_DIV || op == SG_T_MOD || op == SG_T_POWER) && n != 2) ||
-        ((op == SG_T_ADD || op == SG_T_SUB || op == SG_T_MUL) && n == 0))
+    if (arity >= 0 ? n != (size_t)arity : arity == -1 && n == 0)
         return NULL;
     return intern(ts, op, sort, n, args, NULL, true);
 }

@@ -28,20 +28,23 @@ typedef struct fix {
     sg_budget b;
 } fix;
 
-static bool fix_open(fix *f, const char *name)
+/* The problem of corpus case `name`, its contexts from rt (NULL: its own). */
+static bool fix_open_rt(fix *f, const char *name, const sg_runtime *rt)
 {
     sg_error err = SG_ERROR_INIT;
     char dir[1024];
     memset(f, 0, sizeof *f);
     snprintf(dir, sizeof dir, "%s/cases/%s", SG_CORPUS, name);
     if (sg_trace_load_dir(&f->t, dir, &err) || sg_pool_overlay_new(&f->pool, sg_trace_pool(f->t), &err) ||
-        sg_problem_build(&f->p, f->t, f->pool, NULL, &err)) {
+        sg_problem_build(&f->p, f->t, f->pool, rt, &err)) {
         fprintf(stderr, "%s: %s\n", name, err.msg);
         return false;
     }
     f->b.query_rlimit = 50000000;
     return true;
 }
+
+static bool fix_open(fix *f, const char *name) { return fix_open_rt(f, name, NULL); }
 
 static void fix_close(fix *f)
 {
@@ -388,7 +391,6 @@ static void test_warm_solver_back(void)
     sg_ctxpool *pool = NULL;
     sg_runtime rt;
     fix f;
-    char dir[1024];
     const sg_term *hard[256];
     sg_q_result r;
     size_t n;
@@ -400,12 +402,11 @@ static void test_warm_solver_back(void)
     sg_ctxpool_keep_solvers(pool, true);
     rt.contexts = pool;
     rt.counters = NULL;
-    memset(&f, 0, sizeof f);
-    snprintf(dir, sizeof dir, "%s/cases/%s", SG_CORPUS, "err_eq_add");
-    CHECK_EQ_INT(sg_trace_load_dir(&f.t, dir, &err), 0);
-    CHECK_EQ_INT(sg_pool_overlay_new(&f.pool, sg_trace_pool(f.t), &err), 0);
-    CHECK_EQ_INT(sg_problem_build(&f.p, f.t, f.pool, &rt, &err), 0);
-    f.b.query_rlimit = 50000000;
+    if (!fix_open_rt(&f, "err_eq_add", &rt)) {
+        CHECK(0);
+        sg_ctxpool_free(pool);
+        return;
+    }
     n = all_of(&f, hard, 256, NULL);
     CHECK_EQ_INT(ask(&f, hard, n, &r, true), SG_Q_SAT); /* with a model: Z3 answers, not a witness */
     sg_q_result_dispose(f.p, &r);
