@@ -1244,7 +1244,8 @@ def test_isolate(args, traces):
     conf = os.path.join(args.work, "iso.conf")
     with open(conf, "w") as f:
         f.write("isolate = true\nworker-memory = 2048\nthreads = 2\n")
-    s = Server(args, "isokill", "--config", conf, "--no-access-log")
+    # its spool folder goes under the work folder: a server killed outright cannot remove it
+    s = Server(args, "isokill", "--config", conf, "--no-access-log", env=dict(os.environ, TMPDIR=args.work))
     try:
         kids = worker_pids(s)
         ok(len(kids) == 2, "isolate = true in --config: two solver processes %r" % kids)
