@@ -141,16 +141,21 @@ static size_t corpus_cases(char **out, size_t cap)
     return n;
 }
 
-/* One check as `shapegate check --json PATH` makes it; false on failure. */
-static bool check_once(sg_engine *e, const char *path, const char **verdict)
+/* One check as `shapegate check --json PATH` makes it; false on failure. `*check_us` gets the
+ * microseconds of sg_engine_check alone (the trace already in memory, as torch's own figure is
+ * produce_guards on the ShapeEnv it holds). */
+static bool check_once(sg_engine *e, const char *path, const char **verdict, double *check_us)
 {
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_error err = SG_ERROR_INIT;
     sg_trace *t = NULL;
     sg_report *r = NULL;
     char *out = NULL;
-    bool ok = sg_trace_load(&t, path, &err) == 0 && sg_engine_check(e, t, &o, &r, &err) == 0 &&
-              sg_report_to_json(&out, r, 0, &err) == 0;
+    bool ok = sg_trace_load(&t, path, &err) == 0;
+    double t0 = now();
+    ok = ok && sg_engine_check(e, t, &o, &r, &err) == 0;
+    *check_us = (now() - t0) * 1e6;
+    ok = ok && sg_report_to_json(&out, r, 0, &err) == 0;
     if (!ok)
         fprintf(stderr, "bench_engine: %s: %s\n", path, err.msg);
     else
@@ -169,7 +174,7 @@ static int corpus_main(int argc, char **argv)
     static char *cases[MAX_CASES];
     size_t n = 0, i;
     int runs = 5, k, failed = 0, a;
-    double tot = 0, tot_torch = 0, tot_small = 0, cpu0, wall0;
+    double tot = 0, tot_chk = 0, tot_torch = 0, tot_small = 0, cpu0, wall0;
     size_t nsmall = 0, nsub1 = 0;
 
     for (a = 2; a < argc; a++) {
@@ -190,20 +195,20 @@ static int corpus_main(int argc, char **argv)
         fprintf(stderr, "bench_engine: %s\n", err.msg);
         return 5;
     }
-    printf("%s engine, median of %d runs per case (load + check + JSON, the CLI's default options; wall and CPU)\n",
+    printf("%s engine, median of %d runs per case (load + check + JSON, the CLI's default options; wall and CPU; \"check us\": sg_engine_check alone)\n",
            eo.warm_contexts ? "warm" : "cold", runs);
-    printf("%-46s %-12s %8s %6s %6s %10s %10s %8s\n", "case", "verdict", "us", "qry", "ctx", "torch us", "cpu us",
-           "torch/sg");
+    printf("%-46s %-12s %8s %6s %6s %10s %10s %8s %8s %9s\n", "case", "verdict", "us", "qry", "ctx", "torch us",
+           "cpu us", "torch/sg", "check us", "torch/chk");
     cpu0 = cpu_now();
     wall0 = now();
     for (i = 0; i < n; i++) {
-        double us[1000], cpus[1000], cpu, med, torch = torch_seconds(cases[i]);
+        double us[1000], cpus[1000], chk[1000], cpu, med, medc, torch = torch_seconds(cases[i]);
         sg_engine_stats s0, s1;
         const char *verdict = "?", *label = strstr(cases[i], "cases");
         sg_engine_stats_get(e, &s0);
         for (k = 0; k < runs; k++) {
             double t0 = now(), c0 = cpu_now();
-            if (!check_once(e, cases[i], &verdict))
+            if (!check_once(e, cases[i], &verdict, &chk[k]))
                 failed = 1;
             us[k] = (now() - t0) * 1e6;
             cpus[k] = (cpu_now() - c0) * 1e6;
@@ -213,7 +218,10 @@ static int corpus_main(int argc, char **argv)
         sg_engine_stats_get(e, &s1);
         qsort(us, (size_t)runs, sizeof *us, cmp);
         med = us[runs / 2];
+        qsort(chk, (size_t)runs, sizeof *chk, cmp);
+        medc = chk[runs / 2];
         tot += med;
+        tot_chk += medc;
         if (torch > 0)
             tot_torch += torch;
         if (s1.solver_queries == s0.solver_queries) {
@@ -221,16 +229,19 @@ static int corpus_main(int argc, char **argv)
             tot_small += med;
         }
         nsub1 += med < 1000;
-        printf("%-46s %-12s %8.0f %6llu %6llu %10.0f %10.0f %8.1f\n", label ? label : cases[i], verdict, med,
+        printf("%-46s %-12s %8.0f %6llu %6llu %10.0f %10.0f %8.1f %8.0f %9.1f\n", label ? label : cases[i], verdict, med,
                (unsigned long long)(s1.solver_queries - s0.solver_queries) / (unsigned)runs,
                (unsigned long long)(s1.contexts_created - s0.contexts_created) / (unsigned)runs,
-               torch > 0 ? torch * 1e6 : 0.0, cpu, torch > 0 ? torch * 1e6 / med : 0.0);
+               torch > 0 ? torch * 1e6 : 0.0, cpu, torch > 0 ? torch * 1e6 / med : 0.0, medc,
+               torch > 0 ? torch * 1e6 / medc : 0.0);
         fflush(stdout);
         free(cases[i]);
     }
     printf("TOTAL %zu cases: %.1f ms (sum of medians), torch %.1f ms, torch/sg %.2f; %zu cases under 1 ms; "
            "%zu without a Z3 query (%.0f us on average)\n", n, tot / 1e3, tot_torch * 1e3,
            tot > 0 ? tot_torch * 1e6 / tot : 0.0, nsub1, nsmall, nsmall ? tot_small / (double)nsmall : 0.0);
+    printf("CHECK ALONE (trace in memory, no JSON): %.1f ms, torch/sg %.2f\n", tot_chk / 1e3,
+           tot_chk > 0 ? tot_torch * 1e6 / tot_chk : 0.0);
     printf("process: %.2f s wall, %.2f s CPU for all runs\n", now() - wall0, cpu_now() - cpu0);
     sg_engine_free(e);
     return failed ? 5 : 0;
