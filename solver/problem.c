@@ -674,7 +674,7 @@ void sg_problem_free(sg_problem *p)
         for (i = 0; i < p->nkeep; i++)
             sg_t_unref(p->ts, p->keep[i]);
     }
-    sg_free(p->seen);
+    SG_FREE_ALL(p->seen, p->ex, p->amark);
     SG_FREE_ALL(p->keep, p->inc_hard, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
                 p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
                 p->xvar, p->x_nplain);

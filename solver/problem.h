@@ -82,6 +82,13 @@ typedef struct sg_problem {
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
     bool example_tried;
+    struct sg_ex_value {     /* [nex] the example sizes by term id, for sg_t_eval (query.c), made at first use */
+        sg_int v;
+        bool set;
+    } *ex;
+    size_t nex;
+    unsigned *amark, astamp; /* the current question's assumptions by term id (query.c's witnesses) */
+    size_t namark;
     unsigned *seen, stamp;   /* marks by term id of the linearity walk (stamp: the current walk) */
     size_t nseen;
     const sg_term **keep;    /* every term made here, referenced until sg_problem_free */

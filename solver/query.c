@@ -256,15 +256,159 @@ done:
     return ok;
 }
 
+/*
+ * The same test without Z3 (sg_t_eval): each hard term and assumption evaluated at the witness's
+ * values, with the question's assumptions true. Z3's way above copies the whole model per
+ * question, which made a check of hundreds of small components quadratic (view800: 800 one-dim
+ * components, 2,400 constants copied per question); this reads only the constants the question
+ * mentions. 1: a model of q; 0: not one; -1: it cannot tell (a Real, a power, a division by
+ * zero...), and Z3's way answers. The example's values (m NULL) are p->ex; a model's are
+ * read from Z3 one constant at a time.
+ */
+typedef struct wit_point {
+    sg_problem *p;
+    Z3_model m;
+} wit_point;
+
+#define WITNESS_NODES ((size_t)1 << 20) /* nodes one question's evaluation visits at most */
+
+static int wit_value(void *arg, const sg_term *t, sg_int *v)
+{
+    wit_point *w = arg;
+    sg_problem *p = w->p;
+    unsigned id = sg_t_id(t);
+    Z3_context c;
+    Z3_ast a, val;
+    int64_t i64;
+
+    if (id < p->namark && p->amark[id] == p->astamp) {
+        *v = 1; /* an assumption: true */
+        return 1;
+    }
+    if (!w->m) {
+        if (id < p->nex && p->ex[id].set) {
+            *v = p->ex[id].v;
+            return 1;
+        }
+        return 0;
+    }
+    c = sg_problem_context(p);
+    if (!c || !(a = sg_t_z3(p->ts, t)) || !Z3_is_app(c, a))
+        return -1;
+    val = Z3_model_get_const_interp(c, w->m, Z3_get_app_decl(c, Z3_to_app(c, a)));
+    if (!val)
+        return 0; /* not in the model: any value completes it */
+    switch (Z3_get_sort_kind(c, Z3_get_sort(c, val))) {
+    case Z3_BOOL_SORT:
+        switch (Z3_get_bool_value(c, val)) {
+        case Z3_L_TRUE: *v = 1; return 1;
+        case Z3_L_FALSE: *v = 0; return 1;
+        default: return -1;
+        }
+    case Z3_INT_SORT:
+        if (!Z3_is_numeral_ast(c, val) || !Z3_get_numeral_int64(c, val, &i64))
+            return -1;
+        *v = i64;
+        return 1;
+    default: return -1;
+    }
+}
+
+/* Term t's example value is v (a grown table's new entries unset); false: out of memory. */
+static bool ex_set(sg_problem *p, const sg_term *t, sg_int v)
+{
+    unsigned id = sg_t_id(t);
+    if (id >= p->nex) {
+        size_t old = p->nex;
+        if (sg__grow((void **)&p->ex, &p->nex, (size_t)id + 1, sizeof *p->ex))
+            return false;
+        memset(p->ex + old, 0, (p->nex - old) * sizeof *p->ex);
+    }
+    if (id) {
+        p->ex[id].v = v;
+        p->ex[id].set = true;
+    }
+    return true;
+}
+
+/* The example sizes by term id, as example_model gives them. false: out of memory. */
+static bool example_values(sg_problem *p)
+{
+    bool *xset = NULL, ok = true;
+    size_t i, k, x;
+
+    if (p->nx && !(xset = sg__calloc(p->nx, sizeof *xset)))
+        return false;
+    for (i = 0; i < p->ninputs && ok; i++) {
+        const sg_input_dim *d = &p->inputs[i];
+        ok = ex_set(p, p->dvar[i], d->size);
+        if (d->kind == SG_SPEC_DIM && d->name && (x = (size_t)sg_problem_x_index(p, d->name)) < p->nx && !xset[x]) {
+            xset[x] = true;
+            ok = ok && ex_set(p, p->xvar[x], d->size);
+        }
+    }
+    for (k = 0; k < p->nsyms && ok; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        const sg_term *s = sg_q_symbol(p, si->sym);
+        sg_top op = s ? sg_t_op(s) : SG_T_TRUE;
+        if ((op != SG_T_CONST && op != SG_T_FRESH) || sg_expr_sort(si->sym) != SG_SORT_INT)
+            continue;
+        if (p->sym_input[k] >= 0)
+            ok = ex_set(p, s, p->inputs[p->sym_input[k]].size);
+        else if (si->has_hint)
+            ok = ex_set(p, s, si->hint);
+    }
+    sg_free(xset);
+    return ok;
+}
+
+static int evaluated(sg_problem *p, Z3_model m, const sg_question *q)
+{
+    wit_point w = {p, m};
+    size_t budget = WITNESS_NODES, i;
+    int res = 1;
+    for (i = 0; i < q->nhard + q->nassume; i++) {
+        sg_int v;
+        if (!sg_t_eval(i < q->nhard ? q->hard[i] : q->assume[i - q->nhard], wit_value, &w, &budget, &v))
+            res = -1; /* a later term may still be false */
+        else if (!v)
+            return 0;
+    }
+    return res;
+}
+
 /* SAT by a witness when one satisfies `q` (which wants neither model nor core). */
 static bool answer_by_witness(sg_problem *p, const sg_question *q)
 {
-    if (p->witness && witnessed(p, p->witness, q))
+    size_t a;
+    int e;
+
+    /* mark the assumptions (sg_t_eval reads them true) */
+    if (++p->astamp == 0) {
+        memset(p->amark, 0, p->namark * sizeof *p->amark);
+        p->astamp = 1;
+    }
+    for (a = 0; a < q->nassume; a++) {
+        unsigned id = sg_t_id(q->assume[a]);
+        if (id >= p->namark) {
+            size_t old = p->namark;
+            if (sg__grow((void **)&p->amark, &p->namark, (size_t)id + 1, sizeof *p->amark))
+                return false;
+            memset(p->amark + old, 0, (p->namark - old) * sizeof *p->amark);
+        }
+        p->amark[id] = p->astamp;
+    }
+    if (p->witness && ((e = evaluated(p, p->witness, q)) > 0 || (e < 0 && witnessed(p, p->witness, q))))
         return true;
     if (!p->example_tried) {
         p->example_tried = true;
-        p->example = example_model(p);
+        if (!example_values(p))
+            return false;
     }
+    if ((e = evaluated(p, NULL, q)) >= 0)
+        return e > 0;
+    if (!p->example)
+        p->example = example_model(p);
     return p->example && witnessed(p, p->example, q);
 }
 

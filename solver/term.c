@@ -517,6 +517,112 @@ void sg_t_unref(sg_terms *ts, const sg_term *t)
         Z3_dec_ref(ts->ctx, t->z);
 }
 
+/* ---- Evaluating at a point ------------------------------------------------------------------- */
+
+#define EVAL_DEPTH 512
+
+/* Euclidean division (SMT-LIB's div and mod): false for b = 0 and past sg_int. */
+static bool euclid(sg_int a, sg_int b, sg_int *q, sg_int *r)
+{
+    sg_int m;
+    if (b == 0 || b == SG_INT_MIN || a == SG_INT_MIN)
+        return false;
+    m = a % b;
+    if (m < 0)
+        m += b < 0 ? -b : b;
+    *r = m;
+    if (!sg__sub(a, m, q))
+        return false;
+    *q /= b; /* exact: a - m is a multiple of b */
+    return true;
+}
+
+static int eval_at(const sg_term *t, sg_t_value_fn val, void *arg, size_t *budget, int depth, sg_int *out)
+{
+    sg_int a, b, q, r;
+    size_t i;
+    int e;
+
+    if (*budget == 0 || depth > EVAL_DEPTH)
+        return 0;
+    --*budget;
+    if (t->sort != SG_TS_BOOL && t->sort != SG_TS_INT)
+        return 0; /* a Real, or a power (its sort is Z3's) */
+    switch ((sg_top)t->op) {
+    case SG_T_NUM: return sg_t_int_value(t, out) ? 1 : 0;
+    case SG_T_CONST: case SG_T_FRESH:
+        if ((e = val(arg, t, out)) < 0)
+            return 0;
+        if (e == 0)
+            *out = 0;
+        return 1;
+    case SG_T_TRUE: *out = 1; return 1;
+    case SG_T_FALSE: *out = 0; return 1;
+    case SG_T_NOT:
+        if (!eval_at(t->args[0], val, arg, budget, depth + 1, &a))
+            return 0;
+        *out = !a;
+        return 1;
+    case SG_T_AND: case SG_T_OR: case SG_T_IMPLIES: {
+        /* and: false decides; or: true decides; implies: a false premise or a true conclusion */
+        bool open = false;
+        for (i = 0; i < t->nargs; i++) {
+            sg_int decides = t->op == SG_T_AND ? 0 : t->op == SG_T_OR ? 1 : i == 0 ? 0 : 1;
+            if (!eval_at(t->args[i], val, arg, budget, depth + 1, &a))
+                open = true;
+            else if (a == decides) {
+                *out = t->op != SG_T_AND;
+                return 1;
+            }
+        }
+        if (open)
+            return 0;
+        *out = t->op == SG_T_AND;
+        return 1;
+    }
+    case SG_T_ITE:
+        if (!eval_at(t->args[0], val, arg, budget, depth + 1, &a))
+            return 0;
+        return eval_at(t->args[a ? 1 : 2], val, arg, budget, depth + 1, out);
+    case SG_T_EQ: case SG_T_LE: case SG_T_LT: case SG_T_GE: case SG_T_GT:
+        if (!eval_at(t->args[0], val, arg, budget, depth + 1, &a) ||
+            !eval_at(t->args[1], val, arg, budget, depth + 1, &b))
+            return 0;
+        *out = t->op == SG_T_EQ ? a == b : t->op == SG_T_LE ? a <= b : t->op == SG_T_LT ? a < b
+             : t->op == SG_T_GE ? a >= b : a > b;
+        return 1;
+    case SG_T_UMINUS:
+        if (!eval_at(t->args[0], val, arg, budget, depth + 1, &a) || a == SG_INT_MIN)
+            return 0;
+        *out = -a;
+        return 1;
+    case SG_T_ADD: case SG_T_SUB: case SG_T_MUL:
+        if ((t->nargs == 1 && t->op == SG_T_SUB) || !eval_at(t->args[0], val, arg, budget, depth + 1, &a))
+            return 0; /* (one-argument subtraction: Z3's API and SMT-LIB read it differently) */
+        for (i = 1; i < t->nargs; i++) {
+            if (!eval_at(t->args[i], val, arg, budget, depth + 1, &b))
+                return 0;
+            if (!(t->op == SG_T_ADD ? sg__add(a, b, &a) : t->op == SG_T_SUB ? sg__sub(a, b, &a) : sg__mul(a, b, &a)))
+                return 0;
+        }
+        *out = a;
+        return 1;
+    case SG_T_DIV: case SG_T_MOD:
+        if (!eval_at(t->args[0], val, arg, budget, depth + 1, &a) ||
+            !eval_at(t->args[1], val, arg, budget, depth + 1, &b) || !euclid(a, b, &q, &r))
+            return 0;
+        *out = t->op == SG_T_DIV ? q : r;
+        return 1;
+    case SG_T_TO_REAL: case SG_T_TO_INT: case SG_T_POWER: return 0;
+    }
+    return 0;
+}
+
+int sg_t_eval(const sg_term *t, sg_t_value_fn val, void *arg, size_t *budget, sg_int *out)
+{
+    return t ? eval_at(t, val, arg, budget, 0, out) : 0;
+}
+
 /* ---- Reading ------------------------------------------------------------------------------- */
 
 sg_top sg_t_op(const sg_term *t) { return (sg_top)t->op; }

@@ -114,6 +114,23 @@ const char *sg_t_text(const sg_term *t);
 /* The value of an Int numeral that fits sg_int. */
 bool sg_t_int_value(const sg_term *t, sg_int *out);
 
+/* ---- Evaluating at a point (no Z3) ---------------------------------------------------------- */
+
+/* How sg_t_eval reads a constant (named or fresh) `c`: 1 with its value in *v (a Bool's is 0 or
+ * 1), 0 for the default (0, false: any value of an unassigned constant completes the point into
+ * a model), -1 when it cannot tell. */
+typedef int (*sg_t_value_fn)(void *arg, const sg_term *c, sg_int *v);
+
+/*
+ * The value of Bool or Int term `t` (a Bool's is 0 or 1) where each constant has the value
+ * `val` gives, with SMT-LIB's meaning (div and mod Euclidean: a = b*q + r, 0 <= r < |b|).
+ * Returns 1 with *out set, or 0 when it cannot tell: a Real or a power inside, a division by zero
+ * (which SMT-LIB leaves to the model), a value beyond sg_int, a nesting deeper than 512, or more
+ * than *budget nodes visited in all (counted down; the caller's cap on the work). What decides
+ * a connective or an ite is read first: and(false, x) is false whatever x is.
+ */
+int sg_t_eval(const sg_term *t, sg_t_value_fn val, void *arg, size_t *budget, sg_int *out);
+
 /* ---- Z3 -------------------------------------------------------------------------------------- */
 
 /* The context, made now (and the record replayed) when there is none yet; NULL when Z3 cannot

@@ -4,7 +4,8 @@
  * the same calls make on a live context (ids, text, a solver's model);
  * substitution against Z3_substitute, on a recording store and on a live one
  * (siblings rebuilt together must survive Z3's next call); a power's sort
- * from Z3; builders' NULL and arity contract.
+ * from Z3; builders' NULL and arity contract; evaluation at a point
+ * (sg_t_eval) against Z3's own evaluation in a model, on random terms.
  */
 #include <string.h>
 
@@ -272,6 +273,192 @@ static void test_power_sort(void)
     sg_terms_free(ts); /* references left: a private context is deleted with them */
 }
 
+/* ---- sg_t_eval against Z3_model_eval ----------------------------------------------------------- */
+
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
+
+/* The random terms' references (Z3's discipline: each referenced before the next builder call),
+ * dropped after each round. */
+static sg_terms *held_ts;
+static const sg_term *held[1 << 16];
+static size_t nheld;
+
+static const sg_term *hold(const sg_term *t)
+{
+    if (t && nheld < sizeof held / sizeof *held) {
+        sg_t_ref(held_ts, t);
+        held[nheld++] = t;
+    }
+    return t;
+}
+
+static void drop_held(void)
+{
+    while (nheld)
+        sg_t_unref(held_ts, held[--nheld]);
+}
+
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)(rng_state >> 33) % n;
+}
+
+static const sg_term *rand_int(sg_terms *ts, const sg_term *const *vars, const sg_term *p, int depth);
+
+static const sg_term *rand_bool(sg_terms *ts, const sg_term *const *vars, const sg_term *p, int depth)
+{
+    static const sg_top cmp[] = {SG_T_EQ, SG_T_LE, SG_T_LT, SG_T_GE, SG_T_GT};
+    const sg_term *a[3];
+    unsigned k = depth <= 0 ? 0 : rnd(7);
+    switch (k) {
+    case 0: return rnd(4) == 0 ? p : hold(sg_t_app2(ts, cmp[rnd(5)], rand_int(ts, vars, p, depth - 1), rand_int(ts, vars, p, depth - 1)));
+    case 1: return hold(sg_t_app1(ts, SG_T_NOT, rand_bool(ts, vars, p, depth - 1)));
+    case 2: case 3: { /* and / or of 0 to 3 */
+        size_t n = rnd(4), i;
+        for (i = 0; i < n; i++)
+            a[i] = rand_bool(ts, vars, p, depth - 1);
+        return hold(sg_t_app(ts, k == 2 ? SG_T_AND : SG_T_OR, n, a));
+    }
+    case 4: return hold(sg_t_app2(ts, SG_T_IMPLIES, rand_bool(ts, vars, p, depth - 1), rand_bool(ts, vars, p, depth - 1)));
+    case 5: return hold(sg_t_app2(ts, SG_T_EQ, rand_bool(ts, vars, p, depth - 1), rand_bool(ts, vars, p, depth - 1)));
+    default:
+        return hold(sg_t_app2(ts, cmp[rnd(5)], rand_int(ts, vars, p, depth - 1), rand_int(ts, vars, p, depth - 1)));
+    }
+}
+
+static const sg_term *rand_int(sg_terms *ts, const sg_term *const *vars, const sg_term *p, int depth)
+{
+    static const sg_top bin[] = {SG_T_ADD, SG_T_SUB, SG_T_MUL, SG_T_DIV, SG_T_MOD};
+    unsigned k = depth <= 0 ? rnd(2) : rnd(6);
+    if (k == 0)
+        return vars[rnd(3)];
+    if (k == 1) /* small, negative, zero and huge numerals (products past sg_int: cannot tell) */
+        return hold(rnd(8) == 0 ? sg_t_int(ts, (sg_int)1 << 100) : sg_t_int(ts, (sg_int)rnd(17) - 8));
+    if (k == 2)
+        return hold(sg_t_app1(ts, SG_T_UMINUS, rand_int(ts, vars, p, depth - 1)));
+    if (k == 3)
+        return hold(sg_t_ite(ts, rand_bool(ts, vars, p, depth - 1), rand_int(ts, vars, p, depth - 1),
+                             rand_int(ts, vars, p, depth - 1)));
+    if (k == 4) {
+        const sg_term *a[3] = {rand_int(ts, vars, p, depth - 1), rand_int(ts, vars, p, depth - 1), rand_int(ts, vars, p, depth - 1)};
+        return hold(sg_t_app(ts, rnd(2) ? SG_T_ADD : SG_T_MUL, 3, a));
+    }
+    return hold(sg_t_app2(ts, bin[rnd(5)], rand_int(ts, vars, p, depth - 1), rand_int(ts, vars, p, depth - 1)));
+}
+
+typedef struct point {
+    const sg_term *vars[3], *p;
+    sg_int val[3];
+    int pval, calls;
+} point;
+
+static int point_value(void *arg, const sg_term *c, sg_int *v)
+{
+    point *pt = arg;
+    int i;
+    pt->calls++;
+    for (i = 0; i < 3; i++)
+        if (c == pt->vars[i]) {
+            *v = pt->val[i];
+            return 1;
+        }
+    if (c == pt->p) {
+        *v = pt->pval;
+        return 1;
+    }
+    return -1;
+}
+
+/* Every value sg_t_eval gives is Z3's in the model of the same point; it decides most terms
+ * (what it cannot tell: a division by zero, a value past sg_int). */
+static void test_eval(void)
+{
+    sg_terms *ts = NULL;
+    sg_error err = SG_ERROR_INIT;
+    point pt;
+    Z3_context c;
+    Z3_model m;
+    int i, round, decided = 0, total = 0;
+
+    CHECK_EQ_INT(sg_terms_new(&ts, NULL, &err), 0);
+    held_ts = ts;
+    c = sg_terms_context(ts);
+    CHECK(c != NULL);
+    if (!c)
+        return;
+    pt.vars[0] = sg_t_const(ts, "x", SG_TS_INT); /* each referenced before the next builder call */
+    sg_t_ref(ts, pt.vars[0]);
+    pt.vars[1] = sg_t_const(ts, "y", SG_TS_INT);
+    sg_t_ref(ts, pt.vars[1]);
+    pt.vars[2] = sg_t_fresh(ts, "z", SG_TS_INT);
+    sg_t_ref(ts, pt.vars[2]);
+    pt.p = sg_t_const(ts, "p", SG_TS_BOOL);
+    sg_t_ref(ts, pt.p);
+    for (round = 0; round < 40; round++) {
+        m = Z3_mk_model(c);
+        Z3_model_inc_ref(c, m);
+        for (i = 0; i < 3; i++) { /* values around zero, negative ones and divisors among them */
+            char txt[SG_INT_STRLEN];
+            pt.val[i] = round % 5 == 4 ? (sg_int)rnd(2000001) - 1000000 : (sg_int)rnd(21) - 10;
+            Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, sg_t_z3(ts, pt.vars[i]))),
+                                Z3_mk_numeral(c, sg_int_format(txt, pt.val[i]), Z3_mk_int_sort(c)));
+        }
+        pt.pval = (int)rnd(2);
+        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, sg_t_z3(ts, pt.p))),
+                            pt.pval ? Z3_mk_true(c) : Z3_mk_false(c));
+        for (i = 0; i < 250; i++) {
+            const sg_term *t = rnd(2) ? rand_bool(ts, pt.vars, pt.p, 4) : rand_int(ts, pt.vars, pt.p, 4);
+            size_t budget = 100000;
+            sg_int v;
+            Z3_ast zv = NULL;
+            char mine[SG_INT_STRLEN];
+            CHECK_MSG(t != NULL, "%d %s", sg_terms_failed(ts), sg_terms_error_msg(ts));
+            if (!t)
+                continue;
+            total++;
+            if (sg_t_eval(t, point_value, &pt, &budget, &v)) {
+                decided++;
+                CHECK_MSG(Z3_model_eval(c, m, sg_t_z3(ts, t), false, &zv) && zv != NULL, "%s", Z3_ast_to_string(c, sg_t_z3(ts, t)));
+                if (zv && sg_t_sort(ts, t) == SG_TS_BOOL)
+                    CHECK_MSG(Z3_get_bool_value(c, zv) == (v ? Z3_L_TRUE : Z3_L_FALSE), "%s = %d",
+                              Z3_ast_to_string(c, sg_t_z3(ts, t)), (int)v);
+                else if (zv)
+                    CHECK_MSG(Z3_is_numeral_ast(c, zv) && strcmp(Z3_get_numeral_string(c, zv), sg_int_format(mine, v)) == 0,
+                              "%s = %s, Z3: %s", Z3_ast_to_string(c, sg_t_z3(ts, t)), mine, Z3_ast_to_string(c, zv));
+            }
+            drop_held();
+        }
+        Z3_model_dec_ref(c, m);
+    }
+    CHECK_MSG(decided * 10 > total * 7, "decided %d of %d", decided, total);
+    {   /* the budget and the callback's answers: out of budget and "cannot tell" are 0; the
+         * default reads 0; and(false, x) is false whatever x is */
+        const sg_term *w = hold(sg_t_const(ts, "w", SG_TS_INT)), *f, *g;
+        size_t budget = 100000, none = 0;
+        sg_int v = 7;
+        f = hold(sg_t_app2(ts, SG_T_LE, pt.vars[0], pt.vars[0]));
+        CHECK(sg_t_eval(f, point_value, &pt, &none, &v) == 0);
+        CHECK(sg_t_eval(w, point_value, &pt, &budget, &v) == 0); /* -1 from the callback */
+        g = hold(sg_t_app2(ts, SG_T_AND, hold(sg_t_false(ts)), hold(sg_t_app2(ts, SG_T_EQ, w, w))));
+        CHECK(sg_t_eval(g, point_value, &pt, &budget, &v) == 1 && v == 0);
+        g = hold(sg_t_app2(ts, SG_T_DIV, pt.vars[0], hold(sg_t_int(ts, 0))));
+        CHECK(sg_t_eval(g, point_value, &pt, &budget, &v) == 0); /* SMT-LIB leaves x div 0 open */
+        g = hold(sg_t_app2(ts, SG_T_MOD, hold(sg_t_int(ts, -7)), hold(sg_t_int(ts, -2))));
+        CHECK(sg_t_eval(g, point_value, &pt, &budget, &v) == 1 && v == 1);
+        g = hold(sg_t_app2(ts, SG_T_DIV, hold(sg_t_int(ts, -7)), hold(sg_t_int(ts, 2))));
+        CHECK(sg_t_eval(g, point_value, &pt, &budget, &v) == 1 && v == -4);
+        g = hold(sg_t_app1(ts, SG_T_TO_REAL, pt.vars[0]));
+        CHECK(sg_t_eval(hold(sg_t_app2(ts, SG_T_LE, g, g)), point_value, &pt, &budget, &v) == 0); /* a Real */
+        drop_held();
+    }
+    for (i = 0; i < 3; i++)
+        sg_t_unref(ts, pt.vars[i]);
+    sg_t_unref(ts, pt.p);
+    CHECK_EQ_INT(sg_terms_failed(ts), 0);
+    sg_terms_free(ts);
+}
+
 int main(void)
 {
     RUN(test_consing_and_reading);
@@ -279,5 +466,6 @@ int main(void)
     RUN(test_replay);
     RUN(test_substitute);
     RUN(test_power_sort);
+    RUN(test_eval);
     return test_summary();
 }
