@@ -21,7 +21,7 @@
 
 #define ENUM_POINTS 4096        /* box points one question may enumerate (enum_decide) */
 #define ENUM_BUDGET (1u << 20)  /* evaluations one presolve may spend enumerating, all questions, */
-#define ENUM_PER_FACT 256u      /* plus this many per constraint and symbol: linear in the problem */
+#define ENUM_PER_FACT 4096u     /* plus this many per constraint and symbol: linear in the problem */
 #define ENUM_SYMS 16            /* symbols of an enumerated question */
 #define ENUM_ROOTS 4            /* class roots its symbols range over */
 
