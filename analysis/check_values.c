@@ -651,47 +651,54 @@ static int values_in(checker *c, long comp)
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
-        /* its explanation without Z3 where the presolve can: the minimisation's satisfiable
-         * questions, and on an enumerated component every question by its models (lit_oracle;
-         * the core without minimising: every literal) */
-        if (nodes || sg_presolve_enabled()) {
-            orc.comp = comp;
-            orc.lits = lits.a;
-            orc.kind_of = kind_of;
-            orc.index_of = index_of;
-            orc.n = lits.n;
-            orc.cex = cex;
-            orc.nodes = nodes;
-            orc.nn = nn;
-            orc.core = false;
-            c->orc = &orc;
-        }
-        rc = sg_check__ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
-        if (rc)
-            goto next;
-        if (r2.answer == SG_Q_UNSAT) {
-            int *order = sg__calloc(lits.n + 1, sizeof *order);
-            if (!order) {
-                rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-                goto next;
-            }
-            for (k = 0; k < r2.ncore; k++)
-                keep[r2.core[k]] = true;
-            for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
-                order[k] = kind_of[k];
-            /* a core of every literal (lit_oracle): the traced ranges, shapes and replacements are
-             * dropped before the guards, so that what is left names a guard where one conflicts,
-             * as Z3's cores tend to */
-            if (c->orc && c->orc->core)
-                for (k = 0; k < lits.n; k++)
-                    if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
-                        order[k] = 3;
-            c->guided = c->orc && c->orc->core;
-            rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
-            c->guided = false;
-            sg_free(order);
-        } else {
+        if (c->first) {
+            /* a re-check's first violation (recheck.c: torch's own lines) is read for its verdict
+             * and one line naming a guard the counterexample fails: explained by its values, no
+             * core asked or minimised (only what the output needs) */
             rc = explain_by_values(c, cex, &lits, kind_of, index_of, keep);
+        } else {
+            /* its explanation without Z3 where the presolve can: the minimisation's satisfiable
+             * questions, and on an enumerated component every question by its models (lit_oracle;
+             * the core without minimising: every literal) */
+            if (nodes || sg_presolve_enabled()) {
+                orc.comp = comp;
+                orc.lits = lits.a;
+                orc.kind_of = kind_of;
+                orc.index_of = index_of;
+                orc.n = lits.n;
+                orc.cex = cex;
+                orc.nodes = nodes;
+                orc.nn = nn;
+                orc.core = false;
+                c->orc = &orc;
+            }
+            rc = sg_check__ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
+            if (rc)
+                goto next;
+            if (r2.answer == SG_Q_UNSAT) {
+                int *order = sg__calloc(lits.n + 1, sizeof *order);
+                if (!order) {
+                    rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+                    goto next;
+                }
+                for (k = 0; k < r2.ncore; k++)
+                    keep[r2.core[k]] = true;
+                for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
+                    order[k] = kind_of[k];
+                /* a core of every literal (lit_oracle): the traced ranges, shapes and replacements are
+                 * dropped before the guards, so that what is left names a guard where one conflicts,
+                 * as Z3's cores tend to */
+                if (c->orc && c->orc->core)
+                    for (k = 0; k < lits.n; k++)
+                        if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
+                            order[k] = 3;
+                c->guided = c->orc && c->orc->core;
+                rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
+                c->guided = false;
+                sg_free(order);
+            } else {
+                rc = explain_by_values(c, cex, &lits, kind_of, index_of, keep);
+            }
         }
         if (rc)
             goto next;

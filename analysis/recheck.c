@@ -57,7 +57,17 @@ int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, 
         goto cleanup;
     *verdict = rep->verdict;
     if (rep->nviolations) {
+        /* the first violation, of a plain dim where there is one: a violation explained by its
+         * values (check_values.c) charges every dim the failing guard reads, derived ones too,
+         * where torch names the root */
+        size_t ncin = 0;
+        const sg_input_dim *cin = sg_trace_inputs(copy, &ncin); /* with torch's lines applied */
         const sg_violation *v = &rep->violations[0];
+        for (j = 0; j < rep->nviolations && v->kind == SG_VIOL_GUARD && v->input < ncin &&
+                    cin[v->input].kind == SG_SPEC_DERIVED; j++)
+            if (rep->violations[j].kind == SG_VIOL_GUARD && rep->violations[j].input < ncin &&
+                cin[rep->violations[j].input].kind != SG_SPEC_DERIVED)
+                v = &rep->violations[j];
         sg_buf b2;
         sg_buf_init(&b2, 1 << 20);
         sg_buf_puts(&b2, v->message ? v->message : "violation");

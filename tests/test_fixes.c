@@ -296,6 +296,14 @@ static void test_check_lines(void)
     CHECK(sg_fixes_check_lines(&v, &why, t, good, 2, NULL, &err) == 0 && v == SG_VERDICT_OK && !why);
     CHECK(sg_fixes_check_lines(&v, &why, t, bad, 1, NULL, &err) == 0 && v == SG_VERDICT_VIOLATIONS && why);
     CHECK(why && strstr(why, "counterexample"));
+    /* the first violation is explained by its values (no core minimised): the line names a guard
+     * the counterexample fails, and the counterexample is inside the lines' range */
+    if (why) {
+        const char *at = strstr(why, "(counterexample: L['x'].size()[0] = ");
+        long x = at ? strtol(at + strlen("(counterexample: L['x'].size()[0] = "), NULL, 10) : -1;
+        CHECK_MSG(strstr(why, "satisfy the generated guard (L['x'].size()[0] % 8) == 0.") && x >= 16 && x <= 100 &&
+                  x % 8 != 0, "%s", why);
+    }
     sg_free(why);
     CHECK(sg_fixes_check_lines(&v, &why, t, junk, 1, NULL, &err) == 0 && v == SG_VERDICT_INVALID_SPEC && why);
     CHECK(why && strstr(why, "dx := 4"));
