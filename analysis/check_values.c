@@ -583,8 +583,13 @@ static int values_in(checker *c, long comp)
             if ((e = sg_presolve_enumerate(c->ps, nodes, nn, ck, nck, true, ecex)) == 0)
                 checked.n = 0; /* none: every open dim is proved, as Z3's unsat would say */
             else if (e < 0) {
-                sg_free(ecex);
-                ecex = NULL;
+                /* a larger one: a failing model near the example, else Z3's */
+                for (i = 0; i < p->ninputs; i++)
+                    ecex[i] = p->inputs[i].size;
+                if (sg_presolve_violate(c->ps, nodes, nn, ck, nck, ecex) < 0) {
+                    sg_free(ecex);
+                    ecex = NULL;
+                }
             }
         }
         if (checked.n == 0) {

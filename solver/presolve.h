@@ -107,6 +107,18 @@ bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_inter
 int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
                           bool violation, sg_int *dvals);
 
+/*
+ * A model failing a constraint, for components too large to enumerate (the check's counterexample
+ * without Z3). Under sg_presolve_enumerate's conditions on the facts (over any number of class
+ * roots, finite or not), the points of the box where the facts left out hold are the models. The
+ * example point (each root at its value at dvals[], clamped into its domain; a root no input dim
+ * gives a value at its low end) is tried, then the points that differ from it in one root, moved
+ * to a neighbour or to an end of its domain, each by exact evaluation of the facts left out and the
+ * constraints cons[0..nc-1] that read that root. Returns 1 with the model's input dim sizes in
+ * dvals[] (entries of other dims untouched), -1 when it found none (a failing model may need two
+ * roots moved: ask Z3) or cannot tell; charged to the enumeration budget.
+ */
+int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc, sg_int *dvals);
 /* Does checked constraint `cons` hold on every model of the facts given since
  * sg_presolve_begin? TRUE / FALSE only when certain; UNKNOWN otherwise. */
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t cons);

@@ -7,12 +7,15 @@
  * domains, walk every point of that box and evaluate (expr/eval.c: Python's
  * integer semantics) - to prove a question that holds at every point
  * (enum_decide), or to find the first model at which constraints hold or
- * fail (sg_presolve_enumerate, for phase 2 of the check on small components).
+ * fail (sg_presolve_enumerate, for phase 2 of the check on small components);
+ * on larger ones, try the example point and its one-root neighbours for a model
+ * failing a constraint (sg_presolve_violate).
  *
  * Does not: read facts, keep classes or domains, or decide anything over an
  * unbounded box (presolve.c); explain relations (presolve_forest.c); touch Z3.
  * Every walk is charged to the presolve's budget (enum_budget: linear in the problem's size).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "solver/presolve_impl.h"
@@ -300,5 +303,249 @@ done:
     sg_free(at_root);
     sg_free(ma);
     sg_free(mb);
+    return res;
+}
+
+/* ---- A failing model near the example (sg_presolve_violate) ------------------------------------- */
+
+typedef struct vnode {
+    size_t root, node; /* node = ma * root + mb */
+    sg_int ma, mb;
+} vnode;
+
+static int cmp_vnode(const void *a, const void *b)
+{
+    const vnode *x = a, *y = b;
+    return x->root != y->root ? (x->root < y->root ? -1 : 1) : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Root j of vr[] (its nodes vn[from[j] .. from[j+1]-1]) at value v: node values into dvals / ps->evals.
+ * false on overflow. */
+static bool set_root(sg_presolve *ps, const vnode *vn, const size_t *from, size_t j, sg_int v, sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    size_t i;
+    for (i = from[j]; i < from[j + 1]; i++) {
+        sg_int x;
+        if (!sg__mul(vn[i].ma, v, &x) || !sg__add(x, vn[i].mb, &x))
+            return false;
+        if (vn[i].node < p->ninputs)
+            dvals[vn[i].node] = x;
+        else
+            ps->evals[sg_expr_symbol_index(p->syms[vn[i].node - p->ninputs].sym)] = x;
+    }
+    return true;
+}
+
+/* Node x (-1: none) -> index of its class root in roots[0..nr-1] (sorted), or SIZE_MAX. */
+static size_t root_of_node(sg_presolve *ps, long x, const size_t *roots, size_t nr)
+{
+    size_t r, lo = 0, hi = nr;
+    sg_int a, b;
+    if (x < 0 || !sg_presolve__find(ps, (size_t)x, &r, &a, &b))
+        return SIZE_MAX;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (roots[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nr && roots[lo] == r ? lo : SIZE_MAX;
+}
+
+/* The roots (indices into roots[]) fact k reads (constraint k, or ncons + symbol k's definition),
+ * appended to out[] (at most cap; duplicates allowed): false when it reads a symbol outside them
+ * (its value is not set by the walk) or out of memory. */
+static bool fact_roots(sg_presolve *ps, size_t k, const size_t *roots, size_t nr, size_t *out, size_t *n,
+                       size_t cap)
+{
+    const sg_problem *p = ps->p;
+    const sg_expr *es[3] = {NULL, NULL, NULL}, **syms = NULL;
+    size_t e, t, ns = 0;
+    if (k >= p->ncons) {
+        es[0] = p->syms[k - p->ncons].sym;
+        es[1] = p->syms[k - p->ncons].replacement;
+    } else {
+        const sg_constraint *c = &p->cons[k];
+        switch (c->kind) {
+        case SG_CORE_GUARD: es[0] = c->expr; break;
+        case SG_CORE_RANGE: es[0] = p->syms[c->index].sym; break;
+        case SG_CORE_REPLACEMENT: es[0] = p->syms[c->index].sym, es[1] = p->syms[c->index].replacement; break;
+        case SG_CORE_INPUT: /* the dim's size and its traced value */
+            es[0] = p->inputs[c->index].value;
+            if (*n == cap || (out[*n] = root_of_node(ps, (long)c->index, roots, nr)) == SIZE_MAX)
+                return false;
+            ++*n;
+            break;
+        default: return false;
+        }
+    }
+    for (e = 0; e < 2; e++) {
+        if (!es[e])
+            continue;
+        if (sg_expr_symbols(&syms, &ns, p->pool, es[e], NULL) != 0)
+            return false;
+        for (t = 0; t < ns; t++) {
+            size_t j = root_of_node(ps, sg_presolve__sym_node(ps, syms[t]), roots, nr);
+            if (j == SIZE_MAX || *n == cap) {
+                sg_free((void *)syms);
+                return false;
+            }
+            out[(*n)++] = j;
+        }
+        sg_free((void *)syms);
+        syms = NULL;
+    }
+    return true;
+}
+
+#define VIOLATE_READS 64 /* roots one fact may read for the walk to track it */
+
+/* Which facts read which roots (fact f < nc: cons[f]; else ps->left[f - nc]): root j's facts are
+ * (*flist)[fstart[j] .. fstart[j+1]-1] (fstart[0..nr] zeroed by the caller), in fact order. false
+ * when a fact reads a symbol outside the roots, or more than VIOLATE_READS of them, or out of memory. */
+static bool reads_by_root(sg_presolve *ps, const size_t *cons, size_t nc, const size_t *roots, size_t nr,
+                          size_t *fstart, size_t **flist)
+{
+    size_t nf = nc + ps->nleft, *fr = NULL, *fo = NULL, *pos = NULL, nfr = 0, frcap = 0, f, i, a, b;
+    size_t rd[VIOLATE_READS];
+    bool ok = SG_CALLOC_ALL(SG_SLOT(fo, nf + 1), SG_SLOT(pos, nr + 1));
+    for (f = 0; f < nf && ok; f++) {
+        size_t nrd = 0;
+        fo[f] = nfr;
+        ok = fact_roots(ps, f < nc ? cons[f] : ps->left[f - nc], roots, nr, rd, &nrd, VIOLATE_READS) &&
+             sg__grow((void **)&fr, &frcap, nfr + nrd + 1, sizeof *fr) == 0;
+        for (a = 0; a < nrd && ok; a++) { /* its distinct roots */
+            for (b = 0; b < a && rd[b] != rd[a]; b++)
+                ;
+            if (b == a) {
+                fr[nfr++] = rd[a];
+                fstart[rd[a] + 1]++;
+            }
+        }
+    }
+    if (ok) {
+        fo[nf] = nfr;
+        for (i = 0; i < nr; i++)
+            fstart[i + 1] += fstart[i];
+        memcpy(pos, fstart, nr * sizeof *pos);
+        ok = (*flist = sg__malloc((nfr + 1) * sizeof **flist)) != NULL;
+        for (f = 0; f < nf && ok; f++)
+            for (i = fo[f]; i < fo[f + 1]; i++)
+                (*flist)[pos[fr[i]]++] = f;
+    }
+    SG_FREE_ALL(fr, fo, pos);
+    return ok;
+}
+
+int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc, sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    vnode *vn = NULL;
+    size_t *roots = NULL, *from = NULL, nr = 0, i, j, f, *fstart = NULL, *flist = NULL;
+    sg_int *at = NULL;
+    unsigned long long cost = 0;
+    int res = -1, h;
+
+    if (!sg_presolve_enabled() || ps->empty || ps->inexact || ps->ndefs > 0 || nn == 0 || nc == 0)
+        return -1;
+    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
+        return -1;
+    if (!SG_CALLOC_ALL(SG_SLOT(vn, nn), SG_SLOT(roots, nn), SG_SLOT(from, nn + 1), SG_SLOT(at, nn),
+                       SG_SLOT(fstart, nn + 1)))
+        goto done;
+    for (i = 0; i < nn; i++) { /* each node over one class root, as enumeration needs */
+        vn[i].node = nodes[i];
+        if (nodes[i] >= ps->nnodes || !sg_presolve__find(ps, nodes[i], &vn[i].root, &vn[i].ma, &vn[i].mb) ||
+            sg_presolve__get(ps, vn[i].root)->elim)
+            goto done;
+        if (nodes[i] >= p->ninputs && (nodes[i] >= p->ninputs + p->nsyms ||
+                                       sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
+                                       sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym) >= ps->nbox))
+            goto done;
+    }
+    qsort(vn, nn, sizeof *vn, cmp_vnode);
+    for (i = 0; i < nn; i++) {
+        if (nr == 0 || roots[nr - 1] != vn[i].root) {
+            roots[nr] = vn[i].root;
+            from[nr++] = i;
+        }
+    }
+    from[nr] = nn;
+    /* the example point: each root at its value at the example sizes (ma = +-1), clamped into its
+     * domain; a root no input dim gives one at its low end (high, 0) */
+    for (j = 0; j < nr; j++) {
+        const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
+        bool set = false;
+        sg_int v = 0, t;
+        for (i = from[j]; i < from[j + 1] && !set; i++)
+            if (vn[i].node < p->ninputs && (vn[i].ma == 1 || vn[i].ma == -1) && sg__sub(dvals[vn[i].node], vn[i].mb, &t)) {
+                v = vn[i].ma * t;
+                set = true;
+            }
+        if (!set)
+            v = !d->lo_inf ? d->lo : !d->hi_inf ? d->hi : 0;
+        if (!d->lo_inf && v < d->lo)
+            v = d->lo;
+        if (!d->hi_inf && v > d->hi)
+            v = d->hi;
+        if (!d->lo_inf && !d->hi_inf && d->lo > d->hi)
+            goto done;
+        at[j] = v;
+        if (!set_root(ps, vn, from, j, v, dvals))
+            goto done;
+    }
+    /* it must be a model (the facts left out hold there); a checked constraint failing there is
+     * the answer; one undefined there: no answer */
+    for (f = 0; f < ps->nleft; f++)
+        if (holds_at(ps, ps->left[f], dvals) != 1)
+            goto done;
+    for (f = 0; f < nc; f++)
+        if ((h = holds_at(ps, cons[f], dvals)) != 1) {
+            res = h == 0 ? 1 : -1;
+            goto done;
+        }
+    cost = nc + ps->nleft;
+    if (!reads_by_root(ps, cons, nc, roots, nr, fstart, &flist))
+        goto done;
+    /* one root at a time, moved to its neighbours and its domain's ends: a model (its facts left
+     * out hold) at which one of its checked constraints fails is the answer */
+    for (j = 0; j < nr && res < 0; j++) {
+        const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
+        sg_int cand[4];
+        size_t nca = 0, c;
+        if (at[j] < SG_INT_MAX && (d->hi_inf || at[j] < d->hi))
+            cand[nca++] = at[j] + 1;
+        if (at[j] > SG_INT_MIN && (d->lo_inf || at[j] > d->lo))
+            cand[nca++] = at[j] - 1;
+        if (!d->lo_inf && d->lo < at[j] - 1)
+            cand[nca++] = d->lo;
+        if (!d->hi_inf && d->hi > at[j] + 1)
+            cand[nca++] = d->hi;
+        for (c = 0; c < nca && res < 0; c++) {
+            bool model = true, fails = false;
+            if (!set_root(ps, vn, from, j, cand[c], dvals))
+                break;
+            for (i = fstart[j]; i < fstart[j + 1]; i++) {
+                f = flist[i];
+                if (f >= nc) {
+                    model = model && holds_at(ps, ps->left[f - nc], dvals) == 1;
+                } else if (!fails) {
+                    fails = holds_at(ps, cons[f], dvals) == 0; /* (undefined there: not a failure) */
+                }
+            }
+            cost += fstart[j + 1] - fstart[j];
+            if (model && fails)
+                res = 1;
+            else if (ps->enum_spent + cost > enum_budget(ps))
+                goto done;
+        }
+        if (res < 0 && !set_root(ps, vn, from, j, at[j], dvals))
+            goto done;
+    }
+done:
+    ps->enum_spent += cost;
+    SG_FREE_ALL(vn, roots, from, at, fstart, flist);
     return res;
 }
