@@ -42,8 +42,8 @@ def test_check_corpus_violation_as_objects():
     assert r.backend.startswith(os.environ.get("SHAPEGATE_BACKEND", "cli") + ": ")
     (v,) = r.violations
     assert (v.dim, v.source, v.kind) == ("dx", "L['x'].size()[0]", "guard")
-    assert v.counterexample == {"['x']": [8]}
-    assert any(c.kind == "guard" and "// 8" in c.text for c in v.core)
+    assert v.counterexample == {"['x']": [17]}  # the failing shape nearest the example 16
+    assert any(c.kind == "guard" and "% 8" in c.text for c in v.core)
     assert [d.status for d in r.dims] == ["refuted"] and r.refuted[0].name == "dx"
     inf = r.inferred["s77"]
     assert inf.range == (16, None) and inf.congruence == (8, 0) and inf.range_exact
