@@ -680,7 +680,9 @@ static int values_in(checker *c, long comp)
             rc = sg_check__ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
             if (rc)
                 goto next;
-            if (r2.answer == SG_Q_UNSAT) {
+            /* (a core of every literal from a solver that tracks none is no explanation: it is
+             * explained by its values, as an unknown one, not minimised question by question) */
+            if (r2.answer == SG_Q_UNSAT && !r2.core_all) {
                 int *order = sg__calloc(lits.n + 1, sizeof *order);
                 if (!order) {
                     rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");

@@ -79,6 +79,8 @@ typedef struct sg_problem {
     const sg_term **inc_hard;
     size_t ninc_hard, inc_hard_cap;
     bool inc_open;           /* the incremental solver has a query's scope open */
+    bool core_untracked;     /* the last query's unsat core is every assumption: its solver (nia_solver)
+                              * tracks none of them (problem_run.c) */
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
     bool example_tried;

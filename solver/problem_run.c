@@ -325,6 +325,17 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
     if (*res == Z3_L_TRUE && model) {
         *model = Z3_solver_get_model(c, s);
         Z3_model_inc_ref(c, *model);
+    } else if (*res == Z3_L_FALSE && core && slot == &p->nia) {
+        /* a solver made of tactics (nia_solver) answers with assumptions as plain assertions and
+         * tracks none of them: its core is empty, which would say the hard terms alone conflict.
+         * Every assumption is a core (the question itself); the caller's minimisation shrinks it. */
+        if (!(*core = sg__malloc((nassume + 1) * sizeof **core))) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory reading an unsat core");
+            goto cleanup;
+        }
+        for (i = 0; i < nassume; i++)
+            (*core)[(*ncore)++] = i;
+        p->core_untracked = true;
     } else if (*res == Z3_L_FALSE && core) {
         Z3_ast_vector v = Z3_solver_get_unsat_core(c, s);
         unsigned n, j;
@@ -511,6 +522,7 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
     int rc;
 
     *res = Z3_L_UNDEF;
+    p->core_untracked = false;
     if (model)
         *model = NULL;
     if (core) {

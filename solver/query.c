@@ -434,6 +434,7 @@ int sg_q_check(sg_problem *p, const sg_question *q, const sg_budget *b, sg_check
                           &res, q->want_model ? &model : NULL, q->want_core ? &out->core : NULL, &out->ncore,
                           out->reason, err);
     out->model = (sg_q_model *)model;
+    out->core_all = q->want_core && res == Z3_L_FALSE && p->core_untracked;
     if (model && sg_ctxpool_warm(p->contexts)) { /* the next questions' first witness */
         Z3_context c = sg_problem_context(p);
         Z3_model_inc_ref(c, model);

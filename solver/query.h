@@ -184,6 +184,8 @@ typedef struct sg_q_result {
     sg_q_model *model;  /* on SAT when asked; freed by sg_q_result_dispose */
     size_t *core;       /* on UNSAT when asked: indices into assume[] of an unsat core (sg_free) */
     size_t ncore;
+    bool core_all;      /* that core is every assumption because the solver tracked none (a solver of
+                         * tactics, problem_run.c): it says nothing about which ones conflict */
     char reason[64];    /* on UNKNOWN: Z3's reason, "time budget", "canceled", ... */
 } sg_q_result;
 

@@ -190,6 +190,64 @@ static void test_core(void)
     fix_close(&f);
 }
 
+/* More than 128 non-linear divisions go to a solver of tactics (problem_run.c), which tracks no
+ * assumption: its unsat core is every assumption, said so by core_all, never an empty core (which
+ * would claim the hard terms alone conflict). Fewer: Z3's own core, a real subset. */
+static void test_core_untracked(void)
+{
+    fix f;
+    const sg_term *hard[8], *lits[200];
+    sg_error err = SG_ERROR_INIT;
+    sg_question q;
+    sg_q_result r;
+    size_t x, y, k, na, round;
+    char name[32];
+    if (!fix_open(&f, "err_eq_add")) {
+        CHECK(0);
+        return;
+    }
+    x = dim_of(&f, "L['x'].size()[0]");
+    y = dim_of(&f, "L['y'].size()[0]");
+    for (round = 0; round < 2; round++) {
+        size_t ndivs = round ? 140 : 20, n = 0;
+        hard[n++] = sg_problem_keep(f.p, sg_q_eq(f.p, sg_q_dim(f.p, x), sg_q_num(f.p, 3)));
+        hard[n++] = sg_problem_keep(f.p, sg_q_eq(f.p, sg_q_dim(f.p, y), sg_q_num(f.p, 5)));
+        for (na = 0, k = 0; k < ndivs; k++) { /* x mod (y + k) == 3: true, one division each */
+            const sg_term *d = sg_problem_keep(f.p, sg_q_add(f.p, sg_q_dim(f.p, y), sg_q_num(f.p, (sg_int)k)));
+            const sg_term *m = sg_problem_keep(f.p, sg_q_eq(f.p, sg_q_mod(f.p, sg_q_dim(f.p, x), d), sg_q_num(f.p, 3)));
+            snprintf(name, sizeof name, "m!%zu", k);
+            lits[na] = sg_problem_keep(f.p, sg_q_literal(f.p, name));
+            hard[2] = sg_problem_keep(f.p, sg_q_and2(f.p, k ? hard[2] : sg_q_true(f.p), sg_q_implies(f.p, lits[na], m)));
+            na++;
+        }
+        n = 3;
+        /* the conflicting one: x mod y == 4 */
+        lits[na] = sg_problem_keep(f.p, sg_q_literal(f.p, "bad"));
+        hard[n++] = sg_problem_keep(f.p, sg_q_implies(f.p, lits[na++], sg_q_eq(f.p, sg_q_mod(f.p, sg_q_dim(f.p, x),
+                                                                                       sg_q_dim(f.p, y)), sg_q_num(f.p, 4))));
+        memset(&q, 0, sizeof q);
+        q.hard = hard;
+        q.nhard = n;
+        q.assume = lits;
+        q.nassume = na;
+        q.want_core = true;
+        CHECK_EQ_INT(sg_q_check(f.p, &q, &f.b, NULL, &r, &err), 0);
+        CHECK_EQ_INT(r.answer, SG_Q_UNSAT);
+        if (round) {
+            CHECK_MSG(r.core_all && r.ncore == na, "%zu divisions: core of %zu of %zu, core_all %d", ndivs, r.ncore, na,
+                      (int)r.core_all);
+        } else {
+            CHECK_MSG(!r.core_all && r.ncore >= 1 && r.ncore < na, "%zu divisions: core of %zu of %zu", ndivs, r.ncore,
+                      na);
+            for (k = 0; k < r.ncore && r.core[k] != na - 1; k++)
+                ;
+            CHECK(k < r.ncore); /* "bad" is in it */
+        }
+        sg_q_result_dispose(f.p, &r);
+    }
+    fix_close(&f);
+}
+
 static void test_extreme(void)
 {
     fix f;
@@ -433,6 +491,7 @@ int main(void)
 {
     RUN(test_model_and_relation);
     RUN(test_core);
+    RUN(test_core_untracked);
     RUN(test_extreme);
     RUN(test_budget_cancel);
     RUN(test_structure);
