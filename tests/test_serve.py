@@ -1126,8 +1126,9 @@ def fds_settle(s, n, timeout=10):
 def heavy_trace(args):
     """bench/traces/prod300 (1,650 non-linear guards) as a JSON trace, its q_i under one Dim name `q`
     (all their examples are 3): phase 2's one-dim counterexamples (issue 14), which decide prod300
-    itself in about 60 MiB, do not read a Dim shared by open dims, so Z3 gets the 452-dim non-linear
-    component as it got prod300 before: about 235 MiB in the CLI, more than 64 MiB."""
+    itself in about 60 MiB, do not read a Dim shared by open dims, so the 452-dim non-linear
+    component goes to Z3 with its 1,650 divisions (its explanation and its fixes: about 340 MiB in
+    the CLI), more than 64 MiB."""
     import tarfile
     d = os.path.join(args.work, "prod300")
     if not os.path.exists(d + ".json"):
