@@ -55,8 +55,11 @@ int sg_point_find(sg_int *vals, const sg_point_query *q, sg_error *err)
         return rc;
     c = k.c = sg_smt_context(smt);
     if (!c) {
+        int code = sg_terms_failed(sg_smt_terms(smt));
+        rc = sg_error_set(err, code ? code : SG_ENOMEM, "%s",
+                          code ? sg_terms_error_msg(sg_smt_terms(smt)) : "out of memory: Z3 could not create a context");
         sg_smt_free(smt);
-        return sg_error_set(err, SG_ERROR, "Z3 could not create a context");
+        return rc;
     }
     is = Z3_mk_int_sort(c);
     k.s = Z3_mk_solver(c);

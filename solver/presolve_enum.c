@@ -361,7 +361,7 @@ static bool fact_roots(sg_presolve *ps, size_t k, const size_t *roots, size_t nr
                        size_t cap)
 {
     const sg_problem *p = ps->p;
-    const sg_expr *es[3] = {NULL, NULL, NULL}, **syms = NULL;
+    const sg_expr *es[2] = {NULL, NULL}, **syms = NULL;
     size_t e, t, ns = 0;
     if (k >= p->ncons) {
         es[0] = p->syms[k - p->ncons].sym;

@@ -48,8 +48,11 @@ int sg_sat_find(sg_sat_answer *answer, sg_int *vals, const sg_sat_query *q, char
         return rc;
     c = sg_smt_context(smt);
     if (!c) {
+        int code = sg_terms_failed(sg_smt_terms(smt));
+        rc = sg_error_set(err, code ? code : SG_ENOMEM, "%s",
+                          code ? sg_terms_error_msg(sg_smt_terms(smt)) : "out of memory: Z3 could not create a context");
         sg_smt_free(smt);
-        return sg_error_set(err, SG_ERROR, "Z3 could not create a context");
+        return rc;
     }
     s = Z3_mk_solver(c);
     Z3_solver_inc_ref(c, s);

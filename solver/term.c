@@ -670,7 +670,8 @@ Z3_context sg_terms_context(sg_terms *ts)
     if (ts->failed) /* a record cut short by a lack of memory cannot be replayed */
         return NULL;
     if (!(ts->ctx = sg_ctxpool_take(ts->contexts))) {
-        fail(ts, SG_ERROR, "Z3 could not create a context");
+        /* (Z3_mk_context fails for want of memory: under serve's --worker-memory cap, say) */
+        fail(ts, SG_ENOMEM, "out of memory: Z3 could not create a context");
         return NULL;
     }
     ts->sorts[SG_TS_BOOL] = Z3_mk_bool_sort(ts->ctx);
