@@ -850,12 +850,11 @@ int sg_spec_repair_structure(sg_spec_repair *out, const sg_trace *t, sg_error *e
     if (out->python)
         goto cleanup;
     if (spec && ij) {
-        sj = cJSON_Parse(spec);
-        ijj = cJSON_Parse(ij);
-        if (!sj || !ijj) {
-            rc = SG_ENOMEM;
+        /* sg__json_parse: a bound such as sys.maxsize stays an exact integer (a Raw node, printed
+         * back as its digits), where cJSON's double wrote 9.2233720368547758e+18 */
+        if ((rc = sg__json_parse(&sj, spec, strlen(spec), SG_JSON_MAX_BYTES, SG_JSON_MAX_DEPTH, "spec", err)) != 0 ||
+            (rc = sg__json_parse(&ijj, ij, strlen(ij), SG_JSON_MAX_BYTES, SG_JSON_MAX_DEPTH, "inputs", err)) != 0)
             goto cleanup;
-        }
         c.flat = sg__json_get(ijj, "flat");
         fixed = top(&c, ijj, sj);
         if (c.rc || !fixed) {

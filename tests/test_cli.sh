@@ -436,5 +436,14 @@ if [ -d "$CASES/err_div_view_8" ]; then
     expect_err1 "batch needs --json" 2 'several INPUTs need --json'
 fi
 
+# a Dim bound of sys.maxsize stays exact in the spec's validation message and in its repair
+# (both read the spec as cJSON doubles once: 9223372036854775808, and 9.2233720368547758e+18,
+# which the repaired spec then refused)
+run /dev/null check "$SRC/tests/data/bigint/maxsize_spec.json"
+expect "maxsize spec: invalid (a 2-entry spec for a 1-dim tensor)" 1 '*'
+expect_out_has "maxsize spec: the bound exact in torch's message" "Dim('dx', max=9223372036854775807)"
+expect_out_has "maxsize spec: the repaired spec checked" "Suggested fixes (re-checked: the fixed spec is proved, 1 round)"
+expect_out_has "maxsize spec: the repair's Python" "dx = Dim('dx', min=2, max=9223372036854775806)"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

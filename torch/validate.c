@@ -22,6 +22,7 @@
 
 #include "torch/validate.h"
 #include "trace/trace_impl.h"
+#include "util/json.h"
 #include "util/util.h"
 
 enum { SPEC = 0, SPECIALIZED = 1 };
@@ -188,21 +189,23 @@ static const char *spec_type(const cJSON *spec)
 static void leaf_repr(sg_buf *b, const cJSON *j)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(j, "name"), *hint = cJSON_GetObjectItemCaseSensitive(j, "hint");
+    char num[SG_INT_STRLEN];
+    sg_int v;
     if (!j || cJSON_IsNull(j)) {
         sg_buf_puts(b, "None");
     } else if (cJSON_IsString(j)) {
         sg_buf_printf(b, "Dim.%s", j->valuestring);
-    } else if (cJSON_IsNumber(j)) {
-        sg_buf_printf(b, "%.0f", j->valuedouble);
+    } else if (sg__json_int(j, &v) && !cJSON_IsString(j)) {
+        sg_buf_puts(b, sg_int_format(num, v));
     } else if (cJSON_IsString(name)) {
         const cJSON *lo = cJSON_GetObjectItemCaseSensitive(j, "min"), *hi = cJSON_GetObjectItemCaseSensitive(j, "max");
         char buf[320];
         sg_bound l = {0, 0}, h = {0, 1};
-        if (cJSON_IsNumber(lo))
-            l.v = (sg_int)lo->valuedouble;
-        if (cJSON_IsNumber(hi)) {
+        if (sg__json_int(lo, &v) && !cJSON_IsString(lo))
+            l.v = v;
+        if (sg__json_int(hi, &v) && !cJSON_IsString(hi)) {
             h.inf = 0;
-            h.v = (sg_int)hi->valuedouble;
+            h.v = v;
         }
         dim_repr(buf, sizeof buf, name->valuestring, l, h);
         sg_buf_puts(b, buf);
@@ -251,8 +254,12 @@ static void tensor_spec(walker *w, const cJSON *shape, const cJSON *spec, const 
         return;
     sg_buf_init(&sz, 4096);
     sg_buf_puts(&sz, "torch.Size([");
-    for (k = 0; k < rank; k++)
-        sg_buf_printf(&sz, "%s%.0f", k ? ", " : "", cJSON_GetArrayItem(shape, k)->valuedouble);
+    for (k = 0; k < rank; k++) {
+        char num[SG_INT_STRLEN];
+        sg_int v = 0;
+        sg__json_int(cJSON_GetArrayItem(shape, k), &v);
+        sg_buf_printf(&sz, "%s%s", k ? ", " : "", sg_int_format(num, v));
+    }
     sg_buf_puts(&sz, "])");
     if (items && w->lengths && cJSON_GetArraySize(items) != rank) {
         sg_buf_printf(&w->msg, "Expected dynamic shape spec %s", cJSON_IsArray(spec) ? "[" : "(");

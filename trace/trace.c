@@ -125,8 +125,8 @@ void sg_trace_free(sg_trace *t)
     }
     SG_FREE_ALL(t->symbols, t->guards, t->inputs, t->sym_map);
     if ((pj = atomic_load_explicit(&t->parsed, memory_order_acquire)) != NULL) {
-        cJSON_Delete(pj->spec);
-        cJSON_Delete(pj->inputs);
+        sg__json_doc_free(pj->spec_doc);
+        sg__json_doc_free(pj->inputs_doc);
         sg_free(pj);
     }
     sg_pool_free(t->pool);
@@ -134,9 +134,16 @@ void sg_trace_free(sg_trace *t)
     sg_free(t);
 }
 
-static cJSON *parse_or_null(const char *text)
+/* `text` (NULL: none) as a document into *doc; its root, or NULL when absent or not JSON. */
+static const cJSON *parse_or_null(const char *text, sg__json_doc **doc)
 {
-    return text ? cJSON_ParseWithLengthOpts(text, strlen(text), NULL, 0) : NULL;
+    const cJSON *root = NULL;
+    sg_error err = SG_ERROR_INIT;
+    *doc = NULL;
+    if (text && sg__json_doc_parse(doc, &root, text, strlen(text), SG_JSON_MAX_BYTES, SG_JSON_MAX_DEPTH, "spec",
+                                   &err) != 0)
+        return NULL;
+    return root;
 }
 
 const sg_trace_parsed *sg_trace__parsed(const sg_trace *t)
@@ -150,8 +157,8 @@ const sg_trace_parsed *sg_trace__parsed(const sg_trace *t)
         return NULL;
     h->spec_text = t->dynamic_shapes_json;
     h->inputs_text = t->inputs_json;
-    h->spec = parse_or_null(h->spec_text);
-    h->inputs = parse_or_null(h->inputs_text);
+    h->spec = parse_or_null(h->spec_text, &h->spec_doc);
+    h->inputs = parse_or_null(h->inputs_text, &h->inputs_doc);
     h->kept = atomic_compare_exchange_strong_explicit(&w->parsed, &expected, h, memory_order_acq_rel,
                                                       memory_order_acquire);
     return h;
@@ -162,8 +169,8 @@ void sg_trace__parsed_release(const sg_trace_parsed *h)
     sg_trace_parsed *m = (sg_trace_parsed *)h;
     if (!m || m->kept)
         return;
-    cJSON_Delete(m->spec);
-    cJSON_Delete(m->inputs);
+    sg__json_doc_free(m->spec_doc);
+    sg__json_doc_free(m->inputs_doc);
     sg_free(m);
 }
 

@@ -168,8 +168,8 @@ int sg_trace__get_member(sg_trace__reader *R, const cJSON **out, const cJSON *ob
 int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j);
 
 /*
- * dynamic_shapes_json and inputs_json of `t` parsed (cJSON_ParseWithLengthOpts; each NULL when
- * absent or not JSON), read-only. The first call on a trace keeps them with it (any thread may
+ * dynamic_shapes_json and inputs_json of `t` parsed (sg__json_doc_parse, util/json.h: big integers
+ * are Raw nodes, read them with sg__json_int; each NULL when absent or not JSON), read-only. The first call on a trace keeps them with it (any thread may
  * ask, the first to finish installs them), so that the spec's validation - run by the check and
  * again by torch's message - parses them once per trace, not twice per call. Returns a handle to
  * give back to sg_trace__parsed_release (NULL-safe), NULL when out of memory; the trees live as
@@ -178,7 +178,8 @@ int sg_trace__keep_json(sg_trace__reader *R, const char **out, const cJSON *j);
  */
 typedef struct sg_trace_parsed {
     const char *spec_text, *inputs_text; /* the texts parsed */
-    cJSON *spec, *inputs;
+    const cJSON *spec, *inputs;          /* their trees, in the documents below */
+    struct sg__json_doc *spec_doc, *inputs_doc;
     bool kept;                           /* the trace's own (freed with it) */
 } sg_trace_parsed;
 const sg_trace_parsed *sg_trace__parsed(const sg_trace *t);
