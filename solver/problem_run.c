@@ -381,12 +381,8 @@ static bool budget_stop(const char *reason)
 static int visit(sg_problem *p, const sg_term *a, bool *first)
 {
     unsigned id = sg_t_id(a);
-    if (id >= p->nseen) {
-        size_t old = p->nseen;
-        if (sg__grow((void **)&p->seen, &p->nseen, (size_t)id + 1, sizeof *p->seen))
-            return SG_ENOMEM;
-        memset(p->seen + old, 0, (p->nseen - old) * sizeof *p->seen);
-    }
+    if (sg__grow_zeroed((void **)&p->seen, &p->nseen, (size_t)id + 1, sizeof *p->seen))
+        return SG_ENOMEM;
     *first = p->seen[id] != p->stamp;
     p->seen[id] = p->stamp;
     return 0;

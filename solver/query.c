@@ -318,12 +318,8 @@ static int wit_value(void *arg, const sg_term *t, sg_int *v)
 static bool ex_set(sg_problem *p, const sg_term *t, sg_int v)
 {
     unsigned id = sg_t_id(t);
-    if (id >= p->nex) {
-        size_t old = p->nex;
-        if (sg__grow((void **)&p->ex, &p->nex, (size_t)id + 1, sizeof *p->ex))
-            return false;
-        memset(p->ex + old, 0, (p->nex - old) * sizeof *p->ex);
-    }
+    if (sg__grow_zeroed((void **)&p->ex, &p->nex, (size_t)id + 1, sizeof *p->ex))
+        return false;
     if (id) {
         p->ex[id].v = v;
         p->ex[id].set = true;
@@ -390,12 +386,8 @@ static bool answer_by_witness(sg_problem *p, const sg_question *q)
     }
     for (a = 0; a < q->nassume; a++) {
         unsigned id = sg_t_id(q->assume[a]);
-        if (id >= p->namark) {
-            size_t old = p->namark;
-            if (sg__grow((void **)&p->amark, &p->namark, (size_t)id + 1, sizeof *p->amark))
-                return false;
-            memset(p->amark + old, 0, (p->namark - old) * sizeof *p->amark);
-        }
+        if (sg__grow_zeroed((void **)&p->amark, &p->namark, (size_t)id + 1, sizeof *p->amark))
+            return false;
         p->amark[id] = p->astamp;
     }
     if (p->witness && ((e = evaluated(p, p->witness, q)) > 0 || (e < 0 && witnessed(p, p->witness, q))))

@@ -76,16 +76,27 @@ static size_t all_of(fix *f, const sg_term **hard, size_t cap, const sg_term *ex
     return n;
 }
 
-static sg_q_answer ask(fix *f, const sg_term **hard, size_t n, sg_q_result *r, bool model)
+/* Ask hard[0..n-1] under assumptions lits[0..na-1], for a model and/or a core; the answer (the
+ * result in *r: sg_q_result_dispose it). */
+static sg_q_answer ask_with(fix *f, const sg_term **hard, size_t n, const sg_term **lits, size_t na, bool model,
+                            bool core, sg_q_result *r)
 {
     sg_error err = SG_ERROR_INIT;
     sg_question q;
     memset(&q, 0, sizeof q);
     q.hard = hard;
     q.nhard = n;
+    q.assume = lits;
+    q.nassume = na;
     q.want_model = model;
+    q.want_core = core;
     CHECK_EQ_INT(sg_q_check(f->p, &q, &f->b, NULL, r, &err), 0);
     return r->answer;
+}
+
+static sg_q_answer ask(fix *f, const sg_term **hard, size_t n, sg_q_result *r, bool model)
+{
+    return ask_with(f, hard, n, NULL, 0, model, false, r);
 }
 
 static void test_model_and_relation(void)
@@ -197,8 +208,6 @@ static void test_core_untracked(void)
 {
     fix f;
     const sg_term *hard[8], *lits[200];
-    sg_error err = SG_ERROR_INIT;
-    sg_question q;
     sg_q_result r;
     size_t x, y, k, na, round;
     char name[32];
@@ -225,14 +234,7 @@ static void test_core_untracked(void)
         lits[na] = sg_problem_keep(f.p, sg_q_literal(f.p, "bad"));
         hard[n++] = sg_problem_keep(f.p, sg_q_implies(f.p, lits[na++], sg_q_eq(f.p, sg_q_mod(f.p, sg_q_dim(f.p, x),
                                                                                        sg_q_dim(f.p, y)), sg_q_num(f.p, 4))));
-        memset(&q, 0, sizeof q);
-        q.hard = hard;
-        q.nhard = n;
-        q.assume = lits;
-        q.nassume = na;
-        q.want_core = true;
-        CHECK_EQ_INT(sg_q_check(f.p, &q, &f.b, NULL, &r, &err), 0);
-        CHECK_EQ_INT(r.answer, SG_Q_UNSAT);
+        CHECK_EQ_INT(ask_with(&f, hard, n, lits, na, false, true, &r), SG_Q_UNSAT);
         if (round) {
             CHECK_MSG(r.core_all && r.ncore == na, "%zu divisions: core of %zu of %zu, core_all %d", ndivs, r.ncore, na,
                       (int)r.core_all);

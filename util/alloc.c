@@ -121,3 +121,12 @@ int sg__grow(void **arr, size_t *cap, size_t need, size_t elem)
     *cap = ncap;
     return 0;
 }
+
+int sg__grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t old = *cap;
+    int rc = sg__grow(arr, cap, need, elem);
+    if (!rc && *cap > old)
+        memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
+    return rc;
+}

@@ -90,6 +90,8 @@ bool sg__calloc_slots(const sg__slot *slots, size_t n);
 /* Grow `*arr` (of `*cap` elements of `elem` bytes) to hold at least `need`.
  * Returns 0 or SG_ENOMEM (then `*arr` is unchanged). */
 int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);
+/* sg__grow, the new elements zeroed (marks and tables indexed by an id that grows). */
+int sg__grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* Append one zeroed element to `*arr` (`*n` elements of `elem` bytes, room for `*cap`):
  * returns it (and *n grows by one), or NULL when out of memory (nothing changed). */
