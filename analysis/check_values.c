@@ -526,7 +526,7 @@ static int values_in(checker *c, long comp)
         tvec hard = TVEC_INIT, checked = TVEC_INIT, hard2 = TVEC_INIT, lits = TVEC_INIT;
         int *kind_of = NULL;
         size_t *index_of = NULL, nlits, nproved = 0;
-        bool *keep = NULL, *flag = NULL, any_open = false, any;
+        bool *keep = NULL, *flag = NULL, any_open = false, any, by_values;
         sg_int *cex = NULL, *ecex = NULL; /* ecex: the counterexample enumeration found, or NULL */
         size_t *ck = NULL, nck = 0, *nodes = NULL, nn = 0; /* the checked constraints asked about */
         sg_q_result r, r2; /* the counterexample's question, its explanation's */
@@ -656,12 +656,11 @@ static int values_in(checker *c, long comp)
             rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
             goto next;
         }
-        if (c->first) {
-            /* a re-check's first violation (recheck.c: torch's own lines) is read for its verdict
-             * and one line naming a guard the counterexample fails: explained by its values, no
-             * core asked or minimised (only what the output needs) */
-            rc = explain_by_values(c, cex, &lits, kind_of, index_of, keep);
-        } else {
+        /* a re-check's first violation (recheck.c: torch's own lines) is read for its verdict and
+         * one line naming a guard the counterexample fails: explained by its values, no core asked
+         * or minimised (only what the output needs) */
+        by_values = c->first;
+        if (!by_values) {
             /* its explanation without Z3 where the presolve can: the minimisation's satisfiable
              * questions, and on an enumerated component every question by its models (lit_oracle;
              * the core without minimising: every literal) */
@@ -680,32 +679,33 @@ static int values_in(checker *c, long comp)
             rc = sg_check__ask(c, hard2.a, hard2.n, lits.a, lits.n, false, true, &r2);
             if (rc)
                 goto next;
-            /* (a core of every literal from a solver that tracks none is no explanation: it is
-             * explained by its values, as an unknown one, not minimised question by question) */
-            if (r2.answer == SG_Q_UNSAT && !r2.core_all) {
-                int *order = sg__calloc(lits.n + 1, sizeof *order);
-                if (!order) {
-                    rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
-                    goto next;
-                }
-                for (k = 0; k < r2.ncore; k++)
-                    keep[r2.core[k]] = true;
-                for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
-                    order[k] = kind_of[k];
-                /* a core of every literal (lit_oracle): the traced ranges, shapes and replacements are
-                 * dropped before the guards, so that what is left names a guard where one conflicts,
-                 * as Z3's cores tend to */
-                if (c->orc && c->orc->core)
-                    for (k = 0; k < lits.n; k++)
-                        if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
-                            order[k] = 3;
-                c->guided = c->orc && c->orc->core;
-                rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
-                c->guided = false;
-                sg_free(order);
-            } else {
-                rc = explain_by_values(c, cex, &lits, kind_of, index_of, keep);
+            /* no core (unknown), or one of every literal from a solver that tracks none: explained
+             * by its values, not minimised question by question */
+            by_values = r2.answer != SG_Q_UNSAT || r2.core_all;
+        }
+        if (by_values) {
+            rc = explain_by_values(c, cex, &lits, kind_of, index_of, keep);
+        } else {
+            int *order = sg__calloc(lits.n + 1, sizeof *order);
+            if (!order) {
+                rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+                goto next;
             }
+            for (k = 0; k < r2.ncore; k++)
+                keep[r2.core[k]] = true;
+            for (k = 0; k < lits.n; k++) /* drop dim values first, then spec items, then constraints */
+                order[k] = kind_of[k];
+            /* a core of every literal (lit_oracle): the traced ranges, shapes and replacements are
+             * dropped before the guards, so that what is left names a guard where one conflicts,
+             * as Z3's cores tend to */
+            if (c->orc && c->orc->core)
+                for (k = 0; k < lits.n; k++)
+                    if (kind_of[k] == 2 && p->cons[index_of[k]].kind == SG_CORE_GUARD)
+                        order[k] = 3;
+            c->guided = c->orc && c->orc->core;
+            rc = sg_check__minimize(c, &hard2, &lits, kind_of, order, keep);
+            c->guided = false;
+            sg_free(order);
         }
         if (rc)
             goto next;

@@ -21,6 +21,27 @@ int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, con
     return sg_fixes_check_lines_rt(verdict, why, t, lines, n, opts, NULL, err);
 }
 
+/* A guard violation of a derived dim of `t` (the trace with torch's lines applied). */
+static bool derived_guard(const sg_violation *v, const sg_trace *t)
+{
+    size_t n = 0;
+    const sg_input_dim *in = sg_trace_inputs(t, &n);
+    return v->kind == SG_VIOL_GUARD && v->input < n && in[v->input].kind == SG_SPEC_DERIVED;
+}
+
+/* The violation a re-check shows: the first, or the first guard violation of a plain dim when the
+ * first charges a derived dim (explained by its values, check_values.c charges every dim the
+ * failing guard reads, derived ones too, where torch names the root). */
+static const sg_violation *shown_violation(const sg_report *rep, const sg_trace *t)
+{
+    size_t j;
+    if (derived_guard(&rep->violations[0], t))
+        for (j = 1; j < rep->nviolations; j++)
+            if (rep->violations[j].kind == SG_VIOL_GUARD && !derived_guard(&rep->violations[j], t))
+                return &rep->violations[j];
+    return &rep->violations[0];
+}
+
 int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
                             size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err)
 {
@@ -57,17 +78,7 @@ int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, 
         goto cleanup;
     *verdict = rep->verdict;
     if (rep->nviolations) {
-        /* the first violation, of a plain dim where there is one: a violation explained by its
-         * values (check_values.c) charges every dim the failing guard reads, derived ones too,
-         * where torch names the root */
-        size_t ncin = 0;
-        const sg_input_dim *cin = sg_trace_inputs(copy, &ncin); /* with torch's lines applied */
-        const sg_violation *v = &rep->violations[0];
-        for (j = 0; j < rep->nviolations && v->kind == SG_VIOL_GUARD && v->input < ncin &&
-                    cin[v->input].kind == SG_SPEC_DERIVED; j++)
-            if (rep->violations[j].kind == SG_VIOL_GUARD && rep->violations[j].input < ncin &&
-                cin[rep->violations[j].input].kind != SG_SPEC_DERIVED)
-                v = &rep->violations[j];
+        const sg_violation *v = shown_violation(rep, copy);
         sg_buf b2;
         sg_buf_init(&b2, 1 << 20);
         sg_buf_puts(&b2, v->message ? v->message : "violation");

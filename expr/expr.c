@@ -1373,12 +1373,8 @@ const sg_expr *sg_expr_copy(sg_expr_copier *c, const sg_expr *e)
         sg_free((void *)heap);
         break;
     }
-    if (r && e->id >= c->cap) {
-        size_t old = c->cap;
-        if (sg__grow((void **)&c->memo, &c->cap, (size_t)e->id + 1, sizeof *c->memo))
-            return fail(c->dst, SG_ENOMEM, "out of memory copying an expression");
-        memset((void *)(c->memo + old), 0, (c->cap - old) * sizeof *c->memo);
-    }
+    if (r && sg__grow_zeroed((void **)&c->memo, &c->cap, (size_t)e->id + 1, sizeof *c->memo))
+        return fail(c->dst, SG_ENOMEM, "out of memory copying an expression");
     if (r)
         c->memo[e->id] = r;
     return r;

@@ -190,10 +190,49 @@ static int holds_at(sg_presolve *ps, size_t k, const sg_int *dvals)
     }
 }
 
+/* Are the models of the facts the points of the box where the facts left out hold (every fact
+ * read exactly or left out, none substituted, consistent)? What enumerating them needs. */
+static bool models_are_box(const sg_presolve *ps)
+{
+    return sg_presolve_enabled() && !ps->empty && !ps->inexact && ps->ndefs == 0;
+}
+
+/* Node x (an input dim or an Int symbol with a value slot) as ma * root + mb over a class root not
+ * substituted away; false otherwise. */
+static bool node_on_root(sg_presolve *ps, size_t x, size_t *root, sg_int *ma, sg_int *mb)
+{
+    const sg_problem *p = ps->p;
+    if (x >= ps->nnodes || x >= p->ninputs + p->nsyms || !sg_presolve__find(ps, x, root, ma, mb) ||
+        sg_presolve__get(ps, *root)->elim)
+        return false;
+    return x < p->ninputs || (sg_expr_sort(p->syms[x - p->ninputs].sym) == SG_SORT_INT &&
+                              sg_expr_symbol_index(p->syms[x - p->ninputs].sym) < ps->nbox);
+}
+
+/* Node x at value v: an input dim's size into dvals[], a symbol's value into ps->evals. */
+static void put_node(sg_presolve *ps, size_t x, sg_int v, sg_int *dvals)
+{
+    const sg_problem *p = ps->p;
+    if (x < p->ninputs)
+        dvals[x] = v;
+    else
+        ps->evals[sg_expr_symbol_index(p->syms[x - p->ninputs].sym)] = v;
+}
+
+/* The value of the root of input dim x = ma * root + mb (ma = +-1) at its size dvals[x]; false
+ * when x is not an input dim or on overflow. */
+static bool root_at_example(const sg_presolve *ps, size_t x, sg_int ma, sg_int mb, const sg_int *dvals, sg_int *v)
+{
+    sg_int t;
+    if (x >= ps->p->ninputs || (ma != 1 && ma != -1) || !sg__sub(dvals[x], mb, &t))
+        return false;
+    *v = ma * t;
+    return true;
+}
+
 int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
                           bool violation, sg_int *dvals)
 {
-    const sg_problem *p = ps->p;
     size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS];
     sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
     bool started[ENUM_ROOTS];
@@ -201,18 +240,14 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     int res = -1;
 
     memset(order, 0, sizeof order);
-    if (!sg_presolve_enabled() || ps->empty || ps->inexact || ps->ndefs > 0 || nn == 0)
+    if (!models_are_box(ps) || nn == 0)
         return -1;
     if (!(at_root = sg__malloc(nn * sizeof *at_root)) || !(ma = sg__malloc(nn * sizeof *ma)) ||
         !(mb = sg__malloc(nn * sizeof *mb)))
         goto done;
     for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
         size_t r;
-        if (nodes[i] >= ps->nnodes || !sg_presolve__find(ps, nodes[i], &r, &ma[i], &mb[i]) || sg_presolve__get(ps, r)->elim)
-            goto done;
-        if (nodes[i] >= p->ninputs && nodes[i] < p->ninputs + p->nsyms &&
-            (sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
-             sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym) >= ps->nbox))
+        if (!node_on_root(ps, nodes[i], &r, &ma[i], &mb[i]))
             goto done;
         for (j = 0; j < nroots && roots[j] != r; j++)
             ;
@@ -230,13 +265,9 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
             points *= (double)(span + 1);
         }
         at_root[i] = j;
-        if (nodes[i] < p->ninputs && !started[j]) { /* the root's value at the example sizes */
-            sg_int t;
-            if (sg__sub(dvals[nodes[i]], mb[i], &t)) {
-                start[j] = ma[i] * t; /* ma = +-1 */
-                start[j] = start[j] < lo[j] ? lo[j] : start[j] > hi[j] ? hi[j] : start[j];
-                started[j] = true;
-            }
+        if (!started[j] && root_at_example(ps, nodes[i], ma[i], mb[i], dvals, &start[j])) {
+            start[j] = start[j] < lo[j] ? lo[j] : start[j] > hi[j] ? hi[j] : start[j];
+            started[j] = true;
         }
     }
     if (points > ENUM_POINTS || ps->enum_spent >= enum_budget(ps) || ps->empty)
@@ -264,10 +295,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
             sg_int x;
             if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
                 goto done;
-            if (nodes[i] < p->ninputs)
-                dvals[nodes[i]] = x;
-            else if (nodes[i] < p->ninputs + p->nsyms)
-                ps->evals[sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym)] = x;
+            put_node(ps, nodes[i], x, dvals);
         }
         for (j = 0; j < ps->nleft && model; j++) { /* a model: the facts left out hold too */
             int h = holds_at(ps, ps->left[j], dvals);
@@ -323,16 +351,12 @@ static int cmp_vnode(const void *a, const void *b)
  * false on overflow. */
 static bool set_root(sg_presolve *ps, const vnode *vn, const size_t *from, size_t j, sg_int v, sg_int *dvals)
 {
-    const sg_problem *p = ps->p;
     size_t i;
     for (i = from[j]; i < from[j + 1]; i++) {
         sg_int x;
         if (!sg__mul(vn[i].ma, v, &x) || !sg__add(x, vn[i].mb, &x))
             return false;
-        if (vn[i].node < p->ninputs)
-            dvals[vn[i].node] = x;
-        else
-            ps->evals[sg_expr_symbol_index(p->syms[vn[i].node - p->ninputs].sym)] = x;
+        put_node(ps, vn[i].node, x, dvals);
     }
     return true;
 }
@@ -441,14 +465,13 @@ static bool reads_by_root(sg_presolve *ps, const size_t *cons, size_t nc, const 
 
 int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc, sg_int *dvals)
 {
-    const sg_problem *p = ps->p;
     vnode *vn = NULL;
     size_t *roots = NULL, *from = NULL, nr = 0, i, j, f, *fstart = NULL, *flist = NULL;
     sg_int *at = NULL;
     unsigned long long cost = 0;
     int res = -1, h;
 
-    if (!sg_presolve_enabled() || ps->empty || ps->inexact || ps->ndefs > 0 || nn == 0 || nc == 0)
+    if (!models_are_box(ps) || nn == 0 || nc == 0)
         return -1;
     if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
         return -1;
@@ -457,12 +480,7 @@ int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const s
         goto done;
     for (i = 0; i < nn; i++) { /* each node over one class root, as enumeration needs */
         vn[i].node = nodes[i];
-        if (nodes[i] >= ps->nnodes || !sg_presolve__find(ps, nodes[i], &vn[i].root, &vn[i].ma, &vn[i].mb) ||
-            sg_presolve__get(ps, vn[i].root)->elim)
-            goto done;
-        if (nodes[i] >= p->ninputs && (nodes[i] >= p->ninputs + p->nsyms ||
-                                       sg_expr_sort(p->syms[nodes[i] - p->ninputs].sym) != SG_SORT_INT ||
-                                       sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym) >= ps->nbox))
+        if (!node_on_root(ps, nodes[i], &vn[i].root, &vn[i].ma, &vn[i].mb))
             goto done;
     }
     qsort(vn, nn, sizeof *vn, cmp_vnode);
@@ -478,12 +496,9 @@ int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const s
     for (j = 0; j < nr; j++) {
         const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
         bool set = false;
-        sg_int v = 0, t;
+        sg_int v = 0;
         for (i = from[j]; i < from[j + 1] && !set; i++)
-            if (vn[i].node < p->ninputs && (vn[i].ma == 1 || vn[i].ma == -1) && sg__sub(dvals[vn[i].node], vn[i].mb, &t)) {
-                v = vn[i].ma * t;
-                set = true;
-            }
+            set = root_at_example(ps, vn[i].node, vn[i].ma, vn[i].mb, dvals, &v);
         if (!set)
             v = !d->lo_inf ? d->lo : !d->hi_inf ? d->hi : 0;
         if (!d->lo_inf && v < d->lo)

@@ -79,8 +79,6 @@ typedef struct sg_problem {
     const sg_term **inc_hard;
     size_t ninc_hard, inc_hard_cap;
     bool inc_open;           /* the incremental solver has a query's scope open */
-    bool core_untracked;     /* the last query's unsat core is every assumption: its solver (nia_solver)
-                              * tracks none of them (problem_run.c) */
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
     bool example_tried;
@@ -141,12 +139,14 @@ double sg_problem_now(void);
  * Returns 0 and sets *res to Z3_L_TRUE / Z3_L_FALSE / Z3_L_UNDEF; on TRUE and
  * `model` non-NULL, a referenced model (Z3_model_dec_ref it); on FALSE and
  * `core` non-NULL, the indices into `assumptions` of an unsat core (new array,
- * sg_free) in *core and *ncore; on UNDEF, Z3's reason (or "time budget") copied
- * into `reason` (64 bytes). Counts into `stats`.
+ * sg_free) in *core and *ncore, and *core_all true when that core is every
+ * assumption because the solver tracked none (many divisions: problem_run.c);
+ * on UNDEF, Z3's reason (or "time budget") copied into `reason` (64 bytes).
+ * Counts into `stats`.
  */
 int sg_problem_check(sg_problem *p, const sg_term *const *hard, size_t nhard, const sg_term *const *assumptions,
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
-                     Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err);
+                     Z3_model *model, size_t **core, size_t *ncore, bool *core_all, char reason[64], sg_error *err);
 
 /* The integer value of `term` in `model` (model completion on); false when not a 128-bit integer. */
 bool sg_problem_model_int(sg_problem *p, Z3_model model, const sg_term *term, sg_int *out);

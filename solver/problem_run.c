@@ -239,7 +239,7 @@ static void close_scope(sg_problem *p, Z3_context c)
 static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term *const *hard_t, const Z3_ast *hard,
                  size_t nhard, const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit,
                  const sg_budget *b, sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core,
-                 size_t *ncore, char reason[64], bool *fired, sg_error *err)
+                 size_t *ncore, bool *core_all, char reason[64], bool *fired, sg_error *err)
 {
     Z3_context c = sg_problem_context(p);
     sg_cancel *cancel = b ? b->cancel : NULL;
@@ -328,14 +328,14 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
     } else if (*res == Z3_L_FALSE && core && slot == &p->nia) {
         /* a solver made of tactics (nia_solver) answers with assumptions as plain assertions and
          * tracks none of them: its core is empty, which would say the hard terms alone conflict.
-         * Every assumption is a core (the question itself); the caller's minimisation shrinks it. */
+         * Every assumption is a core (the question itself), and *core_all says so. */
         if (!(*core = sg__malloc((nassume + 1) * sizeof **core))) {
             rc = sg_error_set(err, SG_ENOMEM, "out of memory reading an unsat core");
             goto cleanup;
         }
         for (i = 0; i < nassume; i++)
             (*core)[(*ncore)++] = i;
-        p->core_untracked = true;
+        *core_all = true;
     } else if (*res == Z3_L_FALSE && core) {
         Z3_ast_vector v = Z3_solver_get_unsat_core(c, s);
         unsigned n, j;
@@ -507,7 +507,7 @@ static int counted(const sg_budget *b, int rc, Z3_lbool res, const char *reason)
 
 int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, const sg_term *const *assume_t,
                      size_t nassume, const sg_budget *b, sg_check_stats *stats, Z3_lbool *res,
-                     Z3_model *model, size_t **core, size_t *ncore, char reason[64], sg_error *err)
+                     Z3_model *model, size_t **core, size_t *ncore, bool *core_all, char reason[64], sg_error *err)
 {
     unsigned timeout = b ? b->query_timeout_ms : 0;
     uint64_t rlimit = b ? b->query_rlimit : 0;
@@ -518,12 +518,12 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
     int rc;
 
     *res = Z3_L_UNDEF;
-    p->core_untracked = false;
     if (model)
         *model = NULL;
     if (core) {
         *core = NULL;
         *ncore = 0;
+        *core_all = false;
     }
     reason[0] = '\0';
     if (b && sg_cancel_requested(b->cancel)) {
@@ -548,7 +548,7 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
      * non-linear arithmetic, which the SMT core of Z3 4.8.12 does not always do). */
     if (lin) {
         rc = query(p, &p->inc, true, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b,
-                   stats, res, model, core, ncore, reason, &fired, err);
+                   stats, res, model, core, ncore, core_all, reason, &fired, err);
         if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason)) {
             rc = counted(b, rc, *res, reason);
             goto cleanup;
@@ -565,7 +565,7 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
         reason[0] = '\0';
     }
     rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard_t, hard, nhard, assumptions, nassume,
-               timeout, rlimit, b, stats, res, model, core, ncore, reason, &fired, err);
+               timeout, rlimit, b, stats, res, model, core, ncore, core_all, reason, &fired, err);
     rc = counted(b, rc, *res, reason);
 cleanup:
     sg_free(hard);

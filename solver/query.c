@@ -148,8 +148,9 @@ bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out) { return sg_t_
  * such questions (is the core still unsat without this member?), and most are answered by the
  * counterexample just found or by the example sizes torch traced. So before Z3 is asked, the
  * last model a question asked for (p->witness) and the example sizes (p->example) are tried:
- * with every assumption made true, each hard term and assumption is evaluated in the model
- * (Z3_model_eval, model completion); all true is a model of the question. Only SAT is ever
+ * with every assumption made true, each hard term and assumption is evaluated at that point
+ * (sg_t_eval over the store's terms, below; Z3_model_eval with model completion where it cannot
+ * tell); all true is a model of the question. Only SAT is ever
  * concluded this way, and it is what Z3 would answer (or better: Z3 might have run out of its
  * budget). Only on warm contexts (sg_ctxpool_warm): a question not asked changes what the
  * incremental solver has seen, hence the models and cores of later questions, which a call
@@ -157,56 +158,60 @@ bool sg_q_num_value(sg_problem *p, const sg_term *t, sg_int *out) { return sg_t_
  * context's answers depend on its history anyway (engine.h).
  */
 
-/* The example sizes as a model: D_i = size, a symbol = its dim's size (else its hint), a spec
- * root = the size of the first Dim named after it. NULL when Z3 fails. */
+/* The example sizes, one (constant, value) at a time to `put` (false stops the walk): D_i = its
+ * size, a spec root = the size of the first Dim named after it, an Int symbol = its dim's size
+ * (else its hint). False when `put` stopped it or out of memory. */
+static bool each_example(sg_problem *p, bool (*put)(sg_problem *, const sg_term *, sg_int, void *), void *arg)
+{
+    bool *xset = NULL, ok = true;
+    size_t i, k, x;
+
+    if (p->nx && !(xset = sg__calloc(p->nx, sizeof *xset)))
+        return false;
+    for (i = 0; i < p->ninputs && ok; i++) {
+        const sg_input_dim *d = &p->inputs[i];
+        ok = put(p, p->dvar[i], d->size, arg);
+        if (d->kind == SG_SPEC_DIM && d->name && (x = (size_t)sg_problem_x_index(p, d->name)) < p->nx && !xset[x]) {
+            xset[x] = true;
+            ok = ok && put(p, p->xvar[x], d->size, arg);
+        }
+    }
+    for (k = 0; k < p->nsyms && ok; k++) {
+        const sg_symbol_info *si = &p->syms[k];
+        const sg_term *s = sg_q_symbol(p, si->sym);
+        sg_top op = s ? sg_t_op(s) : SG_T_TRUE;
+        if ((op != SG_T_CONST && op != SG_T_FRESH) || sg_expr_sort(si->sym) != SG_SORT_INT)
+            continue;
+        if (p->sym_input[k] >= 0)
+            ok = put(p, s, p->inputs[p->sym_input[k]].size, arg);
+        else if (si->has_hint)
+            ok = put(p, s, si->hint, arg);
+    }
+    sg_free(xset);
+    return ok;
+}
+
+static bool put_interp(sg_problem *p, const sg_term *t, sg_int v, void *arg)
+{
+    Z3_context c = sg_problem_context(p);
+    Z3_ast a = Z(t), n = Z(sg_problem_num(p, v));
+    if (!a || !n)
+        return false;
+    Z3_add_const_interp(c, (Z3_model)arg, Z3_get_app_decl(c, Z3_to_app(c, a)), n);
+    return Z3_get_error_code(c) == Z3_OK;
+}
+
+/* The example sizes as a Z3 model; NULL when Z3 fails. */
 static Z3_model example_model(sg_problem *p)
 {
     Z3_context c = sg_problem_context(p);
     Z3_model m = c ? Z3_mk_model(c) : NULL;
-    bool *xset = NULL;
-    size_t i, k;
 
     if (!m)
         return NULL;
     Z3_model_inc_ref(c, m);
-    if (p->nx && !(xset = sg__calloc(p->nx, sizeof *xset)))
-        goto fail;
-    for (i = 0; i < p->ninputs; i++) {
-        const sg_input_dim *d = &p->inputs[i];
-        Z3_ast v = Z(sg_problem_num(p, d->size));
-        if (!v)
-            goto fail;
-        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, Z(p->dvar[i]))), v);
-        if (d->kind == SG_SPEC_DIM && d->name) {
-            size_t x;
-            for (x = 0; x < p->nx && strcmp(p->names[x], d->name) != 0; x++)
-                ;
-            if (x < p->nx && !xset[x]) {
-                xset[x] = true;
-                Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, Z(p->xvar[x]))), v);
-            }
-        }
-    }
-    for (k = 0; k < p->nsyms; k++) {
-        const sg_symbol_info *si = &p->syms[k];
-        Z3_ast s = Z(sg_q_symbol(p, si->sym)), v;
-        if (!s || !Z3_is_app(c, s) || sg_expr_sort(si->sym) != SG_SORT_INT)
-            continue;
-        if (p->sym_input[k] >= 0)
-            v = Z(sg_problem_num(p, p->inputs[p->sym_input[k]].size));
-        else if (si->has_hint)
-            v = Z(sg_problem_num(p, si->hint));
-        else
-            continue;
-        if (!v)
-            goto fail;
-        Z3_add_const_interp(c, m, Z3_get_app_decl(c, Z3_to_app(c, s)), v);
-    }
-    sg_free(xset);
-    if (Z3_get_error_code(c) == Z3_OK)
+    if (each_example(p, put_interp, m))
         return m;
-fail:
-    sg_free(xset);
     Z3_model_dec_ref(c, m);
     return NULL;
 }
@@ -314,10 +319,11 @@ static int wit_value(void *arg, const sg_term *t, sg_int *v)
     }
 }
 
-/* Term t's example value is v (a grown table's new entries unset); false: out of memory. */
-static bool ex_set(sg_problem *p, const sg_term *t, sg_int v)
+/* Term t's example value is v, into p->ex (entries of a grown table unset); false: out of memory. */
+static bool put_example(sg_problem *p, const sg_term *t, sg_int v, void *arg)
 {
     unsigned id = sg_t_id(t);
+    (void)arg;
     if (sg__grow_zeroed((void **)&p->ex, &p->nex, (size_t)id + 1, sizeof *p->ex))
         return false;
     if (id) {
@@ -325,37 +331,6 @@ static bool ex_set(sg_problem *p, const sg_term *t, sg_int v)
         p->ex[id].set = true;
     }
     return true;
-}
-
-/* The example sizes by term id, as example_model gives them. false: out of memory. */
-static bool example_values(sg_problem *p)
-{
-    bool *xset = NULL, ok = true;
-    size_t i, k, x;
-
-    if (p->nx && !(xset = sg__calloc(p->nx, sizeof *xset)))
-        return false;
-    for (i = 0; i < p->ninputs && ok; i++) {
-        const sg_input_dim *d = &p->inputs[i];
-        ok = ex_set(p, p->dvar[i], d->size);
-        if (d->kind == SG_SPEC_DIM && d->name && (x = (size_t)sg_problem_x_index(p, d->name)) < p->nx && !xset[x]) {
-            xset[x] = true;
-            ok = ok && ex_set(p, p->xvar[x], d->size);
-        }
-    }
-    for (k = 0; k < p->nsyms && ok; k++) {
-        const sg_symbol_info *si = &p->syms[k];
-        const sg_term *s = sg_q_symbol(p, si->sym);
-        sg_top op = s ? sg_t_op(s) : SG_T_TRUE;
-        if ((op != SG_T_CONST && op != SG_T_FRESH) || sg_expr_sort(si->sym) != SG_SORT_INT)
-            continue;
-        if (p->sym_input[k] >= 0)
-            ok = ex_set(p, s, p->inputs[p->sym_input[k]].size);
-        else if (si->has_hint)
-            ok = ex_set(p, s, si->hint);
-    }
-    sg_free(xset);
-    return ok;
 }
 
 static int evaluated(sg_problem *p, Z3_model m, const sg_question *q)
@@ -394,7 +369,7 @@ static bool answer_by_witness(sg_problem *p, const sg_question *q)
         return true;
     if (!p->example_tried) {
         p->example_tried = true;
-        if (!example_values(p))
+        if (!each_example(p, put_example, NULL))
             return false;
     }
     if ((e = evaluated(p, NULL, q)) >= 0)
@@ -424,9 +399,8 @@ int sg_q_check(sg_problem *p, const sg_question *q, const sg_budget *b, sg_check
     }
     rc = sg_problem_check(p, q->hard, q->nhard, q->assume, q->nassume, b, stats,
                           &res, q->want_model ? &model : NULL, q->want_core ? &out->core : NULL, &out->ncore,
-                          out->reason, err);
+                          &out->core_all, out->reason, err);
     out->model = (sg_q_model *)model;
-    out->core_all = q->want_core && res == Z3_L_FALSE && p->core_untracked;
     if (model && sg_ctxpool_warm(p->contexts)) { /* the next questions' first witness */
         Z3_context c = sg_problem_context(p);
         Z3_model_inc_ref(c, model);

@@ -608,17 +608,13 @@ static int enc(sg_smt *s, const sg_expr *e, sg_error *err)
 /* Start a public call on `e`: reset the failure, grow the memo to the pool, encode `e`. */
 static int begin(sg_smt *s, const sg_expr *e, sg_error *err)
 {
-    size_t old;
     if (!s || !e)
         return sg_error_set(err, SG_EINVALID, "sg_smt: NULL argument");
     s->failed = 0;
     if (sg_expr_id(e) >= sg_pool_size(s->pool)) /* the memo is by id: only the pool's own chain */
         return sg_error_set(err, SG_EINVALID, "sg_smt: an expression of another pool");
-    if ((old = s->cap) < sg_pool_size(s->pool)) {
-        if (sg__grow((void **)&s->memo, &s->cap, sg_pool_size(s->pool), sizeof *s->memo))
-            return sg_error_set(err, SG_ENOMEM, "out of memory growing the Z3 term memo");
-        memset(s->memo + old, 0, (s->cap - old) * sizeof *s->memo);
-    }
+    if (sg__grow_zeroed((void **)&s->memo, &s->cap, sg_pool_size(s->pool), sizeof *s->memo))
+        return sg_error_set(err, SG_ENOMEM, "out of memory growing the Z3 term memo");
     return enc(s, e, err);
 }
 

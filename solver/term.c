@@ -521,19 +521,13 @@ void sg_t_unref(sg_terms *ts, const sg_term *t)
 
 #define EVAL_DEPTH 512
 
-/* Euclidean division (SMT-LIB's div and mod): false for b = 0 and past sg_int. */
+/* Euclidean division (SMT-LIB's div and mod): the remainder is Python's modulo by |b|, in
+ * [0, |b|). false for b = 0 and past sg_int. */
 static bool euclid(sg_int a, sg_int b, sg_int *q, sg_int *r)
 {
-    sg_int m;
-    if (b == 0 || b == SG_INT_MIN || a == SG_INT_MIN)
+    if (b == 0 || b == SG_INT_MIN || a == SG_INT_MIN || !sg__pymod(a, b < 0 ? -b : b, r) || !sg__sub(a, *r, q))
         return false;
-    m = a % b;
-    if (m < 0)
-        m += b < 0 ? -b : b;
-    *r = m;
-    if (!sg__sub(a, m, q))
-        return false;
-    *q /= b; /* exact: a - m is a multiple of b */
+    *q /= b; /* exact: a - r is a multiple of b */
     return true;
 }
 

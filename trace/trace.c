@@ -185,13 +185,8 @@ sg_symbol_info *sg_trace__symbol(sg_trace *t, const sg_expr *sym, bool *added)
         return NULL;
     if (idx < t->nsym_map && t->sym_map[idx])
         return &t->symbols[t->sym_map[idx] - 1];
-    if (idx >= t->nsym_map) {
-        size_t old = t->nsym_map, cap = t->nsym_map;
-        if (sg__grow((void **)&t->sym_map, &cap, (size_t)idx + 1, sizeof *t->sym_map))
-            return NULL;
-        memset(t->sym_map + old, 0, (cap - old) * sizeof *t->sym_map);
-        t->nsym_map = cap;
-    }
+    if (sg__grow_zeroed((void **)&t->sym_map, &t->nsym_map, (size_t)idx + 1, sizeof *t->sym_map))
+        return NULL;
     if (t->nsymbols >= UINT32_MAX - 1
         || sg__grow((void **)&t->symbols, &t->csymbols, t->nsymbols + 1, sizeof *t->symbols))
         return NULL;
