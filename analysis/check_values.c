@@ -553,15 +553,17 @@ static int values_in(checker *c, long comp)
         }
         FOR_MEMBERS(c->cons, comp, j, k) {
             const sg_constraint *cn = &p->cons[k];
+            bool proved;
             if (hard_only(c, &hard, k))
                 continue;
             if (cn->kind == SG_CORE_GUARD && sg_interval_holds(p->pool, cn->expr, c->box, c->nbox) == SG_TRI_TRUE) {
                 c->r->stats.decided_cheaply++;
                 continue;
             }
-            nproved += sg_presolve_decide(c->ps, k) == SG_TRI_TRUE;
+            proved = sg_presolve_decide(c->ps, k) == SG_TRI_TRUE;
+            nproved += proved;
             sg_check__tv_push(&checked, sg_q_holds(p, k));
-            if (ck)
+            if (ck && !proved) /* enumeration looks for a failing point among the others only */
                 ck[nck++] = k;
         }
         /* every question proved from the hard facts: no counterexample exists, Z3 is not asked;

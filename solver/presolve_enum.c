@@ -230,10 +230,36 @@ static bool root_at_example(const sg_presolve *ps, size_t x, sg_int ma, sg_int m
     return true;
 }
 
+/*
+ * Whether facts f[0..n-1] (holds_at's numbering) all hold at the point set: 1 every one holds,
+ * 0 one is false, -1 none is false but one cannot be evaluated there. The answer does not depend
+ * on the order, so the order is the walk's to choose: a false fact moves to the front, where the
+ * next points (neighbours in the walk) are likely to fail it too - most points of an unsatisfiable
+ * question are rejected by their first evaluation instead of after every fact that holds there.
+ */
+static int first_false(sg_presolve *ps, size_t *f, size_t n, const sg_int *dvals)
+{
+    size_t j;
+    int res = 1;
+    for (j = 0; j < n; j++) {
+        int h = holds_at(ps, f[j], dvals);
+        if (h == 0) {
+            size_t t = f[j];
+            f[j] = f[0];
+            f[0] = t;
+            return 0;
+        }
+        if (h < 0)
+            res = -1;
+    }
+    return res;
+}
+
 int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
                           bool violation, sg_int *dvals)
 {
-    size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS];
+    size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS], *lorder = NULL,
+           *corder = NULL;
     sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
     bool started[ENUM_ROOTS];
     double points = 1;
@@ -272,8 +298,13 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     }
     if (points > ENUM_POINTS || ps->enum_spent >= enum_budget(ps) || ps->empty)
         goto done; /* (the budget is charged with the points visited: most searches stop early) */
-    if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
+    if ((!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals))) ||
+        !(lorder = sg__malloc((ps->nleft + 1) * sizeof *lorder)) || !(corder = sg__malloc((nc + 1) * sizeof *corder)))
         goto done;
+    for (i = 0; i < ps->nleft; i++)
+        lorder[i] = ps->left[i];
+    for (i = 0; i < nc; i++)
+        corder[i] = cons[i];
     /* each root's values from its example value outwards: s, s+1, s-1, s+2, ... (the lowest
      * first for a root no input dim gives an example value) */
     for (j = 0; j < nroots; j++) {
@@ -290,25 +321,17 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
         at[j] = 0;
     }
     for (;; ps->enum_spent++) {
-        bool model = true, all = true;
+        int model, all = 1;
         for (i = 0; i < nn; i++) {
             sg_int x;
             if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
                 goto done;
             put_node(ps, nodes[i], x, dvals);
         }
-        for (j = 0; j < ps->nleft && model; j++) { /* a model: the facts left out hold too */
-            int h = holds_at(ps, ps->left[j], dvals);
-            if (h < 0)
-                goto done;
-            model = h == 1;
-        }
-        for (j = 0; j < nc && model && all; j++) {
-            int h = holds_at(ps, cons[j], dvals);
-            if (h < 0)
-                goto done;
-            all = h == 1;
-        }
+        /* a model: the facts left out hold too; then whether the constraints all hold */
+        if ((model = first_false(ps, lorder, ps->nleft, dvals)) < 0 ||
+            (model && (all = first_false(ps, corder, nc, dvals)) < 0))
+            goto done;
         if (model && all != violation) {
             res = 1;
             goto done;
@@ -331,6 +354,8 @@ done:
     sg_free(at_root);
     sg_free(ma);
     sg_free(mb);
+    sg_free(lorder);
+    sg_free(corder);
     return res;
 }
 
