@@ -79,6 +79,8 @@ typedef struct probe {
     size_t *fail, nfail, capf;
     unsigned char *mark;    /* [nd] scratch */
     unsigned char *cmark;   /* [nc] scratch */
+    size_t *nopen;          /* [nc] open dims constraint t touches, as of pick's round nstamp[t] */
+    unsigned *nstamp, round;
     size_t *stack;          /* [nd] scratch */
     /* the explanation being minimised (sg_check__probe_ask) */
     const sg_term *const *lits;
@@ -91,7 +93,8 @@ typedef struct probe {
 static void probe_free(probe *pr)
 {
     SG_FREE_ALL(pr->ev, pr->val, pr->loc, pr->cloc, pr->dims, pr->ds_start, pr->ds, pr->cons, pr->cd_start, pr->cd,
-                pr->dc_start, pr->dc, pr->cands, pr->fail, pr->mark, pr->cmark, pr->stack);
+                pr->dc_start, pr->dc, pr->cands, pr->fail, pr->mark, pr->cmark, pr->stack,
+                pr->nopen, pr->nstamp);
 }
 
 /* ---- Which components ------------------------------------------------------------------- */
@@ -386,6 +389,8 @@ static int probe_init(checker *c, probe *pr, long comp)
                        SG_SLOT(pr->cons, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
                        SG_SLOT(pr->cd_start, c->cons.start[comp + 1] - c->cons.start[comp] + 2),
                        SG_SLOT(pr->cmark, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
+                       SG_SLOT(pr->nopen, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
+                       SG_SLOT(pr->nstamp, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
                        SG_SLOT(symk, pr->nb + 1)))
         goto nomem;
     for (i = 0; i < p->ninputs; i++) {
@@ -576,18 +581,29 @@ static bool open_dim(checker *c, probe *pr, size_t j)
 
 /* The shape of this round: the open dim's shape whose failing constraint involves the fewest open
  * dims, then one of the moved dim alone (torch's "n0 % 4 == 0" rather than "n0 % (A*B) == 0" with
- * A and B pinned), then a guard before a traced range or shape; false when none is left. */
+ * A and B pinned), then a guard before a traced range or shape; false when none is left. A
+ * constraint's open dims are counted once a round (a hub guard fails for every candidate: counting
+ * them per candidate was quadratic in the component). */
 static bool pick(checker *c, probe *pr, size_t *ci, size_t *ti)
 {
     size_t a, m, best = SIZE_MAX;
+    if (++pr->round == 0) { /* wrapped: forget every count */
+        memset(pr->nstamp, 0, pr->nc * sizeof *pr->nstamp);
+        pr->round = 1;
+    }
     for (a = 0; a < pr->ncand; a++) {
         const cand *cd = &pr->cands[a];
         if (!open_dim(c, pr, cd->dim))
             continue;
         for (m = cd->k0; m < cd->k0 + cd->nk; m++) {
-            size_t u = pr->fail[m], q, nopen = 0, score;
-            for (q = pr->cd_start[u]; q < pr->cd_start[u + 1]; q++)
-                nopen += open_dim(c, pr, pr->cd[q]);
+            size_t u = pr->fail[m], q, nopen, score;
+            if (pr->nstamp[u] != pr->round) {
+                pr->nopen[u] = 0;
+                for (q = pr->cd_start[u]; q < pr->cd_start[u + 1]; q++)
+                    pr->nopen[u] += open_dim(c, pr, pr->cd[q]);
+                pr->nstamp[u] = pr->round;
+            }
+            nopen = pr->nopen[u];
             score = 4 * nopen + 2 * (pr->cd_start[u + 1] - pr->cd_start[u] > 1) +
                     (c->p->cons[pr->cons[u]].kind != SG_CORE_GUARD);
             if (score < best) {
