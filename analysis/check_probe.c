@@ -59,6 +59,8 @@ typedef struct cand {
     size_t dim;
     sg_int v;
     size_t k0, nk;
+    size_t score, bu;       /* pick's: its lowest score and the first constraint scoring it */
+    bool dirty;             /* ... to be scored again */
 } cand;
 
 /* What the probe knows of one component (local indices: positions in dims[] and cons[]). */
@@ -79,8 +81,10 @@ typedef struct probe {
     size_t *fail, nfail, capf;
     unsigned char *mark;    /* [nd] scratch */
     unsigned char *cmark;   /* [nc] scratch */
-    size_t *nopen;          /* [nc] open dims constraint t touches, as of pick's round nstamp[t] */
-    unsigned *nstamp, round;
+    /* pick's scores, kept from round to round (pick_init) */
+    size_t *nopen;          /* [nc] open dims constraint t touches */
+    unsigned char *was_open; /* [nd] dim j open at the last round */
+    size_t *uc_start, *uc;  /* candidates failing constraint t: uc[uc_start[t] ..] */
     size_t *stack;          /* [nd] scratch */
     /* the explanation being minimised (sg_check__probe_ask) */
     const sg_term *const *lits;
@@ -94,7 +98,7 @@ static void probe_free(probe *pr)
 {
     SG_FREE_ALL(pr->ev, pr->val, pr->loc, pr->cloc, pr->dims, pr->ds_start, pr->ds, pr->cons, pr->cd_start, pr->cd,
                 pr->dc_start, pr->dc, pr->cands, pr->fail, pr->mark, pr->cmark, pr->stack,
-                pr->nopen, pr->nstamp);
+                pr->nopen, pr->was_open, pr->uc_start, pr->uc);
 }
 
 /* ---- Which components ------------------------------------------------------------------- */
@@ -389,8 +393,6 @@ static int probe_init(checker *c, probe *pr, long comp)
                        SG_SLOT(pr->cons, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
                        SG_SLOT(pr->cd_start, c->cons.start[comp + 1] - c->cons.start[comp] + 2),
                        SG_SLOT(pr->cmark, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
-                       SG_SLOT(pr->nopen, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
-                       SG_SLOT(pr->nstamp, c->cons.start[comp + 1] - c->cons.start[comp] + 1),
                        SG_SLOT(symk, pr->nb + 1)))
         goto nomem;
     for (i = 0; i < p->ninputs; i++) {
@@ -579,38 +581,86 @@ static bool open_dim(checker *c, probe *pr, size_t j)
     return c->p->named[i] && !c->decided[i] && c->fixed_kind[i] == FIX_NONE;
 }
 
+/*
+ * pick's scores are kept from round to round: a round closes a few dims (refuted and pinned), which
+ * lowers the open-dim count of the constraints touching them, and only the candidates failing one of
+ * those constraints are scored again (scoring every candidate's every failing constraint each round
+ * was quadratic in the component: a hub guard fails for every candidate). 0 or SG_ENOMEM.
+ */
+static int pick_init(checker *c, probe *pr)
+{
+    size_t a, m, t, *fill = NULL;
+    if (!SG_CALLOC_ALL(SG_SLOT(pr->nopen, pr->nc + 1), SG_SLOT(pr->was_open, pr->nd + 1),
+                       SG_SLOT(pr->uc_start, pr->nc + 2), SG_SLOT(pr->uc, pr->nfail + 1), SG_SLOT(fill, pr->nc + 1)))
+        return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    for (a = 0; a < pr->ncand; a++) {
+        pr->cands[a].dirty = true;
+        for (m = pr->cands[a].k0; m < pr->cands[a].k0 + pr->cands[a].nk; m++)
+            pr->uc_start[pr->fail[m] + 1]++;
+    }
+    for (t = 0; t < pr->nc; t++)
+        pr->uc_start[t + 1] += pr->uc_start[t];
+    memcpy(fill, pr->uc_start, pr->nc * sizeof *fill);
+    for (a = 0; a < pr->ncand; a++)
+        for (m = pr->cands[a].k0; m < pr->cands[a].k0 + pr->cands[a].nk; m++)
+            pr->uc[fill[pr->fail[m]]++] = a;
+    sg_free(fill);
+    for (t = 0; t < pr->nc; t++)
+        for (m = pr->cd_start[t]; m < pr->cd_start[t + 1]; m++)
+            pr->nopen[t] += open_dim(c, pr, pr->cd[m]);
+    for (m = 0; m < pr->nd; m++)
+        pr->was_open[m] = open_dim(c, pr, m);
+    return 0;
+}
+
+/* The dims opened or closed since the last round: the counts of their constraints, and the
+ * candidates failing those scored again. */
+static void pick_update(checker *c, probe *pr)
+{
+    size_t j, t, m;
+    for (j = 0; j < pr->nd; j++) {
+        bool now = open_dim(c, pr, j);
+        if (now == (pr->was_open[j] != 0))
+            continue;
+        pr->was_open[j] = now;
+        for (t = pr->dc_start[j]; t < pr->dc_start[j + 1]; t++) {
+            size_t u = pr->dc[t];
+            pr->nopen[u] = now ? pr->nopen[u] + 1 : pr->nopen[u] - 1;
+            for (m = pr->uc_start[u]; m < pr->uc_start[u + 1]; m++)
+                pr->cands[pr->uc[m]].dirty = true;
+        }
+    }
+}
+
 /* The shape of this round: the open dim's shape whose failing constraint involves the fewest open
  * dims, then one of the moved dim alone (torch's "n0 % 4 == 0" rather than "n0 % (A*B) == 0" with
- * A and B pinned), then a guard before a traced range or shape; false when none is left. A
- * constraint's open dims are counted once a round (a hub guard fails for every candidate: counting
- * them per candidate was quadratic in the component). */
+ * A and B pinned), then a guard before a traced range or shape; the first of the lowest score;
+ * false when none is left. */
 static bool pick(checker *c, probe *pr, size_t *ci, size_t *ti)
 {
     size_t a, m, best = SIZE_MAX;
-    if (++pr->round == 0) { /* wrapped: forget every count */
-        memset(pr->nstamp, 0, pr->nc * sizeof *pr->nstamp);
-        pr->round = 1;
-    }
+    pick_update(c, pr);
     for (a = 0; a < pr->ncand; a++) {
-        const cand *cd = &pr->cands[a];
-        if (!open_dim(c, pr, cd->dim))
+        cand *cd = &pr->cands[a];
+        if (!pr->was_open[cd->dim])
             continue;
-        for (m = cd->k0; m < cd->k0 + cd->nk; m++) {
-            size_t u = pr->fail[m], q, nopen, score;
-            if (pr->nstamp[u] != pr->round) {
-                pr->nopen[u] = 0;
-                for (q = pr->cd_start[u]; q < pr->cd_start[u + 1]; q++)
-                    pr->nopen[u] += open_dim(c, pr, pr->cd[q]);
-                pr->nstamp[u] = pr->round;
+        if (cd->dirty) {
+            cd->score = SIZE_MAX;
+            for (m = cd->k0; m < cd->k0 + cd->nk; m++) {
+                size_t u = pr->fail[m];
+                size_t score = 4 * pr->nopen[u] + 2 * (pr->cd_start[u + 1] - pr->cd_start[u] > 1) +
+                               (c->p->cons[pr->cons[u]].kind != SG_CORE_GUARD);
+                if (score < cd->score) {
+                    cd->score = score;
+                    cd->bu = u;
+                }
             }
-            nopen = pr->nopen[u];
-            score = 4 * nopen + 2 * (pr->cd_start[u + 1] - pr->cd_start[u] > 1) +
-                    (c->p->cons[pr->cons[u]].kind != SG_CORE_GUARD);
-            if (score < best) {
-                best = score;
-                *ci = a;
-                *ti = u;
-            }
+            cd->dirty = false;
+        }
+        if (cd->score < best) {
+            best = cd->score;
+            *ci = a;
+            *ti = cd->bu;
         }
     }
     return best != SIZE_MAX;
@@ -887,7 +937,7 @@ int sg_check__probe_component(checker *c, long comp)
     if (!sg_presolve_enabled() || !worth_probing(c, comp))
         return 0;
     memset(&pr, 0, sizeof pr);
-    if ((rc = probe_init(c, &pr, comp)) <= 0 || (rc = scan(c, &pr)) != 0)
+    if ((rc = probe_init(c, &pr, comp)) <= 0 || (rc = scan(c, &pr)) != 0 || (rc = pick_init(c, &pr)) != 0)
         goto cleanup;
     while (!stop && !sg_check__stop(c) && pick(c, &pr, &ci, &u)) {
         if (c->budget.deadline > 0 && sg_problem_now() >= c->budget.deadline)
