@@ -16,10 +16,17 @@ char *sg_int_format(char buf[SG_INT_STRLEN], sg_int v)
     size_t n = 0, i = 0;
     sg_uint u = v < 0 ? (sg_uint)0 - (sg_uint)v : (sg_uint)v;
 
-    do {
+    while (u > UINT64_MAX) { /* 128-bit division (a library call) only for the high digits */
         tmp[n++] = (char)('0' + (int)(u % 10));
         u /= 10;
-    } while (u);
+    }
+    {
+        uint64_t w = (uint64_t)u;
+        do {
+            tmp[n++] = (char)('0' + (int)(w % 10));
+            w /= 10;
+        } while (w);
+    }
     if (v < 0)
         buf[i++] = '-';
     while (n)
