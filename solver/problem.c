@@ -662,7 +662,7 @@ void sg_problem_free(sg_problem *p)
         /* the incremental solver goes back to scope 0 with no assertion (the last query's scope,
          * kept open for a next one with the same hard terms, is popped here): a pool keeping
          * warm solvers takes it for the context's next user */
-        if (c && p->inc && p->inc_open)
+        if (c && p->inc && p->inc_scope.open)
             Z3_solver_pop(c, p->inc, 1);
         if (c && p->inc &&
             !sg_ctxpool_park_solver(p->contexts, c, p->inc,
@@ -671,11 +671,13 @@ void sg_problem_free(sg_problem *p)
             Z3_solver_dec_ref(c, p->inc);
         if (c && p->nia)
             Z3_solver_dec_ref(c, p->nia);
+        if (c && p->nl)
+            Z3_solver_dec_ref(c, p->nl);
         for (i = 0; i < p->nkeep; i++)
             sg_t_unref(p->ts, p->keep[i]);
     }
     SG_FREE_ALL(p->seen, p->ex, p->amark);
-    SG_FREE_ALL(p->keep, p->inc_hard, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
+    SG_FREE_ALL(p->keep, p->inc_scope.hard, p->nl_scope.hard, p->dvar, p->spec, p->spec_lit, p->named, p->sym_input, p->sym_checked, p->cons,
                 p->sym_def, p->input_comp, p->sym_comp, p->cons_comp, p->names, p->x_slot, p->src_slot,
                 p->xvar, p->x_nplain);
     sg_smt_free(p->smt);

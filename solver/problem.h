@@ -73,12 +73,16 @@ typedef struct sg_problem {
     Z3_solver solver;        /* referenced full solver: the other queries (reset in between) */
     Z3_solver nia;           /* referenced full solver without Z3's nlsat step: queries with many
                               * non-linear divisions (problem_run.c "Many divisions") */
-    uint64_t rlimit_set[3];  /* inc, solver, nia: 1 + the rlimit their parameters say; 0: none yet */
-    /* The incremental solver's open scope (problem_run.c "The same hard terms again"): the
-     * hard terms of the last query, asserted there, kept for a next query with the same ones. */
-    const sg_term **inc_hard;
-    size_t ninc_hard, inc_hard_cap;
-    bool inc_open;           /* the incremental solver has a query's scope open */
+    Z3_solver nl;            /* referenced incremental solver with the full one's arithmetic: non-linear
+                              * queries with assumptions (problem_run.c "Non-linear questions with assumptions") */
+    uint64_t rlimit_set[4];  /* inc, solver, nia, nl: 1 + the rlimit their parameters say; 0: none yet */
+    /* The incremental solvers' open scopes (problem_run.c "The same hard terms again"): the hard
+     * terms of the last query, asserted there, kept for a next query with the same ones. */
+    struct sg_scope {
+        const sg_term **hard;
+        size_t n, cap;
+        bool open;           /* the solver has a query's scope open */
+    } inc_scope, nl_scope;
     Z3_model witness;        /* referenced: the last model a question asked for, or NULL (query.c) */
     Z3_model example;        /* referenced: the example sizes as a model, made at first use, or NULL */
     bool example_tried;

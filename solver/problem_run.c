@@ -3,8 +3,9 @@
  * problem_run.c - running budgeted Z3 queries over a built problem
  * (solver/problem.h: sg_problem_check, sg_problem_model_int, sg_problem_now).
  *
- * Does: one query on the problem's incremental, general or many-divisions
- * solver (the QF_NIA tactic without nlsat, built here), under the budget's
+ * Does: one query on one of the problem's solvers - incremental (linear
+ * questions), non-linear incremental (questions with assumptions), general,
+ * or many-divisions (the QF_NIA tactic without nlsat, built here) - under the budget's
  * time and resource limits, its deadline and cancel token (the watchdog);
  * the linearity test that picks the solver; Z3's reason for "unknown";
  * counting into the check's stats and the runtime's counters.
@@ -198,37 +199,52 @@ static Z3_solver nia_solver(Z3_context c)
  * of one core asks 7 questions over the same 976 terms with other
  * assumptions, 15 ms each, nearly all of it internalizing (the search itself:
  * 48 decisions). So the query's scope stays open after its answer, with the
- * list of its hard terms (p->inc_hard); a next query with the very same hard
+ * list of its hard terms (p->inc_scope); a next query with the very same hard
  * terms asks in it again, only its assumptions new; any other query, an
  * answer that is not sat or unsat (a budget's stop, Z3's incompleteness) and
  * the end of the problem pop it. The question, hence the answer, is the same;
  * Z3 keeps what it learnt in the scope, so a model or core may differ.
  */
 
-/* Whether the open scope holds exactly hard[0..nhard-1] (in order). */
-static bool same_hard(const sg_problem *p, const sg_term *const *hard, size_t nhard)
+/* Whether scope `sc` is open with exactly hard[0..nhard-1] (in order). */
+static bool same_hard(const struct sg_scope *sc, const sg_term *const *hard, size_t nhard)
 {
     size_t i;
-    if (!p->inc_open || p->ninc_hard != nhard)
+    if (!sc->open || sc->n != nhard)
         return false;
     for (i = 0; i < nhard; i++)
-        if (p->inc_hard[i] != hard[i])
+        if (sc->hard[i] != hard[i])
             return false;
     return true;
 }
 
-/* Pop the open scope of the incremental solver, if any. */
-static void close_scope(sg_problem *p, Z3_context c)
+/* Pop the open scope `sc` of solver s, if any. */
+static void close_scope(struct sg_scope *sc, Z3_context c, Z3_solver s)
 {
-    if (p->inc_open)
-        Z3_solver_pop(c, p->inc, 1);
-    p->inc_open = false;
-    p->ninc_hard = 0;
+    if (sc->open)
+        Z3_solver_pop(c, s, 1);
+    sc->open = false;
+    sc->n = 0;
 }
 
 /*
- * One query on the solver in `*slot` (made on first use: the incremental one
- * when `incremental`, else the general one, or nia_solver()'s when `slot` is p->nia), counted into `stats`: the
+ * Non-linear questions with assumptions. The full solver is a combined one: a
+ * question without assumptions goes to Z3's tactic for the logic (nlsat for
+ * non-linear integer arithmetic), one with assumptions to its incremental SMT
+ * core. Resetting it before each question rebuilt both, and that was the
+ * cost: prod300's probe asks 60 small questions (9 hard terms, 2
+ * assumptions), and Z3_solver_assert after the reset was 44% of the check, the
+ * search 4%. So such questions go to an incremental solver of their own
+ * (p->nl) with the full solver's parameters (its simplex arithmetic, which
+ * listens to the resource limit; the rlimit), asked in scopes like the linear
+ * ones: the same SMT core answers the same question, without the rebuild.
+ * Questions with many divisions keep the nia solver, which tracks no
+ * assumption anyway.
+ */
+
+/*
+ * One query on the solver in `*slot` (made on first use: an incremental one
+ * when `incremental` - p->inc or p->nl -, else the general one, or nia_solver()'s when `slot` is p->nia), counted into `stats`: an
  * incremental solver asks in a scope of the query's hard terms (its state is
  * kept, so a query costs what the problem costs; the scope stays open for a
  * next query with the same hard terms, above), the full solver is
@@ -245,7 +261,8 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
     sg_cancel *cancel = b ? b->cancel : NULL;
     Z3_solver s;
     Z3_params prm = NULL;
-    uint64_t *set = &p->rlimit_set[slot == &p->inc ? 0 : slot == &p->solver ? 1 : 2];
+    uint64_t *set = &p->rlimit_set[slot == &p->inc ? 0 : slot == &p->solver ? 1 : slot == &p->nia ? 2 : 3];
+    struct sg_scope *sc = slot == &p->inc ? &p->inc_scope : slot == &p->nl ? &p->nl_scope : NULL;
     size_t i;
     int rc = 0;
 
@@ -253,7 +270,7 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
     if (!*slot) { /* made on first use (or the context's warm one), kept until sg_problem_free */
         if (slot == &p->nia) {
             *slot = nia_solver(c);
-        } else if (incremental && (*slot = sg_ctxpool_take_solver(p->contexts, c, set)) != NULL) {
+        } else if (slot == &p->inc && (*slot = sg_ctxpool_take_solver(p->contexts, c, set)) != NULL) {
             /* a warm one: *set says the parameters its last user left it with */
         } else {
             *slot = incremental ? Z3_mk_simple_solver(c) : Z3_mk_solver(c);
@@ -264,23 +281,11 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
     if (stats)
         stats->queries++;
     SG_COUNT(b ? b->rt : NULL, queries, 1);
-    if (incremental && !same_hard(p, hard_t, nhard)) {
-        close_scope(p, c);
-        if (sg__grow((void **)&p->inc_hard, &p->inc_hard_cap, nhard + 1, sizeof *p->inc_hard))
-            return sg_error_set(err, SG_ENOMEM, "out of memory asking Z3");
-        Z3_solver_push(c, s);
-        for (i = 0; i < nhard; i++) {
-            p->inc_hard[i] = hard_t[i];
-            if (hard[i])
-                Z3_solver_assert(c, s, hard[i]);
-        }
-        p->ninc_hard = nhard;
-        p->inc_open = true;
-    } else if (!incremental) {
-        Z3_solver_reset(c, s);
-    }
     /* A solver keeps its parameters (a reset too): set them when it is new or the rlimit changes,
-     * not at every query (a tenth of a small query's cost; the answers are the same) */
+     * not at every query (a tenth of a small query's cost; the answers are the same), and before
+     * its first assertion: Z3 builds a solver's SMT core with the parameters it has then, and
+     * p->nl's arithmetic solver set afterwards was not the one that answered (high_powers.json
+     * ran on past its rlimit) */
     if (*set != rlimit + 1) {
         prm = Z3_mk_params(c);
         Z3_params_inc_ref(c, prm);
@@ -289,10 +294,25 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
                            rlimit > 0xffffffffu ? 0xffffffffu : (unsigned)rlimit);
         /* Non-linear queries: Z3's simplex arithmetic solver (2), not the default lra one (6), whose
          * non-linear core runs on without noticing Z3_interrupt on high powers and long products. */
-        if (!incremental)
+        if (slot != &p->inc)
             Z3_params_set_uint(c, prm, Z3_mk_string_symbol(c, "arith.solver"), 2);
         Z3_solver_set_params(c, s, prm);
         *set = rlimit + 1;
+    }
+    if (incremental && !same_hard(sc, hard_t, nhard)) {
+        close_scope(sc, c, s);
+        if (sg__grow((void **)&sc->hard, &sc->cap, nhard + 1, sizeof *sc->hard))
+            return sg_error_set(err, SG_ENOMEM, "out of memory asking Z3");
+        Z3_solver_push(c, s);
+        for (i = 0; i < nhard; i++) {
+            sc->hard[i] = hard_t[i];
+            if (hard[i])
+                Z3_solver_assert(c, s, hard[i]);
+        }
+        sc->n = nhard;
+        sc->open = true;
+    } else if (!incremental) {
+        Z3_solver_reset(c, s);
     }
     for (i = 0; i < nhard && !incremental; i++)
         if (hard[i])
@@ -367,7 +387,7 @@ cleanup:
     if (prm)
         Z3_params_dec_ref(c, prm);
     if (incremental && (rc || *res == Z3_L_UNDEF)) /* a stopped or failed solver starts afresh */
-        close_scope(p, c);
+        close_scope(sc, c, s);
     return rc;
 }
 
@@ -564,8 +584,12 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
         }
         reason[0] = '\0';
     }
-    rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard_t, hard, nhard, assumptions, nassume,
-               timeout, rlimit, b, stats, res, model, core, ncore, core_all, reason, &fired, err);
+    if (!lin && nassume > 0 && ndiv <= SG_NIA_MANY_DIVS) /* (above: "Non-linear questions with assumptions") */
+        rc = query(p, &p->nl, true, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b, stats, res, model,
+                   core, ncore, core_all, reason, &fired, err);
+    else
+        rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard_t, hard, nhard, assumptions, nassume,
+                   timeout, rlimit, b, stats, res, model, core, ncore, core_all, reason, &fired, err);
     rc = counted(b, rc, *res, reason);
 cleanup:
     sg_free(hard);
