@@ -1,7 +1,6 @@
 /*
  * linear.c - an expression read as a linear form (sg_expr_linear, expr.h).
  */
-#include <string.h>
 
 #include "expr/expr.h"
 #include "expr/expr_impl.h"
@@ -13,7 +12,7 @@ bool sg_expr_linear(const sg_expr *e, sg_expr_linear_sym sym, void *ctx, unsigne
 {
     size_t i, n = sg_expr_nargs(e);
     sg_lin g;
-    memset(f, 0, sizeof *f);
+    sg_lin_zero(f);
     if (depth > LINEAR_DEPTH || ++*work > work_max)
         return false;
     switch (sg_expr_kind(e)) {
@@ -30,13 +29,13 @@ bool sg_expr_linear(const sg_expr *e, sg_expr_linear_sym sym, void *ctx, unsigne
         return true;
     case SG_MUL: { /* constants times at most one form with variables */
         sg_lin acc;
-        memset(&acc, 0, sizeof acc);
+        sg_lin_zero(&acc);
         acc.k = 1;
         for (i = 0; i < n; i++) {
             sg_lin prod;
             if (!sg_expr_linear(sg_expr_arg(e, i), sym, ctx, work, work_max, &g, depth + 1))
                 return false;
-            memset(&prod, 0, sizeof prod);
+            sg_lin_zero(&prod);
             if (g.n == 0) {
                 if (!sg_lin_axpy(&prod, g.k, &acc))
                     return false;

@@ -323,7 +323,7 @@ static bool lin_resolve(sg_presolve *ps, const lin *g, lin *out, int depth)
 {
     int j;
     lin h;
-    memset(out, 0, sizeof *out);
+    sg_lin_zero(out);
     out->k = g->k;
     for (j = 0; j < g->n; j++)
         if (!lin_node_d(ps, g->v[j], &h, depth + 1) || !sg_lin_axpy(out, g->c[j], &h))
@@ -338,7 +338,7 @@ static bool lin_node_d(sg_presolve *ps, size_t x, lin *f, int depth)
     size_t r;
     sg_int a, b;
     node *n;
-    memset(f, 0, sizeof *f);
+    sg_lin_zero(f);
     if (depth > ELIM_DEPTH || !sg_presolve__find(ps, x, &r, &a, &b))
         return false;
     n = sg_presolve__get(ps, r);

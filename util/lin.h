@@ -16,11 +16,19 @@
 #define SG_LIN_MAX 8
 
 typedef struct sg_lin {
-    int n;                /* terms in use; their coefficients are never 0 */
+    int n;                /* terms in use; their coefficients are never 0 (v[], c[] past n are never read) */
     size_t v[SG_LIN_MAX]; /* the variables, each at most once */
     sg_int c[SG_LIN_MAX];
     sg_int k; /* the constant */
 } sg_lin;
+
+/* f = 0 (no term, constant 0): what a memset of the whole form did, without writing the unused
+ * slots (the linearisations of the presolve's proof forest did that once per expression node). */
+static inline void sg_lin_zero(sg_lin *f)
+{
+    f->n = 0;
+    f->k = 0;
+}
 
 /* f += c * var `v`: false on overflow or when a new term does not fit (f is then partly changed). */
 bool sg_lin_add_term(sg_lin *f, size_t v, sg_int c);
