@@ -711,6 +711,10 @@ typedef struct joint {
     sg_interval *subdom;      /* [nsub] its domain: a fact the box does not state */
     size_t *subroot, nsub;
     bool *sneed, *ineed;      /* [ns], [ni]: read by a fact evaluated */
+    /* what joint_point does at each point, compacted once (joint_compact) */
+    sg_interval *fdom;        /* [nforms] the meet of the domains of the substituted roots on each form */
+    size_t *wslot, *wform;    /* the values a point writes: E->vals[wslot[k]] (k < nws), then */
+    size_t nws, nw;           /* E->dval[wslot[k]] (nws <= k < nw), each form wform[k]'s value */
     sg_int pts[SG_INFER_JW][JOINT_ROOTS]; /* valid points spanning the affine hull */
     size_t npts;
 } joint;
@@ -862,8 +866,7 @@ static bool joint_setup(enumer *E, joint *J, long comp, const size_t *syms, size
 
 /* The point `cur` (root values): every form's value, the needed symbols and input dims into E;
  * false when a substituted root leaves its domain (not a model) or on overflow (*bad). */
-static bool joint_point(enumer *E, joint *J, const sg_int *cur, const size_t *syms, size_t ns, const size_t *ins,
-                        size_t ni, bool *bad)
+static bool joint_point(enumer *E, joint *J, const sg_int *cur, bool *bad)
 {
     size_t i, r;
     for (i = 0; i < J->nforms; i++) {
@@ -880,18 +883,54 @@ static bool joint_point(enumer *E, joint *J, const sg_int *cur, const size_t *sy
         }
         F->val = v;
     }
-    for (i = 0; i < J->nsub; i++) {
-        const sg_interval *d = &J->subdom[i];
-        sg_int v = J->forms[J->subf[i]].val;
+    for (i = 0; i < J->nforms; i++) {
+        const sg_interval *d = &J->fdom[i];
+        sg_int v = J->forms[i].val;
         if ((!d->lo_inf && v < d->lo) || (!d->hi_inf && v > d->hi))
             return false;
     }
+    for (i = 0; i < J->nws; i++)
+        E->vals[J->wslot[i]] = J->forms[J->wform[i]].val;
+    for (; i < J->nw; i++)
+        E->dval[J->wslot[i]] = J->forms[J->wform[i]].val;
+    return true;
+}
+
+/* joint_point's work once: each form's substituted-root domains met into one (kv48: 96
+ * substituted roots on 3 forms), and the slots a point writes listed (the symbols and input dims
+ * a fact reads, of 98 and 98). The same points pass and the same values are written. False: out
+ * of memory. */
+static bool joint_compact(enumer *E, joint *J, const size_t *syms, size_t ns, const size_t *ins, size_t ni)
+{
+    size_t i;
+    if (!SG_CALLOC_ALL(SG_SLOT(J->fdom, J->nforms + 1), SG_SLOT(J->wslot, ns + ni + 1), SG_SLOT(J->wform, ns + ni + 1)))
+        return false;
+    for (i = 0; i < J->nforms; i++)
+        J->fdom[i].lo_inf = J->fdom[i].hi_inf = true;
+    for (i = 0; i < J->nsub; i++) {
+        sg_interval *m = &J->fdom[J->subf[i]];
+        const sg_interval *d = &J->subdom[i];
+        if (!d->lo_inf && (m->lo_inf || d->lo > m->lo)) {
+            m->lo = d->lo;
+            m->lo_inf = false;
+        }
+        if (!d->hi_inf && (m->hi_inf || d->hi < m->hi)) {
+            m->hi = d->hi;
+            m->hi_inf = false;
+        }
+    }
+    J->nw = 0;
     for (i = 0; i < ns; i++)
-        if (J->sneed[i])
-            E->vals[sg_expr_symbol_index(E->p->syms[syms[i]].sym)] = J->forms[J->sform[i]].val;
+        if (J->sneed[i]) {
+            J->wslot[J->nw] = sg_expr_symbol_index(E->p->syms[syms[i]].sym);
+            J->wform[J->nw++] = J->sform[i];
+        }
+    J->nws = J->nw;
     for (i = 0; i < ni; i++)
-        if (J->ineed[i])
-            E->dval[ins[i]] = J->forms[J->iform[i]].val;
+        if (J->ineed[i]) {
+            J->wslot[J->nw] = ins[i];
+            J->wform[J->nw++] = J->iform[i];
+        }
     return true;
 }
 
@@ -1121,6 +1160,10 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
             keep[j] = true;
     if (E->evals + (double)npoints * (double)((nkept ? nkept : nf) + J.nsub + 1) > eval_budget(E))
         goto done;
+    if (!joint_compact(E, &J, syms, ns, ins, ni)) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto done;
+    }
     for (i = 0; i < J.nforms; i++)
         if (!(J.forms[i].hit = sg__calloc((size_t)J.forms[i].span + 1, 1))) {
             rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
@@ -1133,7 +1176,7 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
     for (i = 0; i < J.nr; i++)
         cur[i] = J.dom[i].lo;
     for (n = 0; n < npoints; n++) {
-        bool ok = joint_point(E, &J, cur, syms, ns, ins, ni, &bad);
+        bool ok = joint_point(E, &J, cur, &bad);
         E->evals++;
         for (j = 0; j < nf && ok; j++) {
             int h;
@@ -1195,7 +1238,8 @@ done:
             sg_free(outs[j].holes);
     for (i = 0; J.forms && i < J.nforms; i++)
         sg_free(J.forms[i].hit);
-    SG_FREE_ALL(J.forms, J.sform, J.iform, J.subf, J.subdom, J.subroot, J.sneed, J.ineed, outs, keep);
+    SG_FREE_ALL(J.forms, J.sform, J.iform, J.subf, J.subdom, J.subroot, J.sneed, J.ineed, J.fdom, J.wslot, J.wform, outs,
+                keep);
     return rc;
 }
 
