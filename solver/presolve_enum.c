@@ -261,6 +261,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS], *lorder = NULL,
            *corder = NULL;
     sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
+    sg_int **dst = NULL; /* [nn] where node i's value goes at each point (put_node's slot, once) */
     bool started[ENUM_ROOTS];
     double points = 1;
     int res = -1;
@@ -269,7 +270,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     if (!models_are_box(ps) || nn == 0)
         return -1;
     if (!(at_root = sg__malloc(nn * sizeof *at_root)) || !(ma = sg__malloc(nn * sizeof *ma)) ||
-        !(mb = sg__malloc(nn * sizeof *mb)))
+        !(mb = sg__malloc(nn * sizeof *mb)) || !(dst = sg__malloc(nn * sizeof *dst)))
         goto done;
     for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
         size_t r;
@@ -301,6 +302,11 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     if ((!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals))) ||
         !(lorder = sg__malloc((ps->nleft + 1) * sizeof *lorder)) || !(corder = sg__malloc((nc + 1) * sizeof *corder)))
         goto done;
+    for (i = 0; i < nn; i++) {
+        const sg_problem *p = ps->p;
+        dst[i] = nodes[i] < p->ninputs ? &dvals[nodes[i]]
+                                       : &ps->evals[sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym)];
+    }
     for (i = 0; i < ps->nleft; i++)
         lorder[i] = ps->left[i];
     for (i = 0; i < nc; i++)
@@ -326,7 +332,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
             sg_int x;
             if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
                 goto done;
-            put_node(ps, nodes[i], x, dvals);
+            *dst[i] = x;
         }
         /* a model: the facts left out hold too; then whether the constraints all hold */
         if ((model = first_false(ps, lorder, ps->nleft, dvals)) < 0 ||
@@ -356,6 +362,7 @@ done:
     sg_free(mb);
     sg_free(lorder);
     sg_free(corder);
+    sg_free(dst);
     return res;
 }
 
