@@ -907,18 +907,8 @@ static bool joint_compact(enumer *E, joint *J, const size_t *syms, size_t ns, co
         return false;
     for (i = 0; i < J->nforms; i++)
         J->fdom[i].lo_inf = J->fdom[i].hi_inf = true;
-    for (i = 0; i < J->nsub; i++) {
-        sg_interval *m = &J->fdom[J->subf[i]];
-        const sg_interval *d = &J->subdom[i];
-        if (!d->lo_inf && (m->lo_inf || d->lo > m->lo)) {
-            m->lo = d->lo;
-            m->lo_inf = false;
-        }
-        if (!d->hi_inf && (m->hi_inf || d->hi < m->hi)) {
-            m->hi = d->hi;
-            m->hi_inf = false;
-        }
-    }
+    for (i = 0; i < J->nsub; i++)
+        (void)sg_interval_meet(&J->fdom[J->subf[i]], &J->subdom[i]); /* (empty: no point passes) */
     J->nw = 0;
     for (i = 0; i < ns; i++)
         if (J->sneed[i]) {

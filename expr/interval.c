@@ -1234,6 +1234,19 @@ int sg_interval_of(sg_interval *out, sg_pool *pool, const sg_expr *e, const sg_i
     return 0;
 }
 
+bool sg_interval_meet(sg_interval *r, const sg_interval *x)
+{
+    if (!x->lo_inf && (r->lo_inf || x->lo > r->lo)) {
+        r->lo = x->lo;
+        r->lo_inf = false;
+    }
+    if (!x->hi_inf && (r->hi_inf || x->hi < r->hi)) {
+        r->hi = x->hi;
+        r->hi_inf = false;
+    }
+    return r->lo_inf || r->hi_inf || r->lo <= r->hi;
+}
+
 sg_tri sg_interval_holds(sg_pool *pool, const sg_expr *guard, const sg_interval *box, size_t nbox)
 {
     const sg_expr *bad = NULL;

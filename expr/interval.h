@@ -50,4 +50,7 @@ int sg_interval_of(sg_interval *out, sg_pool *pool, const sg_expr *e, const sg_i
  */
 sg_tri sg_interval_holds(sg_pool *pool, const sg_expr *guard, const sg_interval *box, size_t nbox);
 
+/* *r narrowed to its intersection with *x; false when that is empty. */
+bool sg_interval_meet(sg_interval *r, const sg_interval *x);
+
 #endif

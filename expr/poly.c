@@ -335,19 +335,6 @@ static bool common_factor(const sg_poly *f, sg_mono *m)
     return m->n > 0;
 }
 
-static bool iv_meet(sg_interval *r, const sg_interval *x)
-{
-    if (!x->lo_inf && (r->lo_inf || x->lo > r->lo)) {
-        r->lo = x->lo;
-        r->lo_inf = false;
-    }
-    if (!x->hi_inf && (r->hi_inf || x->hi < r->hi)) {
-        r->hi = x->hi;
-        r->hi_inf = false;
-    }
-    return (r->lo_inf || r->hi_inf || r->lo <= r->hi);
-}
-
 sg_tri sg_poly_decide(sg_kind op, const sg_poly *f, sg_poly_dom dom, void *ctx)
 {
     sg_interval r, q, mr;
@@ -360,7 +347,7 @@ sg_tri sg_poly_decide(sg_kind op, const sg_poly *f, sg_poly_dom dom, void *ctx)
     if (common_factor(f, &m) && poly_range(f, &m, dom, ctx, &q) && mono_range(&m, NULL, dom, ctx, &mr)) {
         sg_interval fr;
         /* f = m * (f / m): the product of the two enclosures encloses f too */
-        if (iv_mul(&mr, &q, &fr) && !iv_meet(&r, &fr))
+        if (iv_mul(&mr, &q, &fr) && !sg_interval_meet(&r, &fr))
             return SG_TRI_UNKNOWN; /* disjoint enclosures: an empty box, which is not ours to judge */
     }
     pos = !r.lo_inf && r.lo > 0;

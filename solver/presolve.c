@@ -206,23 +206,9 @@ static sg_interval map_iv(sg_interval iv, sg_int c, sg_int d, bool *wide)
     return r;
 }
 
-/* *d narrowed to its intersection with iv; true when that is empty. */
-static bool narrow(sg_interval *d, sg_interval iv)
-{
-    if (!iv.lo_inf && (d->lo_inf || iv.lo > d->lo)) {
-        d->lo = iv.lo;
-        d->lo_inf = false;
-    }
-    if (!iv.hi_inf && (d->hi_inf || iv.hi < d->hi)) {
-        d->hi = iv.hi;
-        d->hi_inf = false;
-    }
-    return !d->lo_inf && !d->hi_inf && d->lo > d->hi;
-}
-
 static void meet(sg_presolve *ps, node *root, sg_interval iv)
 {
-    if (narrow(&root->dom, iv))
+    if (!sg_interval_meet(&root->dom, &iv))
         ps->empty = true;
     ps->box_stale = true;
 }
@@ -498,7 +484,7 @@ static void refresh_box(sg_presolve *ps)
                 sg_interval rng;
                 ps->work = 0;
                 if (sg_presolve__lin_node(ps, x, &f) && lin_range(ps, &f, &rng))
-                    narrow(bx, rng);
+                    (void)sg_interval_meet(bx, &rng);
                 if (!bx->lo_inf && !bx->hi_inf && bx->lo > bx->hi)
                     ps->empty = true; /* no model: decide nothing */
             }
