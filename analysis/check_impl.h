@@ -49,6 +49,7 @@ typedef struct checker {
     bool first;        /* sg_check__first_rt: stop at the first violation (its own work done in full) */
     bool enumerate;    /* the presolve on: a small component's questions answered by its models */
     struct lit_oracle *orc; /* the explanation being minimised by enumeration (check_values.c), or NULL */
+    struct sg_check_classes *classes; /* phase 2's isomorphic components (check_classes.c), or NULL */
     bool guided;       /* minimising a core of every literal (lit_oracle): Z3's cores shrink it */
     struct probe *prb;      /* the probe's explanation being minimised (check_probe.c), or NULL */
     sg_error *err;
@@ -214,5 +215,33 @@ bool sg_check__probe_ask(checker *c, const sg_term *const *assume, size_t nassum
  * SG_ENOMEM, or a query's error.
  */
 int sg_check__phase_values(checker *c);
+
+/* ---- Isomorphic components (check_classes.c) ----------------------------------------------------- */
+
+typedef struct sg_check_classes sg_check_classes;
+
+/* The classes of phase 2 of c's problem, none yet; NULL when out of memory (then phase 2 decides
+ * every component itself). Free with sg_check__classes_free (NULL-safe). */
+sg_check_classes *sg_check__classes_new(const checker *c);
+void sg_check__classes_free(sg_check_classes *k);
+
+/* Before component comp is decided (c->classes set): 1 when it was decided here, by replaying the
+ * decision of an earlier component with the same signature; 0 when values_in must decide it (then
+ * recorded if it is the first of its class: call sg_check__classes_end after); SG_ENOMEM or an
+ * error of the replay. */
+int sg_check__classes_begin(checker *c, long comp);
+/* After values_in(c, comp) returned rc: the record is kept only when the decision is replayable. */
+void sg_check__classes_end(checker *c, long comp, int rc);
+
+/* The recording hooks (no-ops unless a component is being recorded): a refutation
+ * (sg_check__record_cex's arguments), a pin (sg_check__pin) or a proof (`pin` false) of dim i. */
+void sg_check__rec_cex(checker *c, const sg_int *cex, const bool *flag, size_t nlits, const int *kind_of,
+                       const size_t *index_of, const bool *keep);
+void sg_check__rec_dim(checker *c, size_t i, bool pin);
+
+/* Test hooks: whether phase 2 uses the classes at all (default true; per thread), and how many
+ * components were replayed on this thread since the last call. */
+void sg_check__set_classes(bool on);
+size_t sg_check__classes_replays(void);
 
 #endif

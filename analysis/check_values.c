@@ -80,6 +80,7 @@ int sg_check__record_cex(checker *c, const sg_int *cex, const bool *flag, const 
     sg_problem *p = c->p;
     size_t i, j, k;
     bool later = false; /* a dim of the flagged ones' component pinned by an earlier round */
+    sg_check__rec_cex(c, cex, flag, lits->n, kind_of, index_of, keep);
     for (i = 0; i < p->ninputs && !flag[i]; i++)
         ;
     if (i < p->ninputs && p->input_comp[i] >= 0)
@@ -235,6 +236,7 @@ void sg_check__pin(checker *c, size_t i)
     }
     if (!eq)
         return;
+    sg_check__rec_dim(c, i, true);
     c->fixed[i] = eq;
     c->fixed_kind[i] = FIX_PIN;
     c->pin_root[i] = pinned_x;
@@ -294,6 +296,9 @@ static void presolve_round(checker *c, long comp)
 #endif
 
 static _Thread_local size_t exact_min_lits = EXACT_MIN_LITS;
+static _Thread_local bool classes_on = true;
+
+void sg_check__set_classes(bool on) { classes_on = on; }
 
 void sg_check__set_exact_min_lits(size_t n) { exact_min_lits = n ? n : EXACT_MIN_LITS; }
 
@@ -607,8 +612,10 @@ static int values_in(checker *c, long comp)
         }
         if (res == SG_Q_UNSAT) { /* no counterexample: every open dim is proved */
             FOR_MEMBERS(c->inputs, comp, j, i)
-                if (p->named[i] && !c->decided[i])
+                if (p->named[i] && !c->decided[i]) {
                     c->r->dims[i].status = SG_DIM_PROVED;
+                    sg_check__rec_dim(c, i, false);
+                }
             round = (int)ndims + 1;
             goto next;
         }
@@ -756,6 +763,7 @@ int sg_check__phase_values(checker *c)
     c->box = make_box(c, &c->nbox);
     if (!c->box)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+    c->classes = classes_on ? sg_check__classes_new(c) : NULL; /* (NULL: each component decided itself) */
     for (i = 0; i < p->ninputs && !rc && !sg_check__stop(c); i++) { /* each component once, at its first dim */
         long comp = p->input_comp[i];
         if (c->inputs.idx[c->inputs.start[comp]] != i)
@@ -772,7 +780,14 @@ int sg_check__phase_values(checker *c)
             }
             continue;
         }
+        if ((rc = sg_check__classes_begin(c, comp)) != 0) { /* 1: decided as its class's first */
+            rc = rc == 1 ? 0 : rc;
+            continue;
+        }
         rc = values_in(c, comp);
+        sg_check__classes_end(c, comp, rc);
     }
+    sg_check__classes_free(c->classes);
+    c->classes = NULL;
     return rc;
 }
