@@ -31,7 +31,7 @@
 #include "util/strmap.h"
 #include "util/util.h"
 
-#define SHAPE_NODES 4096        /* nodes of one expression a signature writes (a DAG as a tree) */
+#define SHAPE_NODES (1u << 20)  /* expression nodes one signature writes (a DAG as a tree) */
 #define SIG_MAX ((size_t)1 << 24) /* bytes of one signature */
 
 enum { EV_CEX, EV_PIN, EV_PROVED };
@@ -127,7 +127,8 @@ typedef struct sig_ctx {
     const checker *c;
     sg_check_classes *k;
     sg_buf *b;
-    unsigned nodes;
+    long comp;      /* the component being read */
+    unsigned nodes; /* left of SHAPE_NODES for the whole signature */
     bool ok;
 } sig_ctx;
 
@@ -155,60 +156,24 @@ static void put_interval(sg_buf *b, const sg_interval *iv)
     sg_buf_printf(b, ":%s]", iv->hi_inf ? "+" : sg_int_format(t, iv->hi));
 }
 
-/* `e` node by node: kind, sort, a leaf's value, a symbol by its position in the component (one of
- * another component, or too many nodes, and the component has no signature). */
+/* A symbol's position in the component being read (sg_expr_shape), SIZE_MAX outside it. */
+static size_t sym_pos(const sg_expr *sym, void *ctx)
+{
+    const sig_ctx *s = ctx;
+    const sg_symbol_info *si = sg_trace_symbol_info(s->c->p->trace, sym);
+    size_t k = si ? (size_t)(si - s->c->p->syms) : SIZE_MAX;
+    return k < s->c->p->nsyms && s->c->p->sym_comp[k] == s->comp ? s->k->sloc[k] : SIZE_MAX;
+}
+
+/* `e`'s structure with its symbols by position (sg_expr_shape); "_" for none. */
 static void put_shape(sig_ctx *s, const sg_expr *e)
 {
-    size_t i, n;
     if (!s->ok)
         return;
-    if (!e) {
+    if (!e)
         sg_buf_puts(s->b, "_");
-        return;
-    }
-    if (++s->nodes > SHAPE_NODES) {
-        s->ok = false;
-        return;
-    }
-    n = sg_expr_nargs(e);
-    sg_buf_printf(s->b, "(%d.%d", (int)sg_expr_kind(e), (int)sg_expr_sort(e));
-    switch (sg_expr_kind(e)) {
-    case SG_INT:
-        sg_buf_putc(s->b, ' ');
-        put_int(s->b, sg_expr_int_value(e));
-        break;
-    case SG_RAT: {
-        sg_int num, den;
-        if (!sg_expr_rational_value(e, &num, &den)) {
-            s->ok = false;
-            return;
-        }
-        sg_buf_putc(s->b, ' ');
-        put_int(s->b, num);
-        put_int(s->b, den);
-        break;
-    }
-    case SG_SYM: {
-        const sg_symbol_info *si = sg_trace_symbol_info(s->c->p->trace, e);
-        size_t k = si ? (size_t)(si - s->c->p->syms) : SIZE_MAX;
-        if (k >= s->c->p->nsyms || s->k->sloc[k] == SIZE_MAX) {
-            s->ok = false;
-            return;
-        }
-        sg_buf_printf(s->b, " v%zu", s->k->sloc[k]);
-        break;
-    }
-    case SG_TRUE: case SG_FALSE:
-        break;
-    default:
-        if (n == 0) { /* an infinity, or a leaf this signature does not know */
-            s->ok = false;
-            return;
-        }
-    }
-    for (i = 0; i < n && s->ok; i++)
-        put_shape(s, sg_expr_arg(e, i));
-    sg_buf_putc(s->b, ')');
+    else
+        s->ok = sg_expr_shape(s->b, e, sym_pos, s, &s->nodes);
 }
 
 /* Whether dim i can be part of a signature: not derived, not decided or fixed by phase 1, and a
@@ -230,7 +195,7 @@ static bool dim_alone(const checker *c, const sg_check_classes *k, size_t i)
 static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *b)
 {
     const sg_problem *p = c->p;
-    sig_ctx s = {c, k, b, 0, true};
+    sig_ctx s = {c, k, b, comp, SHAPE_NODES, true};
     size_t j, x, pos;
 
     pos = 0;

@@ -1438,3 +1438,41 @@ bool sg_expr_number(const sg_expr *e, sg_num *num, sg_num *den)
         *den = sg__num(d);
     return true;
 }
+
+/* ---- Structure up to renaming (sg_expr_shape) ---------------------------------------------------- */
+
+bool sg_expr_shape(sg_buf *b, const sg_expr *e, sg_expr_sym_pos pos, void *ctx, unsigned *budget)
+{
+    char t[SG_INT_STRLEN];
+    size_t i;
+    if (*budget == 0)
+        return false;
+    --*budget;
+    sg_buf_printf(b, "(%d.%d", (int)e->kind, (int)e->sort);
+    switch ((sg_kind)e->kind) {
+    case SG_INT:
+        sg_buf_printf(b, " %s", sg_int_format(t, e->u.ival));
+        break;
+    case SG_RAT:
+        sg_buf_printf(b, " %s", sg_int_format(t, e->u.rat.num));
+        sg_buf_printf(b, "/%s", sg_int_format(t, e->u.rat.den));
+        break;
+    case SG_SYM: {
+        size_t at = pos(e, ctx);
+        if (at == SIZE_MAX)
+            return false;
+        sg_buf_printf(b, " v%zu", at);
+        break;
+    }
+    case SG_TRUE: case SG_FALSE:
+        break;
+    default:
+        if (e->nargs == 0)
+            return false; /* an infinity */
+    }
+    for (i = 0; i < e->nargs; i++)
+        if (!sg_expr_shape(b, e->args[i], pos, ctx, budget))
+            return false;
+    sg_buf_putc(b, ')');
+    return !b->failed;
+}

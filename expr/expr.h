@@ -67,4 +67,16 @@ void sg_expr_copier_init(sg_expr_copier *c, sg_pool *dst);
 const sg_expr *sg_expr_copy(sg_expr_copier *c, const sg_expr *e);
 void sg_expr_copier_dispose(sg_expr_copier *c);
 
+/*
+ * The structure of `e` appended to `b` as text, to tell expressions equal up to a renaming of
+ * their symbols (isomorphic components, analysis/check_classes.c): every node's kind and sort and
+ * a literal's value, a DAG written as a tree, a symbol as "v" and pos(sym, ctx). Two expressions
+ * write the same text exactly when they are the same tree with symbols of the same positions.
+ * False (b then holds part of it) when a symbol has no position (pos gives SIZE_MAX), past
+ * *budget nodes (each node spends one), or at an infinity.
+ */
+struct sg_buf;
+typedef size_t (*sg_expr_sym_pos)(const sg_expr *sym, void *ctx);
+bool sg_expr_shape(struct sg_buf *b, const sg_expr *e, sg_expr_sym_pos pos, void *ctx, unsigned *budget);
+
 #endif
