@@ -243,5 +243,9 @@ void sg_check__rec_dim(checker *c, size_t i, bool pin);
  * components were replayed on this thread since the last call. */
 void sg_check__set_classes(bool on);
 size_t sg_check__classes_replays(void);
+/* Whether the classes are on (phase 2 here, inference's enumeration in infer_fast.c). */
+bool sg_check__classes_on(void);
+/* One more component replayed, for sg_check__classes_replays (inference's count). */
+void sg_check__classes_count(void);
 
 #endif

@@ -296,9 +296,7 @@ static void presolve_round(checker *c, long comp)
 #endif
 
 static _Thread_local size_t exact_min_lits = EXACT_MIN_LITS;
-static _Thread_local bool classes_on = true;
 
-void sg_check__set_classes(bool on) { classes_on = on; }
 
 void sg_check__set_exact_min_lits(size_t n) { exact_min_lits = n ? n : EXACT_MIN_LITS; }
 
@@ -763,7 +761,7 @@ int sg_check__phase_values(checker *c)
     c->box = make_box(c, &c->nbox);
     if (!c->box)
         return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-    c->classes = classes_on ? sg_check__classes_new(c) : NULL; /* (NULL: each component decided itself) */
+    c->classes = sg_check__classes_on() ? sg_check__classes_new(c) : NULL; /* (NULL: each decided itself) */
     for (i = 0; i < p->ninputs && !rc && !sg_check__stop(c); i++) { /* each component once, at its first dim */
         long comp = p->input_comp[i];
         if (c->inputs.idx[c->inputs.start[comp]] != i)

@@ -383,6 +383,240 @@ static int enumerate_comp(enumer *E, long comp, size_t r, const sg_interval *dom
     return 1;
 }
 
+/* ---- Isomorphic components, enumerated once ------------------------------------------------------ */
+
+/*
+ * A component that enumerate_comp decides is decided again, point for point, by any component with
+ * the same facts up to a renaming: the same root domain, each symbol and input dim the same affine
+ * form of the root, the same facts left out. Its signature says all of that by position (the
+ * symbols, input dims and facts in the component's order; expressions by sg_expr_shape), and a
+ * later component of a signature already decided takes the first one's ranges, congruences and
+ * holes by position instead of enumerating (a list of 1,000 tensors with their own Dims and the
+ * same guards is enumerated once). The budget is charged as if it had enumerated, so the
+ * components after it are decided as they would have been.
+ */
+typedef struct iclass {
+    char *sig;               /* the key (owned) */
+    bool ok;                 /* decided by enumeration: its results below */
+    size_t ns;
+    sg_inferred *out;        /* [ns] its symbols' results (holes owned) */
+    double evals;            /* what enumerating it spent */
+} iclass;
+
+typedef struct iclasses {
+    sg_strmap by_sig;
+    iclass *v;
+    size_t n, cap;
+    size_t *sloc, *dloc;     /* [nsyms], [ninputs]: position in the component being read */
+    long comp;
+} iclasses;
+
+static void iclasses_free(iclasses *k)
+{
+    size_t i, j;
+    for (i = 0; i < k->n; i++) {
+        for (j = 0; k->v[i].out && j < k->v[i].ns; j++)
+            sg_free(k->v[i].out[j].holes);
+        SG_FREE_ALL(k->v[i].sig, k->v[i].out);
+    }
+    sg_strmap_dispose(&k->by_sig);
+    SG_FREE_ALL(k->v, k->sloc, k->dloc);
+    memset(k, 0, sizeof *k);
+}
+
+typedef struct isig {
+    const sg_problem *p;
+    iclasses *k;
+    unsigned nodes;
+} isig;
+
+static size_t isym_pos(const sg_expr *sym, void *ctx)
+{
+    const isig *s = ctx;
+    const sg_symbol_info *si = sg_trace_symbol_info(s->p->trace, sym);
+    size_t k = si ? (size_t)(si - s->p->syms) : SIZE_MAX;
+    return k < s->p->nsyms && s->p->sym_comp[k] == s->k->comp ? s->k->sloc[k] : SIZE_MAX;
+}
+
+static bool ishape(isig *s, sg_buf *b, const sg_expr *e)
+{
+    if (!e)
+        return sg_buf_putc(b, '_') == 0;
+    return sg_expr_shape(b, e, isym_pos, s, &s->nodes);
+}
+
+/* The signature of component `comp` for enumerate_comp (root r over dom) into b; false when it has
+ * none (a symbol or input dim on another root, a fact of another component, a symbol outside the
+ * pool's table, an expression too large). */
+static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_interval *dom, const size_t *syms,
+                          size_t ns, const size_t *ins, size_t ni, const efact *facts, size_t nf, sg_buf *b)
+{
+    const sg_problem *p = E->p;
+    isig s = {p, k, 1u << 20};
+    char t1[SG_INT_STRLEN], t2[SG_INT_STRLEN];
+    size_t j, root;
+    sg_int a, c;
+    sg_interval d;
+    k->comp = comp;
+    for (j = 0; j < ns; j++)
+        k->sloc[syms[j]] = j;
+    for (j = 0; j < ni; j++)
+        k->dloc[ins[j]] = j;
+    if (dom->lo_inf || dom->hi_inf)
+        return false;
+    sg_buf_printf(b, "%zu %zu %zu [%s:%s] ", ns, ni, nf, sg_int_format(t1, dom->lo), sg_int_format(t2, dom->hi));
+    if (r < p->ninputs && p->input_comp[r] == comp)
+        sg_buf_printf(b, "rd%zu|", k->dloc[r]);
+    else if (r >= p->ninputs && r < p->ninputs + p->nsyms && p->sym_comp[r - p->ninputs] == comp)
+        sg_buf_printf(b, "rs%zu|", k->sloc[r - p->ninputs]);
+    else
+        return false;
+    for (j = 0; j < ns; j++) {
+        const sg_symbol_info *si = &p->syms[syms[j]];
+        if (sg_expr_sort(si->sym) != SG_SORT_INT || sg_expr_symbol_index(si->sym) >= E->nvals ||
+            !sg_presolve_class(E->ps, p->ninputs + syms[j], &root, &a, &c, &d) || root != r)
+            return false;
+        sg_buf_printf(b, "s%s,%s,", sg_int_format(t1, a), sg_int_format(t2, c));
+        sg_buf_printf(b, "%s%s,", si->lo.inf ? "-" : "", si->lo.inf ? "" : sg_int_format(t1, si->lo.v));
+        sg_buf_printf(b, "%s%s,", si->hi.inf ? "+" : "", si->hi.inf ? "" : sg_int_format(t1, si->hi.v));
+        if (!ishape(&s, b, si->replacement))
+            return false;
+    }
+    for (j = 0; j < ni; j++) {
+        if (!sg_presolve_class(E->ps, ins[j], &root, &a, &c, &d) || root != r)
+            return false;
+        sg_buf_printf(b, "d%s,%s,", sg_int_format(t1, a), sg_int_format(t2, c));
+        if (!ishape(&s, b, p->inputs[ins[j]].value))
+            return false;
+    }
+    for (j = 0; j < nf; j++) {
+        const efact *ef = &facts[j];
+        if (!fact_in_comp(p, ef, comp))
+            return false;
+        if (ef->is_def) {
+            sg_buf_printf(b, "D%zu;", k->sloc[ef->idx]);
+            continue;
+        }
+        {
+            const sg_constraint *cn = &p->cons[ef->idx];
+            size_t at = cn->kind == SG_CORE_INPUT ? (cn->index < p->ninputs && p->input_comp[cn->index] == comp
+                                                         ? k->dloc[cn->index] : SIZE_MAX)
+                      : cn->kind == SG_CORE_RANGE || cn->kind == SG_CORE_REPLACEMENT
+                          ? (cn->index < p->nsyms && p->sym_comp[cn->index] == comp ? k->sloc[cn->index] : SIZE_MAX)
+                          : 0;
+            if (at == SIZE_MAX)
+                return false;
+            sg_buf_printf(b, "C%d,%zu,", (int)cn->kind, at);
+            if (cn->kind == SG_CORE_GUARD && !ishape(&s, b, cn->expr))
+                return false;
+            sg_buf_putc(b, ';');
+        }
+    }
+    return !b->failed;
+}
+
+/*
+ * Component comp by its class: 1 when an earlier component of its signature was enumerated and its
+ * results are now comp's (f->root/a/b and done set, the budget charged), 0 to enumerate it (then
+ * *slot is the class to note the result in, or NULL), an error code.
+ */
+static int inf_class_take(enumer *E, iclasses *k, long comp, size_t r, const sg_interval *dom, const size_t *syms,
+                          size_t ns, const size_t *ins, size_t ni, const efact *facts, size_t nf, sg_inferred *res,
+                          sg_infer_fast *f, iclass **slot, sg_error *err)
+{
+    sg_buf b;
+    size_t at, j, *ms;
+    sg_int span;
+    *slot = NULL;
+    sg_buf_init(&b, (size_t)1 << 24);
+    if (!inf_signature(E, k, comp, r, dom, syms, ns, ins, ni, facts, nf, &b)) {
+        sg_buf_dispose(&b);
+        return 0;
+    }
+    if ((at = sg_strmap_get(&k->by_sig, b.data)) != SIZE_MAX) {
+        const iclass *cl = &k->v[at];
+        sg_buf_dispose(&b);
+        /* as enumerate_comp: within the budget, or not at all */
+        if (!cl->ok || !sg__sub(dom->hi, dom->lo, &span) ||
+            E->evals + (double)(span + 1) * (double)(nf ? nf : 1) > eval_budget(E))
+            return 0;
+        for (j = 0; j < ns; j++) {
+            size_t s = syms[j], root;
+            sg_interval d;
+            sg_inferred o = res[s];
+            if (!sg_presolve_class(E->ps, E->p->ninputs + s, &root, &f->a[s], &f->b[s], &d))
+                return 0; /* (the signature read it) */
+            f->root[s] = root;
+            o.lo = cl->out[j].lo;
+            o.hi = cl->out[j].hi;
+            o.range_exact = cl->out[j].range_exact;
+            o.is_constant = cl->out[j].is_constant;
+            o.constant = cl->out[j].constant;
+            o.modulus = cl->out[j].modulus;
+            o.residue = cl->out[j].residue;
+            o.holes_complete = cl->out[j].holes_complete;
+            o.equals = NULL;
+            o.holes = NULL;
+            o.nholes = 0;
+            if (cl->out[j].nholes) {
+                if (!(o.holes = sg__malloc(cl->out[j].nholes * sizeof *o.holes)))
+                    return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+                memcpy(o.holes, cl->out[j].holes, cl->out[j].nholes * sizeof *o.holes);
+                o.nholes = cl->out[j].nholes;
+            }
+            sg_free(res[s].holes);
+            res[s] = o;
+        }
+        for (j = 0; j < ns; j++) {
+            f->done[syms[j]] = true;
+            f->ndone++;
+        }
+        E->evals += cl->evals;
+        sg_check__classes_count();
+        return 1;
+    }
+    if (!sg__push((void **)&k->v, &k->cap, &k->n, sizeof *k->v)) {
+        sg_buf_dispose(&b);
+        return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+    }
+    memset(&k->v[k->n - 1], 0, sizeof *k->v);
+    if (!(k->v[k->n - 1].sig = sg_buf_take(&b)) || !(ms = sg_strmap_slot(&k->by_sig, k->v[k->n - 1].sig))) {
+        sg_free(k->v[k->n - 1].sig);
+        k->n--;
+        return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+    }
+    *ms = k->n - 1;
+    *slot = &k->v[k->n - 1];
+    return 0;
+}
+
+/* A class's first component was enumerated (er as enumerate_comp returned, spending `spent`): its
+ * results by position, when it was decided. 0 or SG_ENOMEM. */
+static int inf_class_note(iclass *cl, int er, const size_t *syms, size_t ns, const sg_inferred *res, double spent,
+                          sg_error *err)
+{
+    size_t j;
+    if (!cl || er != 1)
+        return 0;
+    if (!(cl->out = sg__calloc(ns + 1, sizeof *cl->out)))
+        return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+    cl->ns = ns;
+    for (j = 0; j < ns; j++) {
+        cl->out[j] = res[syms[j]];
+        cl->out[j].holes = NULL;
+        cl->out[j].nholes = 0;
+        if (res[syms[j]].nholes) {
+            if (!(cl->out[j].holes = sg__malloc(res[syms[j]].nholes * sizeof *cl->out[j].holes)))
+                return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+            memcpy(cl->out[j].holes, res[syms[j]].holes, res[syms[j]].nholes * sizeof *cl->out[j].holes);
+            cl->out[j].nholes = res[syms[j]].nholes;
+        }
+    }
+    cl->evals = spent;
+    cl->ok = true;
+    return 0;
+}
+
 /* After the presolve read a definition or constraint of component `comp`: when it dropped some
  * of it, mark that (`*dropped`) and taint the component, or everything (`*global`) for a ground
  * one (not read: F's satisfiability is Z3's). */
@@ -1269,9 +1503,11 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
     size_t *sstart = NULL, *slist = NULL, *istart = NULL, *ilist = NULL, *fstart = NULL;
     efact *flist = NULL;
     enumer E;
+    iclasses cls;
     int rc = 0;
 
     memset(&E, 0, sizeof E);
+    memset(&cls, 0, sizeof cls);
 
     memset(f, 0, sizeof *f);
     if (!SG_CALLOC_ALL(SG_SLOT(f->done, p->nsyms + 1), SG_SLOT(f->root, p->nsyms + 1), SG_SLOT(f->a, p->nsyms + 1),
@@ -1327,6 +1563,10 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
                            SG_SLOT(slist, p->nsyms + 1), SG_SLOT(ilist, p->ninputs + 1),
                            SG_SLOT(flist, p->nsyms + p->ncons + 1), SG_SLOT(E.vals, E.nvals + 1),
                            SG_SLOT(E.dval, p->ninputs + 1), SG_SLOT(E.valid, FAST_ENUM_MAX))) {
+            rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+            goto cleanup;
+        }
+        if (sg_check__classes_on() && !SG_CALLOC_ALL(SG_SLOT(cls.sloc, p->nsyms + 1), SG_SLOT(cls.dloc, p->ninputs + 1))) {
             rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
             goto cleanup;
         }
@@ -1402,9 +1642,21 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
                 continue;
             }
             er = 0;
-            if (sg_presolve_class(ps, ns ? p->ninputs + slist[sstart[c]] : ilist[istart[c]], &r, &a, &b, &dom))
-                er = enumerate_comp(&E, (long)c, r, &dom, slist + sstart[c], ns, ilist + istart[c], ni,
-                                    flist + fstart[c], nf, res, f, err);
+            if (sg_presolve_class(ps, ns ? p->ninputs + slist[sstart[c]] : ilist[istart[c]], &r, &a, &b, &dom)) {
+                iclass *cl = NULL;
+                double ev0 = E.evals;
+                if (cls.sloc)
+                    er = inf_class_take(&E, &cls, (long)c, r, &dom, slist + sstart[c], ns, ilist + istart[c], ni,
+                                        flist + fstart[c], nf, res, f, &cl, err);
+                if (er == 0) {
+                    er = enumerate_comp(&E, (long)c, r, &dom, slist + sstart[c], ns, ilist + istart[c], ni,
+                                        flist + fstart[c], nf, res, f, err);
+                    if (er >= 0 && inf_class_note(cl, er, slist + sstart[c], ns, res, E.evals - ev0, err)) {
+                        rc = SG_ENOMEM;
+                        goto cleanup;
+                    }
+                }
+            }
             if (er == 0) /* several classes: a product of theirs, when their links are redundant */
                 er = enumerate_product(&E, (long)c, slist + sstart[c], ns, ilist + istart[c], ni, flist + fstart[c],
                                        nf, res, f, err);
@@ -1449,6 +1701,7 @@ cleanup:
     sg_free(E.vals);
     sg_free(E.dval);
     sg_free(E.valid);
+    iclasses_free(&cls);
     return rc;
 }
 

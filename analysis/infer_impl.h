@@ -40,6 +40,11 @@ typedef struct sg_infer_fast {
  * Returns 0 or SG_ENOMEM; sg__infer_fast_free releases `f` either way.
  */
 int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *err);
+
+/* Whether isomorphic components are decided once (analysis/check_classes.c's switch, a test hook),
+ * and the count of replays the tests read. */
+bool sg_check__classes_on(void);
+void sg_check__classes_count(void);
 void sg__infer_fast_free(sg_infer_fast *f);
 
 /*

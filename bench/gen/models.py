@@ -160,6 +160,20 @@ def view800(n=800):
     return {"model": _ViewBounded(), "args": (xs,), "kwargs": {}, "dynamic_shapes": ds}
 
 
+class _Views(nn.Module):
+    def forward(self, xs):
+        return [x.view(-1, 8).sum(0) for x in xs]
+
+
+@scenario("same300", "300 list inputs with separate Dims d_i (min 2, max 4096) and one example size (16), each "
+          "x.view(-1, 8): 300 isomorphic components (issue 14: hundreds of identical list items), each refuted "
+          "with the fix d_i = 8*_d_i.")
+def same300(n=300):
+    xs = [torch.randn(16) for _ in range(n)]
+    ds = {"xs": [{0: Dim(f"d{i}", min=2, max=4096)} for i in range(n)]}
+    return {"model": _Views(), "args": (xs,), "kwargs": {}, "dynamic_shapes": ds}
+
+
 # --------------------------------------------------------------------------------------------
 # (e) 300 inputs with products
 # --------------------------------------------------------------------------------------------
