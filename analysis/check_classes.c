@@ -400,9 +400,9 @@ int sg_check__classes_begin(checker *c, long comp)
         return 0;
     k->cur = NULL;
     sg_buf_init(&b, SIG_MAX);
-    if (!signature(c, k, comp, &b)) {
+    if (!signature(c, k, comp, &b)) { /* (none, or none written: decided as before) */
         sg_buf_dispose(&b);
-        return b.failed && b.len < SIG_MAX ? sg_error_set(c->err, SG_ENOMEM, "out of memory") : 0;
+        return 0;
     }
     at = sg_strmap_get(&k->by_sig, b.data);
     if (at != SIZE_MAX) {
