@@ -30,11 +30,16 @@ static cJSON *num(sg_int v)
 static cJSON *bound(sg_bound b) { return b.inf ? cJSON_CreateNull() : num(b.v); }
 
 /* The keys of shapes(): key[i] is input i's path as a JSON string ("\"['x']\"", escaped by
- * cJSON's own printer) when input i starts a run of one path, NULL inside a run. Made once per
- * report: every counterexample has the same keys. */
+ * cJSON's own printer) when input i starts a run of one path, NULL inside a run; and piece[i],
+ * what shapes() writes for input i at its example size (most of a counterexample's entries: a
+ * 1,000-input trace's counterexample moves a few). Made once per report: every counterexample has
+ * the same keys. */
 typedef struct shape_keys {
     char **key;
-    size_t n;
+    char **piece;
+    size_t *plen;
+    sg_int *example;
+    size_t n, total; /* total: the pieces' length */
 } shape_keys;
 
 static void shape_keys_free(shape_keys *k)
@@ -42,9 +47,30 @@ static void shape_keys_free(shape_keys *k)
     size_t i;
     for (i = 0; k->key && i < k->n; i++)
         cJSON_free(k->key[i]);
-    sg_free(k->key);
-    k->key = NULL;
-    k->n = 0;
+    for (i = 0; k->piece && i < k->n; i++)
+        sg_free(k->piece[i]);
+    SG_FREE_ALL(k->key, k->piece, k->plen, k->example);
+    memset(k, 0, sizeof *k);
+}
+
+/* What shapes() writes for input i at size v (before its closing brackets). */
+static void shape_entry(sg_buf *b, const shape_keys *k, size_t i, sg_int v)
+{
+    char num_s[SG_INT_STRLEN];
+    bool exact = v <= ((sg_int)1 << 53) && v >= -((sg_int)1 << 53); /* as num() */
+    if (k->key[i]) {
+        if (i > 0)
+            sg_buf_puts(b, "],");
+        sg_buf_puts(b, k->key[i]);
+        sg_buf_puts(b, ":[");
+    } else {
+        sg_buf_putc(b, ',');
+    }
+    sg_int_format(num_s, v);
+    if (exact)
+        sg_buf_puts(b, num_s);
+    else
+        sg_buf_printf(b, "\"%s\"", num_s);
 }
 
 /* Returns 0 or SG_ENOMEM. */
@@ -54,7 +80,8 @@ static int shape_keys_make(shape_keys *k, const sg_trace *t)
     const sg_input_dim *in = sg_trace_inputs(t, &n);
     const char *path = NULL;
     k->n = n;
-    if (!(k->key = sg__calloc(n + 1, sizeof *k->key)))
+    if (!SG_CALLOC_ALL(SG_SLOT(k->key, n + 1), SG_SLOT(k->piece, n + 1), SG_SLOT(k->plen, n + 1),
+                       SG_SLOT(k->example, n + 1)))
         return SG_ENOMEM;
     for (i = 0; i < n; i++) {
         cJSON *str;
@@ -65,6 +92,20 @@ static int shape_keys_make(shape_keys *k, const sg_trace *t)
         k->key[i] = str ? cJSON_PrintUnformatted(str) : NULL;
         cJSON_Delete(str);
         if (!k->key[i])
+            return SG_ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        sg_buf b;
+        sg_buf_init(&b, (size_t)1 << 20);
+        k->example[i] = in[i].size;
+        shape_entry(&b, k, i, in[i].size);
+        if (b.failed) {
+            sg_buf_dispose(&b);
+            return SG_ENOMEM;
+        }
+        k->plen[i] = b.len;
+        k->total += b.len;
+        if (!(k->piece[i] = sg_buf_take(&b)))
             return SG_ENOMEM;
     }
     return 0;
@@ -78,25 +119,13 @@ static cJSON *shapes(const shape_keys *k, const sg_int *sizes)
     sg_buf b;
     size_t i;
     cJSON *raw;
-    char num_s[SG_INT_STRLEN];
     sg_buf_init(&b, (size_t)1 << 30);
     sg_buf_putc(&b, '{');
-    for (i = 0; i < k->n; i++) {
-        bool exact = sizes[i] <= ((sg_int)1 << 53) && sizes[i] >= -((sg_int)1 << 53); /* as num() */
-        if (k->key[i]) {
-            if (i > 0)
-                sg_buf_puts(&b, "],");
-            sg_buf_puts(&b, k->key[i]);
-            sg_buf_puts(&b, ":[");
-        } else {
-            sg_buf_putc(&b, ',');
-        }
-        sg_int_format(num_s, sizes[i]);
-        if (exact)
-            sg_buf_puts(&b, num_s);
+    for (i = 0; i < k->n; i++)
+        if (sizes[i] == k->example[i])
+            sg_buf_append(&b, k->piece[i], k->plen[i]);
         else
-            sg_buf_printf(&b, "\"%s\"", num_s);
-    }
+            shape_entry(&b, k, i, sizes[i]);
     sg_buf_puts(&b, k->n ? "]}" : "}");
     if (b.failed) {
         sg_buf_dispose(&b);
@@ -204,8 +233,9 @@ static cJSON *check_object(const sg_report *r, unsigned flags, sg_error *err, in
     cJSON *root = cJSON_CreateObject(), *arr, *o, *x;
     size_t n = 0, i, k;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
-    shape_keys keys = {NULL, 0};
+    shape_keys keys;
 
+    memset(&keys, 0, sizeof keys);
     *rc = 0;
     if (!root || shape_keys_make(&keys, t) != 0)
         goto oom;
