@@ -88,6 +88,7 @@ struct sg_check_classes {
     long cur_comp;
     unsigned cheap0, queries0;
     sg_strmap derived_roots; /* the Dim names derived dims are made from (borrowed keys) */
+    bool *twin;           /* [nnodes] another component has as many dims, symbols and constraints */
 };
 
 sg_check_classes *sg_check__classes_new(const checker *c)
@@ -103,6 +104,23 @@ sg_check_classes *sg_check__classes_new(const checker *c)
         return NULL;
     }
     k->cur_comp = -1;
+    {
+        /* only a component with a twin in sizes can have an isomorphic one: the others are
+         * decided without a signature (prod300's one component of 1,950 constraints) */
+        size_t (*key)[3] = sg__malloc((c->nnodes + 1) * sizeof *key);
+        bool ok = key && (k->twin = sg__calloc(c->nnodes + 1, sizeof *k->twin)) != NULL;
+        for (i = 0; ok && i < c->nnodes; i++) {
+            key[i][0] = c->inputs.start[i + 1] - c->inputs.start[i];
+            key[i][1] = c->syms.start[i + 1] - c->syms.start[i];
+            key[i][2] = c->cons.start[i + 1] - c->cons.start[i];
+        }
+        ok = ok && sg__mark_twins((const size_t (*)[3])key, c->nnodes, k->twin);
+        sg_free(key);
+        if (!ok) {
+            sg_check__classes_free(k);
+            return NULL;
+        }
+    }
     for (i = 0; i < p->ninputs; i++)
         if (p->inputs[i].kind == SG_SPEC_DERIVED && p->inputs[i].root_name) {
             size_t *slot = sg_strmap_slot(&k->derived_roots, p->inputs[i].root_name);
@@ -124,7 +142,7 @@ void sg_check__classes_free(sg_check_classes *k)
         SG_FREE_ALL(k->recs[i].sig, k->recs[i].ev, k->recs[i].vals, k->recs[i].flags, k->recs[i].items);
     sg_strmap_dispose(&k->by_sig);
     sg_strmap_dispose(&k->derived_roots);
-    SG_FREE_ALL(k->recs, k->dloc, k->sloc, k->kloc, k);
+    SG_FREE_ALL(k->recs, k->dloc, k->sloc, k->kloc, k->twin, k);
 }
 
 /* ---- The signature ------------------------------------------------------------------------------ */
@@ -138,14 +156,23 @@ typedef struct sig_ctx {
     bool ok;
 } sig_ctx;
 
+/* (no printf in a signature: one is written per component and check pass) */
 static void put_bound(sg_buf *b, sg_bound x)
 {
     char t[SG_INT_STRLEN];
-    if (x.inf)
-        sg_buf_printf(b, "%c", x.inf < 0 ? '-' : '+');
-    else
-        sg_buf_printf(b, "%s", sg_int_format(t, x.v));
+    sg_buf_puts(b, x.inf ? (x.inf < 0 ? "-" : "+") : sg_int_format(t, x.v));
     sg_buf_putc(b, ',');
+}
+
+/* tag, then each small value (a flag, a kind, a status: below 26) as one letter */
+static void put_tag(sg_buf *b, char tag, const int *v, size_t n)
+{
+    char t[16];
+    size_t i;
+    t[0] = tag;
+    for (i = 0; i < n && i < sizeof t - 1; i++)
+        t[i + 1] = (char)('a' + v[i]);
+    sg_buf_append(b, t, i + 1);
 }
 
 static void put_int(sg_buf *b, sg_int v)
@@ -158,8 +185,11 @@ static void put_int(sg_buf *b, sg_int v)
 static void put_interval(sg_buf *b, const sg_interval *iv)
 {
     char t[SG_INT_STRLEN];
-    sg_buf_printf(b, "[%s", iv->lo_inf ? "-" : sg_int_format(t, iv->lo));
-    sg_buf_printf(b, ":%s]", iv->hi_inf ? "+" : sg_int_format(t, iv->hi));
+    sg_buf_putc(b, '[');
+    sg_buf_puts(b, iv->lo_inf ? "-" : sg_int_format(t, iv->lo));
+    sg_buf_putc(b, ':');
+    sg_buf_puts(b, iv->hi_inf ? "+" : sg_int_format(t, iv->hi));
+    sg_buf_putc(b, ']');
 }
 
 /* A symbol's position in the component being read (sg_expr_shape), SIZE_MAX outside it. */
@@ -213,14 +243,18 @@ static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *
     pos = 0;
     FOR_MEMBERS(c->cons, comp, j, x)
         k->kloc[x] = pos++;
-    sg_buf_printf(b, "D%zu S%zu C%zu|", c->inputs.start[comp + 1] - c->inputs.start[comp],
-                  c->syms.start[comp + 1] - c->syms.start[comp], c->cons.start[comp + 1] - c->cons.start[comp]);
+    sg_buf_put_size(b, c->inputs.start[comp + 1] - c->inputs.start[comp], ' ');
+    sg_buf_put_size(b, c->syms.start[comp + 1] - c->syms.start[comp], ' ');
+    sg_buf_put_size(b, c->cons.start[comp + 1] - c->cons.start[comp], '|');
     FOR_MEMBERS(c->inputs, comp, j, x) {
         const sg_input_dim *d = &p->inputs[x];
         if (!dim_alone(c, k, x))
             return false;
-        sg_buf_printf(b, "d%d.%d.%d.%d.%d ", (int)d->kind, (int)p->named[x], (int)d->has_bounds,
-                      (int)d->has_static_size, (int)c->r->dims[x].status);
+        {
+            int v[5] = {(int)d->kind, (int)p->named[x], (int)d->has_bounds, (int)d->has_static_size,
+                        (int)c->r->dims[x].status};
+            put_tag(b, 'd', v, 5);
+        }
         put_int(b, d->size);
         put_bound(b, d->min);
         put_bound(b, d->max);
@@ -236,8 +270,12 @@ static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *
         if (p->sym_input[x] < 0 || (size_t)p->sym_input[x] >= p->ninputs ||
             p->input_comp[p->sym_input[x]] != comp)
             return false;
-        sg_buf_printf(b, "s%zu.%d.%d.%d.%d.%d ", k->dloc[p->sym_input[x]], (int)sg_expr_sort(si->sym),
-                      (int)si->unbacked, (int)si->size_like, (int)si->has_hint, (int)p->sym_checked[x]);
+        {
+            int v[5] = {(int)sg_expr_sort(si->sym), (int)si->unbacked, (int)si->size_like, (int)si->has_hint,
+                        (int)p->sym_checked[x]};
+            put_tag(b, 's', v, 5);
+            sg_buf_put_size(b, k->dloc[p->sym_input[x]], ',');
+        }
         put_int(b, si->has_hint ? si->hint : 0);
         put_bound(b, si->lo);
         put_bound(b, si->hi);
@@ -257,7 +295,11 @@ static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *
         if (at == SIZE_MAX || (cn->kind == SG_CORE_INPUT && p->input_comp[cn->index] != comp) ||
             ((cn->kind == SG_CORE_RANGE || cn->kind == SG_CORE_REPLACEMENT) && p->sym_comp[cn->index] != comp))
             return false;
-        sg_buf_printf(b, "c%d.%d.%d.%zu ", (int)cn->kind, (int)cn->checked, (int)cn->unbacked, at);
+        {
+            int v[3] = {(int)cn->kind, (int)cn->checked, (int)cn->unbacked};
+            put_tag(b, 'c', v, 3);
+            sg_buf_put_size(b, at, ',');
+        }
         put_shape(&s, cn->expr);
         sg_buf_putc(b, ';');
     }
@@ -399,6 +441,8 @@ int sg_check__classes_begin(checker *c, long comp)
     if (!k)
         return 0;
     k->cur = NULL;
+    if (!k->twin[comp])
+        return 0;
     sg_buf_init(&b, SIG_MAX);
     if (!signature(c, k, comp, &b)) { /* (none, or none written: decided as before) */
         sg_buf_dispose(&b);

@@ -408,6 +408,7 @@ typedef struct iclasses {
     iclass *v;
     size_t n, cap;
     size_t *sloc, *dloc;     /* [nsyms], [ninputs]: position in the component being read */
+    bool *twin;              /* [nnodes] another component has as many symbols, dims and facts */
     long comp;
 } iclasses;
 
@@ -420,7 +421,7 @@ static void iclasses_free(iclasses *k)
         SG_FREE_ALL(k->v[i].sig, k->v[i].out);
     }
     sg_strmap_dispose(&k->by_sig);
-    SG_FREE_ALL(k->v, k->sloc, k->dloc);
+    SG_FREE_ALL(k->v, k->sloc, k->dloc, k->twin);
     memset(k, 0, sizeof *k);
 }
 
@@ -438,6 +439,22 @@ static size_t isym_pos(const sg_expr *sym, void *ctx)
     return k < s->p->nsyms && s->p->sym_comp[k] == s->k->comp ? s->k->sloc[k] : SIZE_MAX;
 }
 
+/* v in decimal then `end` (no printf: a signature is written per component) */
+static void iput(sg_buf *b, sg_int v, char end)
+{
+    char t[SG_INT_STRLEN];
+    sg_buf_puts(b, sg_int_format(t, v));
+    sg_buf_putc(b, end);
+}
+
+static void iput_bound(sg_buf *b, sg_bound x)
+{
+    if (x.inf)
+        sg_buf_append(b, x.inf < 0 ? "-," : "+,", 2);
+    else
+        iput(b, x.v, ',');
+}
+
 static bool ishape(isig *s, sg_buf *b, const sg_expr *e)
 {
     if (!e)
@@ -453,7 +470,6 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
 {
     const sg_problem *p = E->p;
     isig s = {p, k, 1u << 20};
-    char t1[SG_INT_STRLEN], t2[SG_INT_STRLEN];
     size_t j, root;
     sg_int a, c;
     sg_interval d;
@@ -464,28 +480,39 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
         k->dloc[ins[j]] = j;
     if (dom->lo_inf || dom->hi_inf)
         return false;
-    sg_buf_printf(b, "%zu %zu %zu [%s:%s] ", ns, ni, nf, sg_int_format(t1, dom->lo), sg_int_format(t2, dom->hi));
-    if (r < p->ninputs && p->input_comp[r] == comp)
-        sg_buf_printf(b, "rd%zu|", k->dloc[r]);
-    else if (r >= p->ninputs && r < p->ninputs + p->nsyms && p->sym_comp[r - p->ninputs] == comp)
-        sg_buf_printf(b, "rs%zu|", k->sloc[r - p->ninputs]);
-    else
+    sg_buf_put_size(b, ns, ' ');
+    sg_buf_put_size(b, ni, ' ');
+    sg_buf_put_size(b, nf, '[');
+    iput(b, dom->lo, ':');
+    iput(b, dom->hi, ']');
+    if (r < p->ninputs && p->input_comp[r] == comp) {
+        sg_buf_putc(b, 'd');
+        sg_buf_put_size(b, k->dloc[r], '|');
+    } else if (r >= p->ninputs && r < p->ninputs + p->nsyms && p->sym_comp[r - p->ninputs] == comp) {
+        sg_buf_putc(b, 's');
+        sg_buf_put_size(b, k->sloc[r - p->ninputs], '|');
+    } else {
         return false;
+    }
     for (j = 0; j < ns; j++) {
         const sg_symbol_info *si = &p->syms[syms[j]];
         if (sg_expr_sort(si->sym) != SG_SORT_INT || sg_expr_symbol_index(si->sym) >= E->nvals ||
             !sg_presolve_class(E->ps, p->ninputs + syms[j], &root, &a, &c, &d) || root != r)
             return false;
-        sg_buf_printf(b, "s%s,%s,", sg_int_format(t1, a), sg_int_format(t2, c));
-        sg_buf_printf(b, "%s%s,", si->lo.inf ? "-" : "", si->lo.inf ? "" : sg_int_format(t1, si->lo.v));
-        sg_buf_printf(b, "%s%s,", si->hi.inf ? "+" : "", si->hi.inf ? "" : sg_int_format(t1, si->hi.v));
+        sg_buf_putc(b, 's');
+        iput(b, a, ',');
+        iput(b, c, ',');
+        iput_bound(b, si->lo);
+        iput_bound(b, si->hi);
         if (!ishape(&s, b, si->replacement))
             return false;
     }
     for (j = 0; j < ni; j++) {
         if (!sg_presolve_class(E->ps, ins[j], &root, &a, &c, &d) || root != r)
             return false;
-        sg_buf_printf(b, "d%s,%s,", sg_int_format(t1, a), sg_int_format(t2, c));
+        sg_buf_putc(b, 'd');
+        iput(b, a, ',');
+        iput(b, c, ',');
         if (!ishape(&s, b, p->inputs[ins[j]].value))
             return false;
     }
@@ -494,7 +521,8 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
         if (!fact_in_comp(p, ef, comp))
             return false;
         if (ef->is_def) {
-            sg_buf_printf(b, "D%zu;", k->sloc[ef->idx]);
+            sg_buf_putc(b, 'D');
+            sg_buf_put_size(b, k->sloc[ef->idx], ';');
             continue;
         }
         {
@@ -506,7 +534,9 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
                           : 0;
             if (at == SIZE_MAX)
                 return false;
-            sg_buf_printf(b, "C%d,%zu,", (int)cn->kind, at);
+            sg_buf_putc(b, 'C');
+            sg_buf_put_size(b, (size_t)cn->kind, ',');
+            sg_buf_put_size(b, at, ',');
             if (cn->kind == SG_CORE_GUARD && !ishape(&s, b, cn->expr))
                 return false;
             sg_buf_putc(b, ';');
@@ -1626,6 +1656,21 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
             sg_free(ffill);
         }
 #undef IN_COMP
+        if (cls.sloc) { /* only a component with a twin in sizes can have an isomorphic one */
+            size_t (*key)[3] = sg__malloc((nnodes + 1) * sizeof *key);
+            bool ok = key && (cls.twin = sg__calloc(nnodes + 1, sizeof *cls.twin)) != NULL;
+            for (c = 0; ok && c < nnodes; c++) {
+                key[c][0] = tainted[c] ? sstart[c + 1] - sstart[c] : SIZE_MAX; /* (untainted: unique) */
+                key[c][1] = tainted[c] ? istart[c + 1] - istart[c] : c;
+                key[c][2] = fstart[c + 1] - fstart[c];
+            }
+            ok = ok && sg__mark_twins((const size_t (*)[3])key, nnodes, cls.twin);
+            sg_free(key);
+            if (!ok) {
+                rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+                goto cleanup;
+            }
+        }
         for (c = 0; c < nnodes; c++) {
             size_t r, ns = sstart[c + 1] - sstart[c], ni = istart[c + 1] - istart[c], j;
             sg_int a, b;
@@ -1645,7 +1690,7 @@ int sg__infer_fast(sg_problem *p, sg_inferred *res, sg_infer_fast *f, sg_error *
             if (sg_presolve_class(ps, ns ? p->ninputs + slist[sstart[c]] : ilist[istart[c]], &r, &a, &b, &dom)) {
                 iclass *cl = NULL;
                 double ev0 = E.evals;
-                if (cls.sloc)
+                if (cls.sloc && cls.twin[c])
                     er = inf_class_take(&E, &cls, (long)c, r, &dom, slist + sstart[c], ns, ilist + istart[c], ni,
                                         flist + fstart[c], nf, res, f, &cl, err);
                 if (er == 0) {

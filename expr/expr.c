@@ -1443,25 +1443,30 @@ bool sg_expr_number(const sg_expr *e, sg_num *num, sg_num *den)
 
 bool sg_expr_shape(sg_buf *b, const sg_expr *e, sg_expr_sym_pos pos, void *ctx, unsigned *budget)
 {
-    char t[SG_INT_STRLEN];
+    char t[SG_INT_STRLEN + 2], head[3];
     size_t i;
     if (*budget == 0)
         return false;
     --*budget;
-    sg_buf_printf(b, "(%d.%d", (int)e->kind, (int)e->sort);
+    head[0] = '(';
+    head[1] = (char)('A' + (int)e->kind); /* (kinds and sorts are a few dozen: one letter each) */
+    head[2] = (char)('a' + (int)e->sort);
+    sg_buf_append(b, head, 3);
     switch ((sg_kind)e->kind) {
     case SG_INT:
-        sg_buf_printf(b, " %s", sg_int_format(t, e->u.ival));
+        sg_buf_puts(b, sg_int_format(t, e->u.ival));
         break;
     case SG_RAT:
-        sg_buf_printf(b, " %s", sg_int_format(t, e->u.rat.num));
-        sg_buf_printf(b, "/%s", sg_int_format(t, e->u.rat.den));
+        sg_buf_puts(b, sg_int_format(t, e->u.rat.num));
+        sg_buf_putc(b, '/');
+        sg_buf_puts(b, sg_int_format(t, e->u.rat.den));
         break;
     case SG_SYM: {
         size_t at = pos(e, ctx);
         if (at == SIZE_MAX)
             return false;
-        sg_buf_printf(b, " v%zu", at);
+        sg_buf_putc(b, 'v');
+        sg_buf_put_size(b, at, ' ');
         break;
     }
     case SG_TRUE: case SG_FALSE:

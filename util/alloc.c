@@ -130,3 +130,40 @@ int sg__grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem)
         memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
     return rc;
 }
+
+typedef struct twin_key {
+    size_t k[3], i;
+} twin_key;
+
+static int cmp_twin(const void *a, const void *b)
+{
+    const twin_key *x = a, *y = b;
+    int j;
+    for (j = 0; j < 3; j++)
+        if (x->k[j] != y->k[j])
+            return x->k[j] < y->k[j] ? -1 : 1;
+    return 0;
+}
+
+bool sg__mark_twins(const size_t (*key)[3], size_t n, bool *twin)
+{
+    twin_key *t = sg__malloc((n + 1) * sizeof *t);
+    size_t i, j;
+    if (!t)
+        return false;
+    for (i = 0; i < n; i++) {
+        memcpy(t[i].k, key[i], sizeof t[i].k);
+        t[i].i = i;
+        twin[i] = false;
+    }
+    qsort(t, n, sizeof *t, cmp_twin);
+    for (i = 0; i < n; i = j) {
+        for (j = i + 1; j < n && cmp_twin(&t[i], &t[j]) == 0; j++)
+            ;
+        if (j - i > 1)
+            for (; i < j; i++)
+                twin[t[i].i] = true;
+    }
+    sg_free(t);
+    return true;
+}

@@ -36,6 +36,18 @@ int sg_buf_puts(sg_buf *b, const char *s) { return sg_buf_append(b, s, strlen(s)
 
 int sg_buf_putc(sg_buf *b, char c) { return sg_buf_append(b, &c, 1); }
 
+int sg_buf_put_size(sg_buf *b, size_t n, char end)
+{
+    char t[24];
+    size_t i = sizeof t;
+    t[--i] = end;
+    do {
+        t[--i] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    return sg_buf_append(b, t + i, sizeof t - i);
+}
+
 int sg__vformat(char *small, size_t cap, char **out, size_t *len, const char *fmt, va_list ap)
 {
     va_list again;

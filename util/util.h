@@ -93,6 +93,10 @@ int sg__grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* sg__grow, the new elements zeroed (marks and tables indexed by an id that grows). */
 int sg__grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* twin[i] for i < n: whether key[i] (three sizes) is also another entry's key - the components
+ * whose sizes no other has, which no other can be isomorphic to. False: out of memory. */
+bool sg__mark_twins(const size_t (*key)[3], size_t n, bool *twin);
+
 /* Append one zeroed element to `*arr` (`*n` elements of `elem` bytes, room for `*cap`):
  * returns it (and *n grows by one), or NULL when out of memory (nothing changed). */
 void *sg__push(void **arr, size_t *cap, size_t *n, size_t elem);
@@ -124,6 +128,8 @@ void sg_buf_dispose(sg_buf *b);
 int sg_buf_append(sg_buf *b, const char *s, size_t n);
 int sg_buf_puts(sg_buf *b, const char *s);
 int sg_buf_putc(sg_buf *b, char c);
+/* n in decimal, then `end` (no printf: for writers that append many numbers). */
+int sg_buf_put_size(sg_buf *b, size_t n, char end);
 int sg_buf_printf(sg_buf *b, const char *fmt, ...) SG_PRINTF(2, 3);
 /* Hand the string over (caller frees with sg_free()); the buffer is left empty. */
 char *sg_buf_take(sg_buf *b);
