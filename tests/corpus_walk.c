@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "corpus_walk.h"
+#include "trace/trace.h"
 #include "util/json.h"
 
 #include <dirent.h>
@@ -810,4 +811,30 @@ int corpus_indexed_cases(const char *corpus_dir, const char *version, char *why,
     n = cJSON_IsArray(index) ? cJSON_GetArraySize(index) : -1;
     cJSON_Delete(index);
     return n;
+}
+
+int corpus_each_trace(const char *root, void (*fn)(const char *label, const struct sg_trace *t, void *ctx), void *ctx)
+{
+    size_t v;
+    int count = 0;
+    for (v = 0; v < CORPUS_NVERSIONS; v++) {
+        char *names[512];
+        int n = corpus_case_names(root, corpus_versions[v], names, 512), k;
+        if (n < 0)
+            return -1;
+        for (k = 0; k < n; k++) {
+            char dir[4096], label[600];
+            sg_trace *t = NULL;
+            sg_error err = SG_ERROR_INIT;
+            snprintf(dir, sizeof dir, "%s/%s/%s", root, corpus_versions[v], names[k]);
+            snprintf(label, sizeof label, "%s/%s", corpus_versions[v], names[k]);
+            free(names[k]);
+            if (sg_trace_load(&t, dir, &err) != 0)
+                continue;
+            fn(label, t, ctx);
+            count++;
+            sg_trace_free(t);
+        }
+    }
+    return count;
 }

@@ -31,6 +31,14 @@ extern const char *const corpus_versions[CORPUS_NVERSIONS];
  */
 int corpus_case_names(const char *root, const char *version, char **names, size_t cap);
 
+/**
+ * Each case of every version under `root` that this build reads as a trace (sg_trace_load),
+ * loaded and given to fn with its label ("cases/NAME"); the others are skipped (test_trace covers
+ * them). Returns how many were given, or -1 when a version folder cannot be read.
+ */
+struct sg_trace;
+int corpus_each_trace(const char *root, void (*fn)(const char *label, const struct sg_trace *t, void *ctx), void *ctx);
+
 /** Where an expression was found. */
 typedef enum corpus_origin {
     CORPUS_GUARD,       /**< shape_envs[].guards[].expr (has a tree) */

@@ -285,32 +285,25 @@ static void test_list_of_views(void)
     sb_free(&b);
 }
 
+typedef struct corpus_tally {
+    size_t replays, z3;
+    int differ;
+} corpus_tally;
+
+static void on_off_case(const char *label, const sg_trace *t, void *ctx)
+{
+    corpus_tally *c = ctx;
+    c->differ += !same_both_ways(t, label, &c->replays, &c->z3);
+}
+
 static void test_corpus(void)
 {
-    size_t v, ncases = 0, replays = 0, z3 = 0;
-    int differ = 0;
-    for (v = 0; v < CORPUS_NVERSIONS; v++) {
-        char *names[512];
-        int n = corpus_case_names(SG_CORPUS, corpus_versions[v], names, 512), k;
-        CHECK(n > 0);
-        for (k = 0; k < n; k++) {
-            char dir[4096], label[600];
-            sg_trace *t = NULL;
-            sg_error err = SG_ERROR_INIT;
-            snprintf(dir, sizeof dir, "%s/%s/%s", SG_CORPUS, corpus_versions[v], names[k]);
-            snprintf(label, sizeof label, "%s/%s", corpus_versions[v], names[k]);
-            free(names[k]);
-            if (sg_trace_load(&t, dir, &err) != 0)
-                continue;
-            differ += !same_both_ways(t, label, &replays, &z3);
-            ncases++;
-            sg_trace_free(t);
-        }
-    }
-    printf("corpus: %zu cases with the classes on and off, %zu components replayed, %zu differ as Z3 may, %d differ\n",
-           ncases, replays, z3, differ);
+    corpus_tally c = {0, 0, 0};
+    int ncases = corpus_each_trace(SG_CORPUS, on_off_case, &c);
+    printf("corpus: %d cases with the classes on and off, %zu components replayed, %zu differ as Z3 may, %d differ\n",
+           ncases, c.replays, c.z3, c.differ);
     CHECK(ncases >= 80);
-    CHECK_MSG(differ == 0, "%d corpus cases differ", differ);
+    CHECK_MSG(c.differ == 0, "%d corpus cases differ", c.differ);
 }
 
 int main(void)

@@ -156,39 +156,33 @@ static int compare(const char *label, const sg_trace *t, const sg_report *on, co
     return bad;
 }
 
+typedef struct corpus_tally {
+    size_t nviol;
+    int differ;
+} corpus_tally;
+
+static void on_off_case(const char *label, const sg_trace *t, void *ctx)
+{
+    corpus_tally *c = ctx;
+    sg_report *on = NULL, *off = NULL;
+    sg_error err = SG_ERROR_INIT;
+    CHECK_MSG(check_with(&on, t, true, &err) == 0, "%s: %s", label, err.msg);
+    CHECK_MSG(check_with(&off, t, false, &err) == 0, "%s: %s", label, err.msg);
+    if (on && off) {
+        c->differ += compare(label, t, on, off) != 0;
+        c->nviol += on->nviolations;
+    }
+    sg_report_free(on);
+    sg_report_free(off);
+}
+
 static void test_corpus_on_off(void)
 {
-    size_t v, ncases = 0, nviol = 0;
-    int differ = 0;
-    for (v = 0; v < CORPUS_NVERSIONS; v++) {
-        char *names[512];
-        int n = corpus_case_names(SG_CORPUS, corpus_versions[v], names, 512), k;
-        CHECK(n > 0);
-        for (k = 0; k < n; k++) {
-            char dir[4096], label[600];
-            sg_trace *t = NULL;
-            sg_report *on = NULL, *off = NULL;
-            sg_error err = SG_ERROR_INIT;
-            snprintf(dir, sizeof dir, "%s/%s/%s", SG_CORPUS, corpus_versions[v], names[k]);
-            snprintf(label, sizeof label, "%s/%s", corpus_versions[v], names[k]);
-            free(names[k]);
-            if (sg_trace_load(&t, dir, &err) != 0)
-                continue; /* not a case folder this build reads: test_trace covers those */
-            CHECK_MSG(check_with(&on, t, true, &err) == 0, "%s: %s", label, err.msg);
-            CHECK_MSG(check_with(&off, t, false, &err) == 0, "%s: %s", label, err.msg);
-            if (on && off) {
-                differ += compare(label, t, on, off) != 0;
-                nviol += on->nviolations;
-            }
-            ncases++;
-            sg_report_free(on);
-            sg_report_free(off);
-            sg_trace_free(t);
-        }
-    }
-    printf("corpus: %zu cases with the presolve on and off, %zu violations, %d differ\n", ncases, nviol, differ);
+    corpus_tally c = {0, 0};
+    int ncases = corpus_each_trace(SG_CORPUS, on_off_case, &c);
+    printf("corpus: %d cases with the presolve on and off, %zu violations, %d differ\n", ncases, c.nviol, c.differ);
     CHECK(ncases >= 80);
-    CHECK_MSG(differ == 0, "%d corpus cases differ", differ);
+    CHECK_MSG(c.differ == 0, "%d corpus cases differ", c.differ);
 }
 
 /* ---- random small traces ---------------------------------------------------------------------- */
