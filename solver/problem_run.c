@@ -243,8 +243,8 @@ static void close_scope(struct sg_scope *sc, Z3_context c, Z3_solver s)
  */
 
 /*
- * One query on the solver in `*slot` (made on first use: an incremental one
- * when `incremental` - p->inc or p->nl -, else the general one, or nia_solver()'s when `slot` is p->nia), counted into `stats`: an
+ * One query on the solver in `*slot` (made on first use: an incremental one for p->inc and p->nl,
+ * the general one for p->solver, nia_solver()'s for p->nia), counted into `stats`: an
  * incremental solver asks in a scope of the query's hard terms (its state is
  * kept, so a query costs what the problem costs; the scope stays open for a
  * next query with the same hard terms, above), the full solver is
@@ -252,7 +252,7 @@ static void close_scope(struct sg_scope *sc, Z3_context c, Z3_solver s)
  * about 3.7 ms even for a trivial problem). `timeout` 0: no wall-clock limit.
  * Same outputs as sg_problem_check; *fired says the watchdog stopped it.
  */
-static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term *const *hard_t, const Z3_ast *hard,
+static int query(sg_problem *p, Z3_solver *slot, const sg_term *const *hard_t, const Z3_ast *hard,
                  size_t nhard, const Z3_ast *assumptions, size_t nassume, unsigned timeout, uint64_t rlimit,
                  const sg_budget *b, sg_check_stats *stats, Z3_lbool *res, Z3_model *model, size_t **core,
                  size_t *ncore, bool *core_all, char reason[64], bool *fired, sg_error *err)
@@ -263,6 +263,7 @@ static int query(sg_problem *p, Z3_solver *slot, bool incremental, const sg_term
     Z3_params prm = NULL;
     uint64_t *set = &p->rlimit_set[slot == &p->inc ? 0 : slot == &p->solver ? 1 : slot == &p->nia ? 2 : 3];
     struct sg_scope *sc = slot == &p->inc ? &p->inc_scope : slot == &p->nl ? &p->nl_scope : NULL;
+    bool incremental = sc != NULL; /* asked in scopes (p->inc, p->nl), else emptied first */
     size_t i;
     int rc = 0;
 
@@ -567,7 +568,7 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
      * full solver, which picks Z3's tactic for the logic (and listens to the resource limit in
      * non-linear arithmetic, which the SMT core of Z3 4.8.12 does not always do). */
     if (lin) {
-        rc = query(p, &p->inc, true, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b,
+        rc = query(p, &p->inc, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b,
                    stats, res, model, core, ncore, core_all, reason, &fired, err);
         if (rc || *res != Z3_L_UNDEF || fired || budget_stop(reason)) {
             rc = counted(b, rc, *res, reason);
@@ -585,10 +586,10 @@ int sg_problem_check(sg_problem *p, const sg_term *const *hard_t, size_t nhard, 
         reason[0] = '\0';
     }
     if (!lin && nassume > 0 && ndiv <= SG_NIA_MANY_DIVS) /* (above: "Non-linear questions with assumptions") */
-        rc = query(p, &p->nl, true, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b, stats, res, model,
+        rc = query(p, &p->nl, hard_t, hard, nhard, assumptions, nassume, timeout, rlimit, b, stats, res, model,
                    core, ncore, core_all, reason, &fired, err);
     else
-        rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, false, hard_t, hard, nhard, assumptions, nassume,
+        rc = query(p, ndiv > SG_NIA_MANY_DIVS ? &p->nia : &p->solver, hard_t, hard, nhard, assumptions, nassume,
                    timeout, rlimit, b, stats, res, model, core, ncore, core_all, reason, &fired, err);
     rc = counted(b, rc, *res, reason);
 cleanup:
