@@ -148,21 +148,13 @@ void sg_check__classes_free(sg_check_classes *k)
 /* ---- The signature ------------------------------------------------------------------------------ */
 
 typedef struct sig_ctx {
-    const checker *c;
-    sg_check_classes *k;
     sg_buf *b;
-    long comp;      /* the component being read */
-    unsigned nodes; /* left of SHAPE_NODES for the whole signature */
+    sg_comp_pos pos; /* the component being read, its symbols' positions */
+    unsigned nodes;  /* left of SHAPE_NODES for the whole signature */
     bool ok;
 } sig_ctx;
 
 /* (no printf in a signature: one is written per component and check pass) */
-static void put_bound(sg_buf *b, sg_bound x)
-{
-    char t[SG_INT_STRLEN];
-    sg_buf_puts(b, x.inf ? (x.inf < 0 ? "-" : "+") : sg_int_format(t, x.v));
-    sg_buf_putc(b, ',');
-}
 
 /* tag, then each small value (a flag, a kind, a status: below 26) as one letter */
 static void put_tag(sg_buf *b, char tag, const int *v, size_t n)
@@ -175,41 +167,19 @@ static void put_tag(sg_buf *b, char tag, const int *v, size_t n)
     sg_buf_append(b, t, i + 1);
 }
 
-static void put_int(sg_buf *b, sg_int v)
-{
-    char t[SG_INT_STRLEN];
-    sg_buf_puts(b, sg_int_format(t, v));
-    sg_buf_putc(b, ',');
-}
-
 static void put_interval(sg_buf *b, const sg_interval *iv)
 {
-    char t[SG_INT_STRLEN];
+    sg_bound lo = {iv->lo, iv->lo_inf ? -1 : 0}, hi = {iv->hi, iv->hi_inf ? 1 : 0};
     sg_buf_putc(b, '[');
-    sg_buf_puts(b, iv->lo_inf ? "-" : sg_int_format(t, iv->lo));
-    sg_buf_putc(b, ':');
-    sg_buf_puts(b, iv->hi_inf ? "+" : sg_int_format(t, iv->hi));
-    sg_buf_putc(b, ']');
+    sg_buf_put_bound(b, lo, ':');
+    sg_buf_put_bound(b, hi, ']');
 }
 
-/* A symbol's position in the component being read (sg_expr_shape), SIZE_MAX outside it. */
-static size_t sym_pos(const sg_expr *sym, void *ctx)
-{
-    const sig_ctx *s = ctx;
-    const sg_symbol_info *si = sg_trace_symbol_info(s->c->p->trace, sym);
-    size_t k = si ? (size_t)(si - s->c->p->syms) : SIZE_MAX;
-    return k < s->c->p->nsyms && s->c->p->sym_comp[k] == s->comp ? s->k->sloc[k] : SIZE_MAX;
-}
-
-/* `e`'s structure with its symbols by position (sg_expr_shape); "_" for none. */
+/* `e`'s structure with its symbols by position (sg_expr_shape). */
 static void put_shape(sig_ctx *s, const sg_expr *e)
 {
-    if (!s->ok)
-        return;
-    if (!e)
-        sg_buf_puts(s->b, "_");
-    else
-        s->ok = sg_expr_shape(s->b, e, sym_pos, s, &s->nodes);
+    if (s->ok)
+        s->ok = sg_expr_shape(s->b, e, sg_problem_sym_pos, &s->pos, &s->nodes);
 }
 
 /* Whether dim i can be part of a signature: not derived, not decided or fixed by phase 1, and a
@@ -231,7 +201,7 @@ static bool dim_alone(const checker *c, const sg_check_classes *k, size_t i)
 static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *b)
 {
     const sg_problem *p = c->p;
-    sig_ctx s = {c, k, b, comp, SHAPE_NODES, true};
+    sig_ctx s = {b, {p, k->sloc, comp}, SHAPE_NODES, true};
     size_t j, x, pos;
 
     pos = 0;
@@ -255,10 +225,10 @@ static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *
                         (int)c->r->dims[x].status};
             put_tag(b, 'd', v, 5);
         }
-        put_int(b, d->size);
-        put_bound(b, d->min);
-        put_bound(b, d->max);
-        put_int(b, d->has_static_size ? d->static_size : 0);
+        sg_buf_put_int(b, d->size, ',');
+        sg_buf_put_bound(b, d->min, ',');
+        sg_buf_put_bound(b, d->max, ',');
+        sg_buf_put_int(b, d->has_static_size ? d->static_size : 0, ',');
         sg_buf_puts(b, c->r->dims[x].reason);
         sg_buf_putc(b, '|');
         put_shape(&s, d->value);
@@ -276,9 +246,9 @@ static bool signature(const checker *c, sg_check_classes *k, long comp, sg_buf *
             put_tag(b, 's', v, 5);
             sg_buf_put_size(b, k->dloc[p->sym_input[x]], ',');
         }
-        put_int(b, si->has_hint ? si->hint : 0);
-        put_bound(b, si->lo);
-        put_bound(b, si->hi);
+        sg_buf_put_int(b, si->has_hint ? si->hint : 0, ',');
+        sg_buf_put_bound(b, si->lo, ',');
+        sg_buf_put_bound(b, si->hi, ',');
         if (bi < c->nbox)
             put_interval(b, &c->box[bi]);
         else

@@ -409,7 +409,6 @@ typedef struct iclasses {
     size_t n, cap;
     size_t *sloc, *dloc;     /* [nsyms], [ninputs]: position in the component being read */
     bool *twin;              /* [nnodes] another component has as many symbols, dims and facts */
-    long comp;
 } iclasses;
 
 static void iclasses_free(iclasses *k)
@@ -426,40 +425,13 @@ static void iclasses_free(iclasses *k)
 }
 
 typedef struct isig {
-    const sg_problem *p;
-    iclasses *k;
-    unsigned nodes;
+    sg_comp_pos pos; /* the component being read, its symbols' positions */
+    unsigned nodes;  /* expression nodes left to write */
 } isig;
-
-static size_t isym_pos(const sg_expr *sym, void *ctx)
-{
-    const isig *s = ctx;
-    const sg_symbol_info *si = sg_trace_symbol_info(s->p->trace, sym);
-    size_t k = si ? (size_t)(si - s->p->syms) : SIZE_MAX;
-    return k < s->p->nsyms && s->p->sym_comp[k] == s->k->comp ? s->k->sloc[k] : SIZE_MAX;
-}
-
-/* v in decimal then `end` (no printf: a signature is written per component) */
-static void iput(sg_buf *b, sg_int v, char end)
-{
-    char t[SG_INT_STRLEN];
-    sg_buf_puts(b, sg_int_format(t, v));
-    sg_buf_putc(b, end);
-}
-
-static void iput_bound(sg_buf *b, sg_bound x)
-{
-    if (x.inf)
-        sg_buf_append(b, x.inf < 0 ? "-," : "+,", 2);
-    else
-        iput(b, x.v, ',');
-}
 
 static bool ishape(isig *s, sg_buf *b, const sg_expr *e)
 {
-    if (!e)
-        return sg_buf_putc(b, '_') == 0;
-    return sg_expr_shape(b, e, isym_pos, s, &s->nodes);
+    return sg_expr_shape(b, e, sg_problem_sym_pos, &s->pos, &s->nodes);
 }
 
 /* The signature of component `comp` for enumerate_comp (root r over dom) into b; false when it has
@@ -469,11 +441,10 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
                           size_t ns, const size_t *ins, size_t ni, const efact *facts, size_t nf, sg_buf *b)
 {
     const sg_problem *p = E->p;
-    isig s = {p, k, 1u << 20};
+    isig s = {{p, k->sloc, comp}, 1u << 20};
     size_t j, root;
     sg_int a, c;
     sg_interval d;
-    k->comp = comp;
     for (j = 0; j < ns; j++)
         k->sloc[syms[j]] = j;
     for (j = 0; j < ni; j++)
@@ -483,8 +454,8 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
     sg_buf_put_size(b, ns, ' ');
     sg_buf_put_size(b, ni, ' ');
     sg_buf_put_size(b, nf, '[');
-    iput(b, dom->lo, ':');
-    iput(b, dom->hi, ']');
+    sg_buf_put_int(b, dom->lo, ':');
+    sg_buf_put_int(b, dom->hi, ']');
     if (r < p->ninputs && p->input_comp[r] == comp) {
         sg_buf_putc(b, 'd');
         sg_buf_put_size(b, k->dloc[r], '|');
@@ -500,10 +471,10 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
             !sg_presolve_class(E->ps, p->ninputs + syms[j], &root, &a, &c, &d) || root != r)
             return false;
         sg_buf_putc(b, 's');
-        iput(b, a, ',');
-        iput(b, c, ',');
-        iput_bound(b, si->lo);
-        iput_bound(b, si->hi);
+        sg_buf_put_int(b, a, ',');
+        sg_buf_put_int(b, c, ',');
+        sg_buf_put_bound(b, si->lo, ',');
+        sg_buf_put_bound(b, si->hi, ',');
         if (!ishape(&s, b, si->replacement))
             return false;
     }
@@ -511,8 +482,8 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
         if (!sg_presolve_class(E->ps, ins[j], &root, &a, &c, &d) || root != r)
             return false;
         sg_buf_putc(b, 'd');
-        iput(b, a, ',');
-        iput(b, c, ',');
+        sg_buf_put_int(b, a, ',');
+        sg_buf_put_int(b, c, ',');
         if (!ishape(&s, b, p->inputs[ins[j]].value))
             return false;
     }
@@ -545,6 +516,24 @@ static bool inf_signature(enumer *E, iclasses *k, long comp, size_t r, const sg_
     return !b->failed;
 }
 
+/* *dst takes what enumerate_comp decides of src (range, congruence, constant, holes: copied) and
+ * keeps its own symbol and input dim. 0 or SG_ENOMEM (dst unchanged). */
+static int take_facts(sg_inferred *dst, const sg_inferred *src)
+{
+    sg_inferred o = *src;
+    o.sym = dst->sym;
+    o.input = dst->input;
+    o.equals = NULL;
+    o.holes = NULL;
+    if (src->nholes && !(o.holes = sg__malloc(src->nholes * sizeof *o.holes)))
+        return SG_ENOMEM;
+    if (src->nholes)
+        memcpy(o.holes, src->holes, src->nholes * sizeof *o.holes);
+    sg_free(dst->holes);
+    *dst = o;
+    return 0;
+}
+
 /*
  * Component comp by its class: 1 when an earlier component of its signature was enumerated and its
  * results are now comp's (f->root/a/b and done set, the budget charged), 0 to enumerate it (then
@@ -573,29 +562,11 @@ static int inf_class_take(enumer *E, iclasses *k, long comp, size_t r, const sg_
         for (j = 0; j < ns; j++) {
             size_t s = syms[j], root;
             sg_interval d;
-            sg_inferred o = res[s];
             if (!sg_presolve_class(E->ps, E->p->ninputs + s, &root, &f->a[s], &f->b[s], &d))
                 return 0; /* (the signature read it) */
             f->root[s] = root;
-            o.lo = cl->out[j].lo;
-            o.hi = cl->out[j].hi;
-            o.range_exact = cl->out[j].range_exact;
-            o.is_constant = cl->out[j].is_constant;
-            o.constant = cl->out[j].constant;
-            o.modulus = cl->out[j].modulus;
-            o.residue = cl->out[j].residue;
-            o.holes_complete = cl->out[j].holes_complete;
-            o.equals = NULL;
-            o.holes = NULL;
-            o.nholes = 0;
-            if (cl->out[j].nholes) {
-                if (!(o.holes = sg__malloc(cl->out[j].nholes * sizeof *o.holes)))
-                    return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
-                memcpy(o.holes, cl->out[j].holes, cl->out[j].nholes * sizeof *o.holes);
-                o.nholes = cl->out[j].nholes;
-            }
-            sg_free(res[s].holes);
-            res[s] = o;
+            if (take_facts(&res[s], &cl->out[j]))
+                return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
         }
         for (j = 0; j < ns; j++) {
             f->done[syms[j]] = true;
@@ -631,17 +602,9 @@ static int inf_class_note(iclass *cl, int er, const size_t *syms, size_t ns, con
     if (!(cl->out = sg__calloc(ns + 1, sizeof *cl->out)))
         return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
     cl->ns = ns;
-    for (j = 0; j < ns; j++) {
-        cl->out[j] = res[syms[j]];
-        cl->out[j].holes = NULL;
-        cl->out[j].nholes = 0;
-        if (res[syms[j]].nholes) {
-            if (!(cl->out[j].holes = sg__malloc(res[syms[j]].nholes * sizeof *cl->out[j].holes)))
-                return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
-            memcpy(cl->out[j].holes, res[syms[j]].holes, res[syms[j]].nholes * sizeof *cl->out[j].holes);
-            cl->out[j].nholes = res[syms[j]].nholes;
-        }
-    }
+    for (j = 0; j < ns; j++)
+        if (take_facts(&cl->out[j], &res[syms[j]]))
+            return sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
     cl->evals = spent;
     cl->ok = true;
     return 0;

@@ -1445,6 +1445,8 @@ bool sg_expr_shape(sg_buf *b, const sg_expr *e, sg_expr_sym_pos pos, void *ctx, 
 {
     char t[SG_INT_STRLEN + 2], head[3];
     size_t i;
+    if (!e)
+        return sg_buf_putc(b, '_') == 0;
     if (*budget == 0)
         return false;
     --*budget;

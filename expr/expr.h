@@ -70,8 +70,9 @@ void sg_expr_copier_dispose(sg_expr_copier *c);
 /*
  * The structure of `e` appended to `b` as text, to tell expressions equal up to a renaming of
  * their symbols (isomorphic components, analysis/check_classes.c): every node's kind and sort and
- * a literal's value, a DAG written as a tree, a symbol as "v" and pos(sym, ctx). Two expressions
- * write the same text exactly when they are the same tree with symbols of the same positions.
+ * a literal's value, a DAG written as a tree, a symbol as "v" and pos(sym, ctx); no expression
+ * (NULL) as "_". Two expressions write the same text exactly when they are the same tree with
+ * symbols of the same positions.
  * False (b then holds part of it) when a symbol has no position (pos gives SIZE_MAX), past
  * *budget nodes (each node spends one), or at an infinity.
  */

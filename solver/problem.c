@@ -186,6 +186,14 @@ static long x_index(const sg_problem *p, const char *name)
 
 long sg_problem_x_index(const sg_problem *p, const char *name) { return x_index(p, name); }
 
+size_t sg_problem_sym_pos(const sg_expr *sym, void *ctx)
+{
+    const sg_comp_pos *c = ctx;
+    const sg_symbol_info *si = sg_trace_symbol_info(c->p->trace, sym);
+    size_t k = si ? (size_t)(si - c->p->syms) : SIZE_MAX;
+    return k < c->p->nsyms && c->p->sym_comp[k] == c->comp ? c->pos[k] : SIZE_MAX;
+}
+
 /* Put X index x (named p->names[x]) into the name index, growing it at half load. */
 static int x_index_put(sg_problem *p, size_t x, sg_error *err)
 {

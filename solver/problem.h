@@ -128,6 +128,16 @@ typedef struct sg_budget {
 const sg_term *sg_problem_keep(sg_problem *p, const sg_term *a);
 /* The X index of spec root `name`, -1 when no input names it. */
 long sg_problem_x_index(const sg_problem *p, const char *name);
+
+/* Symbols by their position in one component (the isomorphic components' signatures,
+ * sg_expr_shape): pos[k] for symbol k of component `comp`. sg_problem_sym_pos(sym, ctx) with ctx
+ * an sg_comp_pos: sym's position, SIZE_MAX for a symbol of another component or none of p's. */
+typedef struct sg_comp_pos {
+    const sg_problem *p;
+    const size_t *pos; /* [nsyms] */
+    long comp;
+} sg_comp_pos;
+size_t sg_problem_sym_pos(const sg_expr *sym, void *ctx);
 const sg_term *sg_problem_num(sg_problem *p, sg_int v);
 /* and(a, b); a NULL side is "true". */
 const sg_term *sg_problem_and2(sg_problem *p, const sg_term *a, const sg_term *b);

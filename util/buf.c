@@ -95,6 +95,20 @@ int sg_buf_printf(sg_buf *b, const char *fmt, ...)
     return rc;
 }
 
+int sg_buf_put_int(sg_buf *b, sg_int v, char end)
+{
+    char t[SG_INT_STRLEN + 1];
+    size_t n = strlen(sg_int_format(t, v));
+    t[n] = end;
+    return sg_buf_append(b, t, n + 1);
+}
+
+int sg_buf_put_bound(sg_buf *b, sg_bound x, char end)
+{
+    char t[2] = {x.inf < 0 ? '-' : '+', end};
+    return x.inf ? sg_buf_append(b, t, 2) : sg_buf_put_int(b, x.v, end);
+}
+
 char *sg_buf_take(sg_buf *b)
 {
     char *s;

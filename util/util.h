@@ -130,6 +130,9 @@ int sg_buf_puts(sg_buf *b, const char *s);
 int sg_buf_putc(sg_buf *b, char c);
 /* n in decimal, then `end` (no printf: for writers that append many numbers). */
 int sg_buf_put_size(sg_buf *b, size_t n, char end);
+/* v in decimal, then `end`; a bound as its value or "-" / "+" for an infinite one. */
+int sg_buf_put_int(sg_buf *b, sg_int v, char end);
+int sg_buf_put_bound(sg_buf *b, sg_bound x, char end);
 int sg_buf_printf(sg_buf *b, const char *fmt, ...) SG_PRINTF(2, 3);
 /* Hand the string over (caller frees with sg_free()); the buffer is left empty. */
 char *sg_buf_take(sg_buf *b);
