@@ -778,7 +778,7 @@ int sg_check__phase_values(checker *c)
             }
             continue;
         }
-        if ((rc = sg_check__classes_begin(c, comp)) != 0) { /* 1: decided as its class's first */
+        if ((rc = sg_check__classes_begin(c, comp)) != 0) { /* 1: replayed from its class's first */
             rc = rc == 1 ? 0 : rc;
             continue;
         }

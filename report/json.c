@@ -39,7 +39,7 @@ typedef struct shape_keys {
     char **piece;
     size_t *plen;
     sg_int *example;
-    size_t n, total; /* total: the pieces' length */
+    size_t n;
 } shape_keys;
 
 static void shape_keys_free(shape_keys *k)
@@ -104,7 +104,6 @@ static int shape_keys_make(shape_keys *k, const sg_trace *t)
             return SG_ENOMEM;
         }
         k->plen[i] = b.len;
-        k->total += b.len;
         if (!(k->piece[i] = sg_buf_take(&b)))
             return SG_ENOMEM;
     }

@@ -209,14 +209,11 @@ static bool node_on_root(sg_presolve *ps, size_t x, size_t *root, sg_int *ma, sg
                               sg_expr_symbol_index(p->syms[x - p->ninputs].sym) < ps->nbox);
 }
 
-/* Node x at value v: an input dim's size into dvals[], a symbol's value into ps->evals. */
-static void put_node(sg_presolve *ps, size_t x, sg_int v, sg_int *dvals)
+/* Where node x's value goes: an input dim's size in dvals[], a symbol's value in ps->evals. */
+static sg_int *node_slot(sg_presolve *ps, size_t x, sg_int *dvals)
 {
     const sg_problem *p = ps->p;
-    if (x < p->ninputs)
-        dvals[x] = v;
-    else
-        ps->evals[sg_expr_symbol_index(p->syms[x - p->ninputs].sym)] = v;
+    return x < p->ninputs ? &dvals[x] : &ps->evals[sg_expr_symbol_index(p->syms[x - p->ninputs].sym)];
 }
 
 /* The value of the root of input dim x = ma * root + mb (ma = +-1) at its size dvals[x]; false
@@ -261,7 +258,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS], *lorder = NULL,
            *corder = NULL;
     sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
-    sg_int **dst = NULL; /* [nn] where node i's value goes at each point (put_node's slot, once) */
+    sg_int **dst = NULL; /* [nn] where node i's value goes at each point (node_slot, once) */
     bool started[ENUM_ROOTS];
     double points = 1;
     int res = -1;
@@ -302,11 +299,8 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     if ((!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals))) ||
         !(lorder = sg__malloc((ps->nleft + 1) * sizeof *lorder)) || !(corder = sg__malloc((nc + 1) * sizeof *corder)))
         goto done;
-    for (i = 0; i < nn; i++) {
-        const sg_problem *p = ps->p;
-        dst[i] = nodes[i] < p->ninputs ? &dvals[nodes[i]]
-                                       : &ps->evals[sg_expr_symbol_index(p->syms[nodes[i] - p->ninputs].sym)];
-    }
+    for (i = 0; i < nn; i++)
+        dst[i] = node_slot(ps, nodes[i], dvals);
     for (i = 0; i < ps->nleft; i++)
         lorder[i] = ps->left[i];
     for (i = 0; i < nc; i++)
@@ -388,7 +382,7 @@ static bool set_root(sg_presolve *ps, const vnode *vn, const size_t *from, size_
         sg_int x;
         if (!sg__mul(vn[i].ma, v, &x) || !sg__add(x, vn[i].mb, &x))
             return false;
-        put_node(ps, vn[i].node, x, dvals);
+        *node_slot(ps, vn[i].node, dvals) = x;
     }
     return true;
 }
