@@ -1090,6 +1090,25 @@ sg_tri sg_presolve_implies(sg_presolve *ps, size_t x, sg_int a, size_t y, sg_int
     return SG_TRI_UNKNOWN;
 }
 
+/* The values node x takes in the models, enclosed: its form's range over the box, met, when its
+ * class root was substituted, with that root's own domain (a bound read before or after the
+ * substitution, which the definition's range over the other roots does not carry). false when
+ * the form cannot be read, on overflow, or when the two do not meet (then nothing is decided). */
+static bool node_range(sg_presolve *ps, size_t x, sg_interval *out)
+{
+    size_t r;
+    sg_int a, b, nb;
+    lin f;
+    if (!sg_presolve__lin_node(ps, x, &f) || !lin_range(ps, &f, out) || !sg_presolve__find(ps, x, &r, &a, &b))
+        return false;
+    if (sg_presolve__get(ps, r)->elim && sg__mul(-a, b, &nb)) { /* x = a r + b = a (r - nb) */
+        bool wide = false;
+        sg_interval own = map_iv(sg_presolve__get(ps, r)->dom, a, nb, &wide);
+        return sg_interval_meet(out, &own);
+    }
+    return true;
+}
+
 sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
 {
     const sg_problem *p = ps->p;
@@ -1105,16 +1124,13 @@ sg_tri sg_presolve_decide(sg_presolve *ps, size_t k)
     case SG_CORE_RANGE: { /* lo <= s <= hi */
         const sg_symbol_info *si = &p->syms[c->index];
         sg_tri lo = SG_TRI_TRUE, hi = SG_TRI_TRUE;
-        if (!sg_presolve__lin_node(ps, p->ninputs + c->index, &f))
+        sg_interval x;
+        if (!node_range(ps, p->ninputs + c->index, &x))
             return SG_TRI_UNKNOWN;
-        if (!si->lo.inf) {
-            g = f;
-            lo = sg__sub(g.k, si->lo.v, &g.k) ? sg_presolve__decide_lin(ps, SG_GE, &g) : SG_TRI_UNKNOWN;
-        }
-        if (!si->hi.inf) {
-            g = f;
-            hi = sg__sub(g.k, si->hi.v, &g.k) ? sg_presolve__decide_lin(ps, SG_LE, &g) : SG_TRI_UNKNOWN;
-        }
+        if (!si->lo.inf)
+            lo = !x.lo_inf && x.lo >= si->lo.v ? SG_TRI_TRUE : !x.hi_inf && x.hi < si->lo.v ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
+        if (!si->hi.inf)
+            hi = !x.hi_inf && x.hi <= si->hi.v ? SG_TRI_TRUE : !x.lo_inf && x.lo > si->hi.v ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
         r = lo == SG_TRI_TRUE && hi == SG_TRI_TRUE ? SG_TRI_TRUE
             : lo == SG_TRI_FALSE || hi == SG_TRI_FALSE ? SG_TRI_FALSE : SG_TRI_UNKNOWN;
         break;

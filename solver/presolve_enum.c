@@ -190,24 +190,25 @@ static int holds_at(sg_presolve *ps, size_t k, const sg_int *dvals)
     }
 }
 
-/* Are the models of the facts the points of the box where the facts left out hold (every fact
- * read exactly or left out, none substituted, consistent)? What enumerating them needs. */
-static bool models_are_box(const sg_presolve *ps)
+
+/* Are the models of the facts the points of the box over the roots not substituted where each
+ * substituted root's value (its definition's) lies in its domain and the facts left out hold
+ * (every fact read exactly, substituted or left out; consistent)? What walking them needs. */
+static bool models_are_walkable(const sg_presolve *ps)
 {
-    return sg_presolve_enabled() && !ps->empty && !ps->inexact && ps->ndefs == 0;
+    return sg_presolve_enabled() && !ps->empty && !ps->inexact;
 }
 
-/* Node x (an input dim or an Int symbol with a value slot) as ma * root + mb over a class root not
- * substituted away; false otherwise. */
-static bool node_on_root(sg_presolve *ps, size_t x, size_t *root, sg_int *ma, sg_int *mb)
+/* Has node x a value slot (an input dim, or an Int symbol the evaluator reads)? */
+static bool node_has_slot(const sg_presolve *ps, size_t x)
 {
     const sg_problem *p = ps->p;
-    if (x >= ps->nnodes || x >= p->ninputs + p->nsyms || !sg_presolve__find(ps, x, root, ma, mb) ||
-        sg_presolve__get(ps, *root)->elim)
+    if (x >= ps->nnodes || x >= p->ninputs + p->nsyms)
         return false;
     return x < p->ninputs || (sg_expr_sort(p->syms[x - p->ninputs].sym) == SG_SORT_INT &&
                               sg_expr_symbol_index(p->syms[x - p->ninputs].sym) < ps->nbox);
 }
+
 
 /* Where node x's value goes: an input dim's size in dvals[], a symbol's value in ps->evals. */
 static sg_int *node_slot(sg_presolve *ps, size_t x, sg_int *dvals)
@@ -225,6 +226,100 @@ static bool root_at_example(const sg_presolve *ps, size_t x, sg_int ma, sg_int m
         return false;
     *v = ma * t;
     return true;
+}
+
+/* A value the walk sets or tests: node `node`'s (an input dim's size or an Int symbol's value,
+ * written to its slot), or, for `check`, an eliminated class root's, which a model keeps in the
+ * root's domain; f is its form over the walk's roots (indices into roots[]). */
+typedef struct wform {
+    size_t node;
+    bool check;
+    lin f;
+} wform;
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of root r in roots[0..nr-1] (sorted), or SIZE_MAX. */
+static size_t root_index(size_t r, const size_t *roots, size_t nr)
+{
+    size_t lo = 0, hi = nr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (roots[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nr && roots[lo] == r ? lo : SIZE_MAX;
+}
+
+/* The value of w at the roots' values at[]: false on overflow. */
+static bool wform_value(const wform *w, const sg_int *at, sg_int *out)
+{
+    sg_int x = w->f.k, t;
+    int j;
+    for (j = 0; j < w->f.n; j++)
+        if (!sg__mul(w->f.c[j], at[w->f.v[j]], &t) || !sg__add(x, t, &x))
+            return false;
+    *out = x;
+    return true;
+}
+
+/*
+ * The forms of a walk over the models: nodes[0..nn-1] (each with a value slot) as forms over class
+ * roots, in that order, then each class root the epoch substituted (a check: a model keeps its
+ * value in its domain, which its definition over the other roots does not say); the roots they
+ * read into *roots (sorted, *nr of them) and the forms over their indices. A node whose root is
+ * not substituted reads one root with coefficient +-1. false when a node has no value slot, a form
+ * cannot be read, or out of memory (*w and *roots are then NULL).
+ */
+static bool walk_forms(sg_presolve *ps, const size_t *nodes, size_t nn, wform **w, size_t *nw, size_t **roots,
+                       size_t *nr)
+{
+    size_t i, j, n = 0, nu = 0, cap = nn + ps->ntouched + 1;
+    int t;
+    *roots = NULL;
+    *nw = *nr = 0;
+    if (!(*w = sg__calloc(cap, sizeof **w)))
+        return false;
+    for (i = 0; i < nn + ps->ntouched && n < cap; i++) {
+        size_t x = i < nn ? nodes[i] : ps->touched[i - nn];
+        if (i < nn && !node_has_slot(ps, x))
+            goto fail;
+        if (i >= nn && (!sg_presolve__get(ps, x)->elim || sg_presolve__get(ps, x)->par != x))
+            continue;
+        (*w)[n].node = x;
+        (*w)[n].check = i >= nn;
+        ps->work = 0;
+        if (!sg_presolve__lin_node(ps, x, &(*w)[n].f))
+            goto fail;
+        nu += (size_t)(*w)[n++].f.n;
+    }
+    *nw = n;
+    if (!(*roots = sg__malloc((nu + 1) * sizeof **roots)))
+        goto fail;
+    for (i = 0; i < n; i++)
+        for (t = 0; t < (*w)[i].f.n; t++)
+            (*roots)[(*nr)++] = (*w)[i].f.v[t];
+    qsort(*roots, *nr, sizeof **roots, cmp_size);
+    for (i = j = 0; i < *nr; i++)
+        if (j == 0 || (*roots)[j - 1] != (*roots)[i])
+            (*roots)[j++] = (*roots)[i];
+    *nr = j;
+    for (i = 0; i < n; i++)
+        for (t = 0; t < (*w)[i].f.n; t++)
+            (*w)[i].f.v[t] = root_index((*w)[i].f.v[t], *roots, *nr);
+    return true;
+fail:
+    sg_free(*w);
+    sg_free(*roots);
+    *w = NULL;
+    *roots = NULL;
+    return false;
 }
 
 /*
@@ -255,41 +350,52 @@ static int first_false(sg_presolve *ps, size_t *f, size_t n, const sg_int *dvals
 int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc,
                           bool violation, sg_int *dvals)
 {
-    size_t roots[ENUM_ROOTS], nroots = 0, i, j, *at_root = NULL, at[ENUM_ROOTS], size[ENUM_ROOTS], *lorder = NULL,
-           *corder = NULL;
-    sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *ma = NULL, *mb = NULL, *order[ENUM_ROOTS];
-    sg_int **dst = NULL; /* [nn] where node i's value goes at each point (node_slot, once) */
+    wform *w = NULL;
+    size_t *roots = NULL, nw = 0, nr = 0, nroots = 0, i, j, at[ENUM_ROOTS], size[ENUM_ROOTS], *lorder = NULL,
+           *corder = NULL, perm[ENUM_ROOTS];
+    sg_int lo[ENUM_ROOTS], hi[ENUM_ROOTS], start[ENUM_ROOTS], *order[ENUM_ROOTS], val[ENUM_ROOTS];
+    sg_int **dst = NULL; /* [nw] where form i's value goes at each point (node_slot, once; NULL: a check) */
     bool started[ENUM_ROOTS];
     double points = 1;
-    int res = -1;
+    int res = -1, t;
 
     memset(order, 0, sizeof order);
-    if (!models_are_box(ps) || nn == 0)
+    if (!models_are_walkable(ps) || nn == 0)
         return -1;
-    if (!(at_root = sg__malloc(nn * sizeof *at_root)) || !(ma = sg__malloc(nn * sizeof *ma)) ||
-        !(mb = sg__malloc(nn * sizeof *mb)) || !(dst = sg__malloc(nn * sizeof *dst)))
+    if (!walk_forms(ps, nodes, nn, &w, &nw, &roots, &nr) || nr > ENUM_ROOTS)
         goto done;
-    for (i = 0; i < nn; i++) { /* node i = ma * root + mb */
-        size_t r;
-        if (!node_on_root(ps, nodes[i], &r, &ma[i], &mb[i]))
-            goto done;
-        for (j = 0; j < nroots && roots[j] != r; j++)
-            ;
-        if (j == nroots) {
-            const sg_interval *d = &sg_presolve__get(ps, r)->dom;
-            sg_int span;
-            if (nroots == ENUM_ROOTS || d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 ||
-                span >= ENUM_POINTS)
-                goto done;
-            roots[nroots] = r;
-            lo[nroots] = d->lo;
-            hi[nroots] = d->hi;
-            size[nroots] = (size_t)span + 1;
-            started[nroots++] = false;
-            points *= (double)(span + 1);
+    /* the roots in the order the forms first read them (the odometer's, the first fastest) */
+    for (i = 0; i < nw; i++)
+        for (t = 0; t < w[i].f.n; t++) {
+            size_t r = w[i].f.v[t];
+            for (j = 0; j < nroots && perm[j] != r; j++)
+                ;
+            if (j == nroots)
+                perm[nroots++] = r;
         }
-        at_root[i] = j;
-        if (!started[j] && root_at_example(ps, nodes[i], ma[i], mb[i], dvals, &start[j])) {
+    for (j = 0; j < nroots; j++) {
+        const sg_interval *d = &sg_presolve__get(ps, roots[perm[j]])->dom;
+        sg_int span;
+        if (d->lo_inf || d->hi_inf || !sg__sub(d->hi, d->lo, &span) || span < 0 || span >= ENUM_POINTS)
+            goto done;
+        lo[j] = d->lo;
+        hi[j] = d->hi;
+        size[j] = (size_t)span + 1;
+        started[j] = false;
+        points *= (double)(span + 1);
+    }
+    for (i = 0; i < nw; i++) /* the forms over the odometer's roots */
+        for (t = 0; t < w[i].f.n; t++) {
+            for (j = 0; perm[j] != w[i].f.v[t]; j++)
+                ;
+            w[i].f.v[t] = j;
+        }
+    /* each root starts at its value at the example sizes, from the first input dim that is +-1 times it plus
+     * a constant */
+    for (i = 0; i < nw; i++) {
+        j = w[i].f.n == 1 ? w[i].f.v[0] : 0;
+        if (!w[i].check && w[i].f.n == 1 && !started[j] &&
+            root_at_example(ps, w[i].node, w[i].f.c[0], w[i].f.k, dvals, &start[j])) {
             start[j] = start[j] < lo[j] ? lo[j] : start[j] > hi[j] ? hi[j] : start[j];
             started[j] = true;
         }
@@ -297,10 +403,11 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     if (points > ENUM_POINTS || ps->enum_spent >= enum_budget(ps) || ps->empty)
         goto done; /* (the budget is charged with the points visited: most searches stop early) */
     if ((!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals))) ||
-        !(lorder = sg__malloc((ps->nleft + 1) * sizeof *lorder)) || !(corder = sg__malloc((nc + 1) * sizeof *corder)))
+        !(dst = sg__calloc(nw + 1, sizeof *dst)) || !(lorder = sg__malloc((ps->nleft + 1) * sizeof *lorder)) ||
+        !(corder = sg__malloc((nc + 1) * sizeof *corder)))
         goto done;
-    for (i = 0; i < nn; i++)
-        dst[i] = node_slot(ps, nodes[i], dvals);
+    for (i = 0; i < nw; i++)
+        dst[i] = w[i].check ? NULL : node_slot(ps, w[i].node, dvals);
     for (i = 0; i < ps->nleft; i++)
         lorder[i] = ps->left[i];
     for (i = 0; i < nc; i++)
@@ -321,16 +428,23 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
         at[j] = 0;
     }
     for (;; ps->enum_spent++) {
-        int model, all = 1;
-        for (i = 0; i < nn; i++) {
+        int model = 1, all = 1;
+        for (j = 0; j < nroots; j++)
+            val[j] = order[j][at[j]];
+        for (i = 0; i < nw; i++) { /* the nodes' values; the substituted roots kept in their domains */
             sg_int x;
-            if (!sg__mul(ma[i], order[at_root[i]][at[at_root[i]]], &x) || !sg__add(x, mb[i], &x))
+            if (!wform_value(&w[i], val, &x))
                 goto done;
-            *dst[i] = x;
+            if (dst[i]) {
+                *dst[i] = x;
+            } else if (model) {
+                const sg_interval *d = &sg_presolve__get(ps, w[i].node)->dom;
+                model = (d->lo_inf || x >= d->lo) && (d->hi_inf || x <= d->hi);
+            }
         }
         /* a model: the facts left out hold too; then whether the constraints all hold */
-        if ((model = first_false(ps, lorder, ps->nleft, dvals)) < 0 ||
-            (model && (all = first_false(ps, corder, nc, dvals)) < 0))
+        if (model && ((model = first_false(ps, lorder, ps->nleft, dvals)) < 0 ||
+                      (model && (all = first_false(ps, corder, nc, dvals)) < 0)))
             goto done;
         if (model && all != violation) {
             res = 1;
@@ -351,57 +465,50 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
 done:
     for (j = 0; j < ENUM_ROOTS; j++)
         sg_free(order[j]);
-    sg_free(at_root);
-    sg_free(ma);
-    sg_free(mb);
-    sg_free(lorder);
-    sg_free(corder);
-    sg_free(dst);
+    SG_FREE_ALL(w, roots, lorder, corder, dst);
     return res;
 }
 
 /* ---- A failing model near the example (sg_presolve_violate) ------------------------------------- */
 
-typedef struct vnode {
-    size_t root, node; /* node = ma * root + mb */
-    sg_int ma, mb;
-} vnode;
-
-static int cmp_vnode(const void *a, const void *b)
-{
-    const vnode *x = a, *y = b;
-    return x->root != y->root ? (x->root < y->root ? -1 : 1) : (x->node > y->node) - (x->node < y->node);
-}
-
-/* Root j of vr[] (its nodes vn[from[j] .. from[j+1]-1]) at value v: node values into dvals / ps->evals.
+/* The forms root j's value reaches (ulist[ustart[j] .. ustart[j+1]-1], indices into w[]) set or
+ * tested at the roots' values at[]: node values into their slots, and whether every check holds.
  * false on overflow. */
-static bool set_root(sg_presolve *ps, const vnode *vn, const size_t *from, size_t j, sg_int v, sg_int *dvals)
+static bool set_root(sg_presolve *ps, const wform *w, const size_t *ustart, const size_t *ulist, size_t j,
+                     const sg_int *at, sg_int *dvals, bool *checks)
 {
     size_t i;
-    for (i = from[j]; i < from[j + 1]; i++) {
+    *checks = true;
+    for (i = ustart[j]; i < ustart[j + 1]; i++) {
+        const wform *u = &w[ulist[i]];
         sg_int x;
-        if (!sg__mul(vn[i].ma, v, &x) || !sg__add(x, vn[i].mb, &x))
+        if (!wform_value(u, at, &x))
             return false;
-        *node_slot(ps, vn[i].node, dvals) = x;
+        if (!u->check)
+            *node_slot(ps, u->node, dvals) = x;
+        else if (*checks) {
+            const sg_interval *d = &sg_presolve__get(ps, u->node)->dom;
+            *checks = (d->lo_inf || x >= d->lo) && (d->hi_inf || x <= d->hi);
+        }
     }
     return true;
 }
 
-/* Node x (-1: none) -> index of its class root in roots[0..nr-1] (sorted), or SIZE_MAX. */
-static size_t root_of_node(sg_presolve *ps, long x, const size_t *roots, size_t nr)
+/* Node x (-1: none) -> the indices in roots[] of the roots its form reads, appended to out[] (at
+ * most cap); false when one is not among them, or the form cannot be read. */
+static bool node_roots(sg_presolve *ps, long x, const size_t *roots, size_t nr, size_t *out, size_t *n, size_t cap)
 {
-    size_t r, lo = 0, hi = nr;
-    sg_int a, b;
-    if (x < 0 || !sg_presolve__find(ps, (size_t)x, &r, &a, &b))
-        return SIZE_MAX;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (roots[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid;
+    lin f;
+    int j;
+    ps->work = 0;
+    if (x < 0 || !sg_presolve__lin_node(ps, (size_t)x, &f))
+        return false;
+    for (j = 0; j < f.n; j++) {
+        if (*n == cap || (out[*n] = root_index(f.v[j], roots, nr)) == SIZE_MAX)
+            return false;
+        ++*n;
     }
-    return lo < nr && roots[lo] == r ? lo : SIZE_MAX;
+    return true;
 }
 
 /* The roots (indices into roots[]) fact k reads (constraint k, or ncons + symbol k's definition),
@@ -424,9 +531,8 @@ static bool fact_roots(sg_presolve *ps, size_t k, const size_t *roots, size_t nr
         case SG_CORE_REPLACEMENT: es[0] = p->syms[c->index].sym, es[1] = p->syms[c->index].replacement; break;
         case SG_CORE_INPUT: /* the dim's size and its traced value */
             es[0] = p->inputs[c->index].value;
-            if (*n == cap || (out[*n] = root_of_node(ps, (long)c->index, roots, nr)) == SIZE_MAX)
+            if (!node_roots(ps, (long)c->index, roots, nr, out, n, cap))
                 return false;
-            ++*n;
             break;
         default: return false;
         }
@@ -436,14 +542,11 @@ static bool fact_roots(sg_presolve *ps, size_t k, const size_t *roots, size_t nr
             continue;
         if (sg_expr_symbols(&syms, &ns, p->pool, es[e], NULL) != 0)
             return false;
-        for (t = 0; t < ns; t++) {
-            size_t j = root_of_node(ps, sg_presolve__sym_node(ps, syms[t]), roots, nr);
-            if (j == SIZE_MAX || *n == cap) {
+        for (t = 0; t < ns; t++)
+            if (!node_roots(ps, sg_presolve__sym_node(ps, syms[t]), roots, nr, out, n, cap)) {
                 sg_free((void *)syms);
                 return false;
             }
-            out[(*n)++] = j;
-        }
         sg_free((void *)syms);
         syms = NULL;
     }
@@ -491,40 +594,50 @@ static bool reads_by_root(sg_presolve *ps, const size_t *cons, size_t nc, const 
 
 int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const size_t *cons, size_t nc, sg_int *dvals)
 {
-    vnode *vn = NULL;
-    size_t *roots = NULL, *from = NULL, nr = 0, i, j, f, *fstart = NULL, *flist = NULL;
+    wform *w = NULL;
+    size_t *sorted = NULL, *roots = NULL, *ustart = NULL, *ulist = NULL, *upos = NULL, *fstart = NULL,
+           *flist = NULL;
+    size_t nw = 0, nr = 0, i, j, f;
     sg_int *at = NULL;
     unsigned long long cost = 0;
-    int res = -1, h;
+    int res = -1, h, t;
+    bool checks;
 
-    if (!models_are_box(ps) || nn == 0 || nc == 0)
+    if (!models_are_walkable(ps) || nn == 0 || nc == 0)
         return -1;
     if (!ps->evals && !(ps->evals = sg__calloc(ps->nbox + 1, sizeof *ps->evals)))
         return -1;
-    if (!SG_CALLOC_ALL(SG_SLOT(vn, nn), SG_SLOT(roots, nn), SG_SLOT(from, nn + 1), SG_SLOT(at, nn),
-                       SG_SLOT(fstart, nn + 1)))
+    /* the nodes' forms in node order, so that a root's example value comes from its first input dim */
+    if (!(sorted = sg__malloc(nn * sizeof *sorted)))
         goto done;
-    for (i = 0; i < nn; i++) { /* each node over one class root, as enumeration needs */
-        vn[i].node = nodes[i];
-        if (!node_on_root(ps, nodes[i], &vn[i].root, &vn[i].ma, &vn[i].mb))
-            goto done;
-    }
-    qsort(vn, nn, sizeof *vn, cmp_vnode);
-    for (i = 0; i < nn; i++) {
-        if (nr == 0 || roots[nr - 1] != vn[i].root) {
-            roots[nr] = vn[i].root;
-            from[nr++] = i;
-        }
-    }
-    from[nr] = nn;
-    /* the example point: each root at its value at the example sizes (ma = +-1), clamped into its
-     * domain; a root no input dim gives one at its low end (high, 0) */
+    memcpy(sorted, nodes, nn * sizeof *sorted);
+    qsort(sorted, nn, sizeof *sorted, cmp_size);
+    if (!walk_forms(ps, sorted, nn, &w, &nw, &roots, &nr) ||
+        !SG_CALLOC_ALL(SG_SLOT(ulist, nw * SG_LIN_MAX + 1), SG_SLOT(ustart, nr + 2), SG_SLOT(upos, nr + 1),
+                       SG_SLOT(at, nr + 1), SG_SLOT(fstart, nr + 2)))
+        goto done;
+    /* which forms each root reaches (in form order) */
+    for (i = 0; i < nw; i++)
+        for (t = 0; t < w[i].f.n; t++)
+            ustart[w[i].f.v[t] + 1]++;
+    for (j = 0; j < nr; j++)
+        ustart[j + 1] += ustart[j];
+    memcpy(upos, ustart, nr * sizeof *upos);
+    for (i = 0; i < nw; i++)
+        for (t = 0; t < w[i].f.n; t++)
+            ulist[upos[w[i].f.v[t]]++] = i;
+    /* the example point: each root at its value at the example sizes (from the first input dim
+     * that is +-1 times it plus a constant), clamped into its domain; a root no input dim gives one
+     * at its low end (high, 0) */
     for (j = 0; j < nr; j++) {
         const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
         bool set = false;
         sg_int v = 0;
-        for (i = from[j]; i < from[j + 1] && !set; i++)
-            set = root_at_example(ps, vn[i].node, vn[i].ma, vn[i].mb, dvals, &v);
+        for (i = ustart[j]; i < ustart[j + 1] && !set; i++) {
+            const wform *u = &w[ulist[i]];
+            set = !u->check && u->f.n == 1 &&
+                  root_at_example(ps, u->node, u->f.c[0], u->f.k, dvals, &v);
+        }
         if (!set)
             v = !d->lo_inf ? d->lo : !d->hi_inf ? d->hi : 0;
         if (!d->lo_inf && v < d->lo)
@@ -534,9 +647,10 @@ int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const s
         if (!d->lo_inf && !d->hi_inf && d->lo > d->hi)
             goto done;
         at[j] = v;
-        if (!set_root(ps, vn, from, j, v, dvals))
-            goto done;
     }
+    for (j = 0; j < nr; j++)
+        if (!set_root(ps, w, ustart, ulist, j, at, dvals, &checks) || !checks)
+            goto done;
     /* it must be a model (the facts left out hold there); a checked constraint failing there is
      * the answer; one undefined there: no answer */
     for (f = 0; f < ps->nleft; f++)
@@ -550,23 +664,25 @@ int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const s
     cost = nc + ps->nleft;
     if (!reads_by_root(ps, cons, nc, roots, nr, fstart, &flist))
         goto done;
-    /* one root at a time, moved to its neighbours and its domain's ends: a model (its facts left
-     * out hold) at which one of its checked constraints fails is the answer */
+    /* one root at a time, moved to its neighbours and its domain's ends: a model (the substituted
+     * roots in their domains, its facts left out hold) at which one of its checked constraints
+     * fails is the answer */
     for (j = 0; j < nr && res < 0; j++) {
         const sg_interval *d = &sg_presolve__get(ps, roots[j])->dom;
-        sg_int cand[4];
+        sg_int cand[4], keep = at[j];
         size_t nca = 0, c;
-        if (at[j] < SG_INT_MAX && (d->hi_inf || at[j] < d->hi))
-            cand[nca++] = at[j] + 1;
-        if (at[j] > SG_INT_MIN && (d->lo_inf || at[j] > d->lo))
-            cand[nca++] = at[j] - 1;
-        if (!d->lo_inf && d->lo < at[j] - 1)
+        if (keep < SG_INT_MAX && (d->hi_inf || keep < d->hi))
+            cand[nca++] = keep + 1;
+        if (keep > SG_INT_MIN && (d->lo_inf || keep > d->lo))
+            cand[nca++] = keep - 1;
+        if (!d->lo_inf && d->lo < keep - 1)
             cand[nca++] = d->lo;
-        if (!d->hi_inf && d->hi > at[j] + 1)
+        if (!d->hi_inf && d->hi > keep + 1)
             cand[nca++] = d->hi;
         for (c = 0; c < nca && res < 0; c++) {
-            bool model = true, fails = false;
-            if (!set_root(ps, vn, from, j, cand[c], dvals))
+            bool model, fails = false;
+            at[j] = cand[c];
+            if (!set_root(ps, w, ustart, ulist, j, at, dvals, &model))
                 break;
             for (i = fstart[j]; i < fstart[j + 1]; i++) {
                 f = flist[i];
@@ -582,11 +698,14 @@ int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const s
             else if (ps->enum_spent + cost > enum_budget(ps))
                 goto done;
         }
-        if (res < 0 && !set_root(ps, vn, from, j, at[j], dvals))
-            goto done;
+        if (res < 0) {
+            at[j] = keep;
+            if (!set_root(ps, w, ustart, ulist, j, at, dvals, &checks))
+                goto done;
+        }
     }
 done:
     ps->enum_spent += cost;
-    SG_FREE_ALL(vn, roots, from, at, fstart, flist);
+    SG_FREE_ALL(w, sorted, roots, ustart, ulist, upos, at, fstart, flist);
     return res;
 }

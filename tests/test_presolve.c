@@ -26,6 +26,7 @@
 #include "oracle_model.h"
 #include "report/report.h"
 #include "solver/presolve.h"
+#include "solver/problem.h"
 #include "test.h"
 #include "witness.h"
 
@@ -397,6 +398,158 @@ static void test_three_variables_without_z3(void)
         sg_trace_free(t);
     }
     sg_presolve_enable(true);
+}
+
+/*
+ * A symbol defined as a sum of two dims' (s2 = s0 + s1, bounded by a guard over s2 alone, which
+ * reads no checked symbol: assumed): the presolve substitutes s2 away, so the models are no longer
+ * a box over the class roots; its walks over the models (sg_presolve_enumerate, sg_presolve_violate)
+ * keep the substituted root in its own domain. A in [2, 10], B in [2, 30], s2 = A + B <= 20: B <= 18
+ * holds in every model (proved without Z3, where B = 19..30 would pass a walk that forgot s2's
+ * domain); B <= 17 fails at a model with A + B <= 20.
+ */
+static void test_substituted_root_without_z3(void)
+{
+    static const char head[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, 100], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['a'].size()[0]\"]}, "
+        "{\"name\": \"s1\", \"range\": [2, 100], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['b'].size()[0]\"]}, "
+        "{\"name\": \"s2\", \"range\": [4, 1000], \"hint\": 13, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": \"s0 + s1\", \"sources\": []}], "
+        "\"guards\": [{\"origin\": \"shape\", \"expr\": \"s2 <= 20\", \"user_loc\": \"m.py:1 in forward\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"s1 <= ";
+    static const char tail[] =
+        "\", \"user_loc\": \"m.py:2 in forward\"}], \"inputs\": ["
+        "{\"path\": \"['a']\", \"dim\": 0, \"size\": 6, \"source\": \"L['a'].size()[0]\", "
+        "\"traced_source\": \"L['a'].size()[0]\", \"value\": \"s0\", \"spec\": {\"kind\": \"dim\", \"name\": \"A\", \"min\": 2, \"max\": 10}}, "
+        "{\"path\": \"['b']\", \"dim\": 0, \"size\": 7, \"source\": \"L['b'].size()[0]\", "
+        "\"traced_source\": \"L['b'].size()[0]\", \"value\": \"s1\", \"spec\": {\"kind\": \"dim\", \"name\": \"B\", \"min\": 2, \"max\": 30}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    static const int bound[2] = {18, 17};
+    size_t k;
+
+    for (k = 0; k < 2; k++) {
+        sbuf b = {0};
+        sg_trace *t = NULL;
+        sg_report *on = NULL, *off = NULL;
+        sg_error err = SG_ERROR_INIT;
+        sb_printf(&b, "%s%d%s", head, bound[k], tail);
+        CHECK_MSG(sg_trace_load_json(&t, b.p, b.n, &err) == 0, "%s", err.msg);
+        if (t) {
+            CHECK_MSG(check_with(&on, t, true, &err) == 0, "%s", err.msg);
+            CHECK_MSG(check_with(&off, t, false, &err) == 0, "%s", err.msg);
+        }
+        if (on && off) {
+            CHECK_EQ_INT(compare(k ? "B <= 17" : "B <= 18", t, on, off), 0);
+            if (k == 0) { /* proved by the presolve alone */
+                CHECK_MSG(on->stats.queries == 0, "%u Z3 queries", (unsigned)on->stats.queries);
+                CHECK_MSG(off->stats.queries > 0, "the presolve off asked Z3 nothing");
+            }
+            CHECK_EQ_INT((int)on->dims[1].status, k ? (int)SG_DIM_REFUTED : (int)SG_DIM_PROVED);
+        }
+        if (on && k == 1)
+            CHECK(on->nviolations >= 1 && on->violations[0].has_counterexample);
+        if (on && k == 1 && on->nviolations >= 1 && on->violations[0].has_counterexample) {
+            const sg_int *x = on->violations[0].counterexample;
+            CHECK_MSG(x[0] + x[1] <= 20 && x[1] >= 18 && x[0] >= 2 && x[0] <= 10, "counterexample A=%lld B=%lld",
+                      (long long)x[0], (long long)x[1]);
+        }
+        sg_report_free(on);
+        sg_report_free(off);
+        sg_trace_free(t);
+        sb_free(&b);
+    }
+}
+
+/*
+ * The walks over the models (sg_presolve_enumerate, sg_presolve_violate) when a root was substituted
+ * and bounded after it: a, b, m with m's traced size m = s0 + s1 assumed (the fixes' Dim.AUTO for
+ * kv48's mask), then the spec items A in [2, 10], B in [2, 30], M in [4, 20]. The
+ * relation substitutes one of the three roots away; the spec item read after it bounds that root
+ * alone, which its definition over the other two does not carry (b = m - a over the box reaches
+ * -6 and 18). Each question "a model failing this guard on b?" is answered as brute force over the
+ * spec does: enumeration exactly, the neighbour walk never with a point that is no model.
+ */
+static void test_walks_keep_substituted_domains(void)
+{
+    static const char json[] =
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
+        "\"shape_env\": true, \"symbols\": ["
+        "{\"name\": \"s0\", \"range\": [2, 100], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['a'].size()[0]\"]}, "
+        "{\"name\": \"s1\", \"range\": [2, 100], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
+        "\"replacement\": null, \"sources\": [\"L['b'].size()[0]\"]}], \"guards\": ["
+        "{\"origin\": \"shape\", \"expr\": \"s1 >= 1\", \"user_loc\": \"m.py:1\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"s1 >= 2\", \"user_loc\": \"m.py:2\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"s1 >= 3\", \"user_loc\": \"m.py:3\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"s1 <= 17\", \"user_loc\": \"m.py:4\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"s1 <= 18\", \"user_loc\": \"m.py:5\"}, "
+        "{\"origin\": \"shape\", \"expr\": \"s1 <= 19\", \"user_loc\": \"m.py:6\"}], \"inputs\": ["
+        "{\"path\": \"['a']\", \"dim\": 0, \"size\": 6, \"source\": \"L['a'].size()[0]\", "
+        "\"traced_source\": \"L['a'].size()[0]\", \"value\": \"s0\", \"spec\": {\"kind\": \"dim\", \"name\": \"A\", \"min\": 2, \"max\": 10}}, "
+        "{\"path\": \"['b']\", \"dim\": 0, \"size\": 7, \"source\": \"L['b'].size()[0]\", "
+        "\"traced_source\": \"L['b'].size()[0]\", \"value\": \"s1\", \"spec\": {\"kind\": \"dim\", \"name\": \"B\", \"min\": 2, \"max\": 30}}, "
+        "{\"path\": \"['m']\", \"dim\": 0, \"size\": 13, \"source\": \"L['m'].size()[0]\", "
+        "\"traced_source\": \"L['m'].size()[0]\", \"value\": \"s0 + s1\", \"spec\": {\"kind\": \"dim\", \"name\": \"M\", \"min\": 4, \"max\": 20}}], "
+        "\"spec\": {\"flat\": true, \"dynamic_shapes\": null, \"inputs\": null}}";
+    static const int lo[6] = {1, 2, 3, -1, -1, -1}, hi[6] = {-1, -1, -1, 17, 18, 19};
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = NULL;
+    sg_pool *pool = NULL;
+    sg_problem *p = NULL;
+    sg_presolve *ps = NULL;
+    size_t nodes[5] = {0, 1, 2, 3, 4}, g, k;
+
+    if (sg_trace_load_json(&t, json, sizeof json - 1, &err) || sg_pool_overlay_new(&pool, sg_trace_pool(t), &err) ||
+        sg_problem_build(&p, t, pool, NULL, &err) || sg_presolve_new(&ps, p, &err)) {
+        CHECK_MSG(0, "%s", err.msg);
+        goto cleanup;
+    }
+    CHECK_EQ_INT((int)(p->ninputs + p->nsyms), 5);
+    for (g = 0; g < 6; g++) {
+        size_t con = SIZE_MAX, shape = SIZE_MAX;
+        bool exists = false;
+        sg_int a, b, dv[3];
+        int e, v;
+        for (k = 0; k < p->ncons; k++) {
+            if (p->cons[k].kind == SG_CORE_GUARD && p->cons[k].index == g)
+                con = k;
+            if (p->cons[k].kind == SG_CORE_INPUT && p->cons[k].index == 2)
+                shape = k;
+        }
+        for (a = 2; a <= 10; a++) /* brute force over the spec: m = a + b in [4, 20] */
+            for (b = 2; b <= 30; b++)
+                exists |= a + b >= 4 && a + b <= 20 && ((lo[g] >= 0 && b < lo[g]) || (hi[g] >= 0 && b > hi[g]));
+        for (v = 0; v < 2; v++) {
+            sg_presolve_begin(ps);
+            for (k = 0; k < p->nsyms; k++)
+                if (p->sym_def[k])
+                    sg_presolve_def(ps, k);
+            for (k = 0; k < 3; k++)
+                sg_presolve_spec(ps, k);
+            sg_presolve_constraint(ps, shape); /* m = s0 + s1, assumed (Dim.AUTO) */
+            CHECK(sg_presolve_substituted(ps));
+            dv[0] = 6, dv[1] = 7, dv[2] = 13;
+            e = v ? sg_presolve_violate(ps, nodes, 5, &con, 1, dv) : sg_presolve_enumerate(ps, nodes, 5, &con, 1, true, dv);
+            if (v == 0)
+                CHECK_MSG(e == (int)exists, "guard %zu: enumeration %d, brute force %d", g, e, (int)exists);
+            else
+                CHECK_MSG(e == -1 || (e == 1 && exists), "guard %zu: the walk %d, brute force %d", g, e, (int)exists);
+            if (e == 1)
+                CHECK_MSG(dv[0] >= 2 && dv[0] <= 10 && dv[1] >= 2 && dv[1] <= 30 && dv[2] == dv[0] + dv[1] &&
+                              dv[2] >= 4 && dv[2] <= 20 && ((lo[g] >= 0 && dv[1] < lo[g]) || (hi[g] >= 0 && dv[1] > hi[g])),
+                          "guard %zu (%s): a=%lld b=%lld m=%lld is no model failing it", g, v ? "walk" : "enumeration",
+                          (long long)dv[0], (long long)dv[1], (long long)dv[2]);
+        }
+    }
+cleanup:
+    sg_presolve_free(ps);
+    sg_problem_free(p);
+    sg_pool_free(pool);
+    sg_trace_free(t);
 }
 
 /*
@@ -799,6 +952,8 @@ int main(void)
 {
     RUN(test_equalities_without_z3);
     RUN(test_three_variables_without_z3);
+    RUN(test_substituted_root_without_z3);
+    RUN(test_walks_keep_substituted_domains);
     RUN(test_inference_without_z3);
     RUN(test_implied_guard_without_z3);
     RUN(test_enumerated_without_z3);
