@@ -93,10 +93,11 @@ bool sg_presolve_lin(sg_presolve *ps, size_t x, sg_lin *f, size_t *sub, sg_inter
  * The models themselves, for small components (phase 2 of the check, analysis/check_values.c): when every fact
  * given since sg_presolve_begin was read exactly, or is an expression left out (a guard, a traced
  * range, shape or replacement, a definition by replacement: evaluated at each point, expr/eval.c),
- * no equality was substituted, and the nodes[0..nn-1] (a component's input dims and symbols)
- * range over at most 4 class roots with finite domains of at most 4,096 points together, the
- * models of the facts restricted to those nodes are exactly the points of the box where the
- * facts left out hold. They are visited in odometer order (the first root fastest), each root
+ * and the nodes[0..nn-1] (a component's input dims and symbols) are forms over at most 4 class
+ * roots left (not substituted) with finite domains of at most 4,096 points together, the models
+ * of the facts restricted to those nodes are exactly the points of the box where every substituted
+ * root's value (its definition's) lies in its own domain and the facts left out hold (an equality
+ * over several roots substitutes one of them: kv48's mask M = T + L). They are visited in odometer order (the first root fastest), each root
  * from its value at the sizes dvals[] holds on entry (the example sizes: the nearest shapes
  * first) outwards, s, s+1, s-1, s+2, ...; `violation`: the first model at which some constraint
  * cons[0..nc-1] does not hold; else the first at which all do. Returns 1 with that point's input
@@ -110,7 +111,8 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
 /*
  * A model failing a constraint, for components too large to enumerate (the check's counterexample
  * without Z3). Under sg_presolve_enumerate's conditions on the facts (over any number of class
- * roots, finite or not), the points of the box where the facts left out hold are the models. The
+ * roots, finite or not), the points of the box where the substituted roots lie in their domains
+ * and the facts left out hold are the models. The
  * example point (each root at its value at dvals[], clamped into its domain; a root no input dim
  * gives a value at its low end) is tried, then the points that differ from it in one root, moved
  * to a neighbour or to an end of its domain, each by exact evaluation of the facts left out and the
