@@ -1,8 +1,8 @@
 /*
  * main.c - entry point of the `shapegate` command-line tool: the command
- * table, global options (--help, --version), dispatch to a command, the
- * status-code to exit-code mapping and the shared error-reporting helpers.
- * Commands themselves live in cmd_*.c.
+ * table, global options (--help, --version), dispatch to a command. Commands
+ * themselves live in cmd_*.c; `serve` in its own executable (serve_main.c);
+ * the exit codes and error lines in messages.c.
  */
 #define _DEFAULT_SOURCE /* sbrk, MADV_HUGEPAGE */
 #include <errno.h>
@@ -15,10 +15,14 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+static int exec_serve(int argc, char **argv);
 
 /* Every command, in the order `--help` lists them. */
 static const sg_cli_command commands[] = {
@@ -31,7 +35,7 @@ static const sg_cli_command commands[] = {
     {"verify", sg_cmd_verify, "prove a .pt2 archive's declared ranges pass its runtime asserts"},
     {"pack", sg_cmd_pack, "copy a .pt2 archive adding its verified constraints (extra/shapegate/)"},
     {"gate", sg_cmd_gate, "does NEW.pt2 accept every input shape OLD.pt2 accepts? (release gate)"},
-    {"serve", sg_cmd_serve, "serve check, spec, verify and pack over HTTP (JSON; docs/service.md)"},
+    {"serve", exec_serve, "serve check, spec, verify and pack over HTTP (JSON; docs/service.md)"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -92,116 +96,47 @@ static void print_help(FILE *out)
             SG_CLI_PROG);
 }
 
-sg_exit sg_cli_exit_code(int code, sg_cli_stage stage)
+/*
+ * `serve` (and the hidden `__serve-worker`, a solver process of `serve --isolate`) run in their own
+ * executable, shapegate-serve (serve_main.c): only it links libmicrohttpd, with GnuTLS and its
+ * crypto libraries, and hiredis, whose loading and relocation cost every other command about 6 ms
+ * at start (docs/cli.md). It sits next to this program in a build tree, in SG_SERVE_INSTALLED
+ * (relative to this program's folder) once installed. Returns only when it cannot be started.
+ */
+static int exec_serve(int argc, char **argv)
 {
-    switch (code) {
-    case SG_OK:
-        return SG_EXIT_OK;
-    case SG_EUNDEFINED:
-    case SG_EOVERFLOW:
-        return stage == SG_CLI_COMPUTING ? SG_EXIT_FALSE : SG_EXIT_INPUT;
-    case SG_EINVALID:
-    case SG_ELIMIT:
-    case SG_EUNSUPPORTED:
-    case SG_EIO:
-        return SG_EXIT_INPUT;
-    default: /* SG_ENOMEM, SG_ERROR, codes this version does not know */
+    static const char *const where[] = {"shapegate-serve", SG_SERVE_INSTALLED};
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    char **args = calloc((size_t)argc + 2, sizeof *args);
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *failed = where[1];
+    size_t i;
+    int err = ENOENT;
+
+    if (!args) {
+        sg_cli_errorf(argv[0], "out of memory");
         return SG_EXIT_INTERNAL;
     }
-}
-
-/* "shapegate CMD: " and the formatted message on stderr, without the newline. */
-static void vsay(const char *cmd, const char *fmt, va_list ap)
-{
-    if (cmd)
-        fprintf(stderr, "%s %s: ", SG_CLI_PROG, cmd);
-    else
-        fprintf(stderr, "%s: ", SG_CLI_PROG);
-    vfprintf(stderr, fmt, ap);
-}
-
-void sg_cli_errorf(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsay(cmd, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-void sg_cli_path_error(const char *cmd, const char *path, const char *msg)
-{
-    size_t n = strlen(path);
-    if (strncmp(msg, path, n) == 0 && msg[n] == ':')
-        sg_cli_errorf(cmd, "%s", msg);
-    else
-        sg_cli_errorf(cmd, "%s: %s", path, msg);
-}
-
-int sg_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsay(cmd, fmt, ap);
-    va_end(ap);
-    if (cmd)
-        fprintf(stderr, " (see '%s %s --help')\n", SG_CLI_PROG, cmd);
-    else
-        fprintf(stderr, " (see '%s --help')\n", SG_CLI_PROG);
-    return SG_EXIT_USAGE;
-}
-
-int sg_cli_bad_option(const char *cmd, int argc, char **argv, int optchar,
-                      const struct option *longopts)
-{
-    /* getopt_long moves optind past a long option's element, but not past a
-     * short option inside a cluster (-xy): there argv[optind - 1] is an older
-     * element, and only optopt (the short letter) names the culprit. For an
-     * unknown long option optopt is 0; for a known one, its value. */
-    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-    const struct option *o, *match = NULL;
-    size_t namelen = 0;
-    int nmatch = 0;
-    bool is_long = false;
-
-    if (strncmp(arg, "--", 2) == 0 && arg[2] != '\0') {
-        /* the option getopt_long matched or refused: exact name, else unique prefix */
-        namelen = strcspn(arg + 2, "=");
-        for (o = longopts; o && o->name; o++) {
-            if (strncmp(o->name, arg + 2, namelen) != 0)
-                continue;
-            match = o;
-            if (strlen(o->name) == namelen) {
-                nmatch = 1;
-                break;
-            }
-            nmatch++;
+    if (n <= 0 || memchr(self, '/', (size_t)n) == NULL) {
+        sg_cli_errorf(argv[0], "cannot find this program's folder: %s", n < 0 ? strerror(errno) : "no path");
+        free(args);
+        return SG_EXIT_INTERNAL;
+    }
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0'; /* (the program's folder; "" for a program at /) */
+    args[0] = (char *)SG_CLI_PROG;
+    memcpy(args + 1, argv, (size_t)argc * sizeof *args);
+    for (i = 0; i < sizeof where / sizeof where[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", self, where[i]);
+        execv(path, args);
+        if (errno != ENOENT && err == ENOENT) { /* there, but not runnable: say so rather than ENOENT */
+            err = errno;
+            failed = where[i];
         }
-        is_long = optopt == 0 || optopt >= 256 || (nmatch == 1 && match->val == optopt);
     }
-    if (!is_long) {
-        if (optchar == ':')
-            return sg_cli_usage_error(cmd, "option '-%c' needs an argument", optopt);
-        return sg_cli_usage_error(cmd, "unknown option '-%c'", optopt);
-    }
-    if (nmatch > 1)
-        return sg_cli_usage_error(cmd, "ambiguous option '%.*s'", (int)namelen + 2, arg);
-    if (nmatch == 0)
-        return sg_cli_usage_error(cmd, "unknown option '%.*s'", (int)namelen + 2, arg);
-    if (optchar == ':' || match->has_arg == required_argument)
-        return sg_cli_usage_error(cmd, "option '--%s' needs an argument", match->name);
-    return sg_cli_usage_error(cmd, "option '--%s' takes no argument", match->name);
-}
-
-int sg_cli_finish_output(const char *cmd, int rc)
-{
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        sg_cli_errorf(cmd, "cannot write standard output: %s", strerror(errno));
-        return SG_EXIT_INTERNAL;
-    }
-    return rc;
+    sg_cli_errorf(argv[0], "cannot run %s/%s: %s", self, failed, strerror(err));
+    free(args);
+    return SG_EXIT_INTERNAL;
 }
 
 /* The program's own options: --help, --version. */
@@ -243,7 +178,7 @@ int main(int argc, char **argv)
     if (strcmp(name, "serve") != 0 && strcmp(name, "__serve-worker") != 0)
         tune_heap();
     if (strcmp(name, "__serve-worker") == 0) /* not listed: the service starts it (serve --isolate) */
-        return sg_cmd_serve_worker(argc - optind, argv + optind);
+        return exec_serve(argc - optind, argv + optind);
     for (i = 0; i < NCOMMANDS; i++) {
         if (strcmp(name, commands[i].name) == 0) {
             int sub_argc = argc - optind;

@@ -445,5 +445,17 @@ expect_out_has "maxsize spec: the bound exact in torch's message" "Dim('dx', max
 expect_out_has "maxsize spec: the repaired spec checked" "Suggested fixes (re-checked: the fixed spec is proved, 1 round)"
 expect_out_has "maxsize spec: the repair's Python" "dx = Dim('dx', min=2, max=9223372036854775806)"
 
+# `serve` runs the service executable next to shapegate (build tree) or installed in LIBEXECDIR:
+# a copy of shapegate alone says which program it could not run, one line, exit 5
+mkdir -p "$TMP/alone"
+cp "$SG" "$TMP/alone/shapegate"
+SG_KEEP=$SG
+SG=$TMP/alone/shapegate
+run /dev/null serve --help
+expect_err1 "serve without its executable" 5 "^shapegate serve: cannot run .*/shapegate-serve: No such file or directory$"
+SG=$SG_KEEP
+run /dev/null serve --help
+expect_match "serve --help through its executable" 0 "^usage: shapegate serve"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_install.sh BUILD_DIR SOURCE_DIR WORK_DIR: `cmake --install` into a temporary prefix, then a
 # C program built only against the installed headers and `pkg-config shapegate` (no include
-# path or library of the build tree) checks a corpus case and must print the CLI's verdict.
+# path or library of the build tree) checks a corpus case and must print the CLI's verdict; the
+# installed CLI runs, and its `serve` finds the installed service executable.
 # Ends with "N passed, N failed".
 set -u
 BUILD=$1
@@ -52,5 +53,12 @@ if [ -x "$WORK/consumer" ]; then
 fi
 # the installed CLI runs from the prefix
 if "$PREFIX/bin/shapegate" --version >"$WORK/v" 2>&1 && grep -q "^shapegate " "$WORK/v"; then ok; else bad "the installed shapegate: $(cat "$WORK/v")"; fi
+# `serve` runs the installed service executable (LIBEXECDIR/shapegate/shapegate-serve), not the build tree's
+if "$PREFIX/bin/shapegate" serve --help >"$WORK/sv" 2>&1 && grep -q "^usage: shapegate serve" "$WORK/sv" \
+   && [ -x "$(find "$PREFIX" -path '*/shapegate/shapegate-serve' | head -1)" ] && [ ! -e "$PREFIX/bin/shapegate-serve" ]; then
+    ok
+else
+    bad "the installed shapegate serve: $(head -3 "$WORK/sv")"
+fi
 printf '%d passed, %d failed\n' "$pass" "$failn"
 [ "$failn" -eq 0 ]
