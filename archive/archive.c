@@ -674,6 +674,10 @@ static int open_common(sg_archive **out, int fd, const sg_archive_limits *limits
     struct stat st;
     int rc = 0;
 
+    if ((rc = sg_archive__zip_load(err)) != 0) { /* libzip, at the first archive (zipfns.h) */
+        close(fd);
+        return rc;
+    }
     if (fstat(fd, &st) < 0) {
         rc = sg_error_set(err, SG_EIO, "cannot stat the archive: %s", strerror(errno));
         close(fd);

@@ -10,8 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <zip.h>
-
+#include "archive/zipfns.h"
 #include "shapegate/archive.h"
 #include "util/util.h"
 

@@ -457,5 +457,12 @@ SG=$SG_KEEP
 run /dev/null serve --help
 expect_match "serve --help through its executable" 0 "^usage: shapegate serve"
 
+# libraries a command does not need are not loaded: a check maps neither libzip (bound at the first
+# archive, archive/zipfns.h) nor libmicrohttpd and hiredis (shapegate-serve's); inspect maps libzip
+LOADED=$(LD_DEBUG=files "$SG" check --json "$SRC/tests/corpus/cases/ok_add_shared_dim" 2>&1 >/dev/null | grep -oE "file=lib(zip|microhttpd|hiredis)[^ ]*" | sort -u | tr '\n' ' ')
+if [ -z "$LOADED" ]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "check loads only what it needs" "it loaded $LOADED"; fi
+LOADED=$(LD_DEBUG=files "$SG" inspect "$SRC/tests/corpus/cases/ok_add_shared_dim/model.pt2" 2>&1 >/dev/null | grep -c "file=libzip")
+if [ "$LOADED" -ge 1 ]; then pass; else RC=0 OUT='' ERR=''; fail "inspect loads libzip" "no libzip in LD_DEBUG=files"; fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
