@@ -1209,7 +1209,6 @@ static int check_rt(sg_report **out, const sg_trace *t, const sg_check_options *
         return rc;
     c.r = r;
     snprintf(r->solver_name, sizeof r->solver_name, "%s", sg_solver_name());
-    sg_solver_version(r->solver_version, sizeof r->solver_version);
     r->dims = sg__calloc(n + 1, sizeof *r->dims);
     c.fixed = sg__calloc(n + 1, sizeof *c.fixed);
     c.decided = sg__calloc(n + 1, sizeof *c.decided);

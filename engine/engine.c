@@ -37,6 +37,7 @@
 #include "solver/ctxpool.h"
 #include "solver/point.h"
 #include "solver/problem.h"
+#include "solver/query.h"
 #include "trace/trace_impl.h"
 #include "util/sha256.h"
 #include "util/util.h"
@@ -523,6 +524,7 @@ int sg_engine_verify(sg_engine *e, const sg_verify_input *in, const sg_check_opt
     }
     r->kind = SG_REPORT_VERIFY;
     r->verify = v;
+    sg_solver_version(r->solver_version, sizeof r->solver_version); /* (loads libz3: solver/z3fns.h) */
     v->against_spec = in->spec != NULL;
     v->asserts = sg_graph_assert_count(in->graph);
     for (i = 0; i < v->asserts; i++)

@@ -142,7 +142,7 @@ struct sg_report {
     sg_torch_recheck *torch; /*< torch's own lines re-checked, or NULL */
     sg_verify_info *verify;  /*< VERIFY: the program's side, else NULL */
     char solver_name[16];    /*< the solver that decided ("z3"), for records of what decided; "" when none ran */
-    char solver_version[32]; /*< its version ("4.8.12") */
+    char solver_version[32]; /*< VERIFY: its version ("4.8.12"), for the pack's record (the engine asks: it loads libz3) */
     /* private: the overlay of the trace's pool the check built expressions in, and the
      * reference to the trace the report holds */
     sg_pool *pool;

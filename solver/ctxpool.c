@@ -164,7 +164,7 @@ Z3_context sg_ctxpool_take(sg_ctxpool *p)
             return c;
         }
     }
-    if ((cfg = Z3_mk_config()) == NULL)
+    if (sg_z3_load(NULL) != 0 || (cfg = Z3_mk_config()) == NULL) /* libz3, at the first context (z3fns.h) */
         return NULL;
     c = Z3_mk_context_rc(cfg);
     Z3_del_config(cfg);

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <z3.h>
+#include "solver/z3fns.h"
 
 #include "shapegate/cancel.h"
 #include "shapegate/error.h"

@@ -25,7 +25,7 @@
 #ifndef SG_SOLVER_PROBLEM_H
 #define SG_SOLVER_PROBLEM_H
 
-#include <z3.h>
+#include "solver/z3fns.h"
 
 #include "report/report.h"
 #include "solver/smt.h"

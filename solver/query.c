@@ -527,6 +527,10 @@ const char *sg_solver_name(void) { return "z3"; }
 void sg_solver_version(char *buf, size_t cap)
 {
     unsigned major, minor, build, rev;
+    if (sg_z3_load(NULL) != 0) { /* (libz3 bound at first use: z3fns.h) */
+        snprintf(buf, cap, "unavailable");
+        return;
+    }
     Z3_get_version(&major, &minor, &build, &rev);
     snprintf(buf, cap, "%u.%u.%u", major, minor, build);
 }

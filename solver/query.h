@@ -231,7 +231,8 @@ int sg_q_extreme(struct sg_problem *p, const sg_term *const *hard, size_t nhard,
  */
 void sg_q_extreme_end(int dir, bool lb_known, sg_int lbc, sg_int bestc, sg_bound *out, bool *exact);
 
-/* The solver's name and version ("z3", "4.8.12"), for records of what decided. */
+/* The solver's name and version ("z3", "4.8.12"), for records of what decided. The version is the
+ * loaded libz3's: asking for it loads libz3 (z3fns.h), "unavailable" when it cannot be. */
 const char *sg_solver_name(void);
 void sg_solver_version(char *buf, size_t cap);
 

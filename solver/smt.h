@@ -17,7 +17,7 @@
 #ifndef SHAPEGATE_SMT_H
 #define SHAPEGATE_SMT_H
 
-#include <z3.h>
+#include "solver/z3fns.h"
 
 #include "expr/expr.h"
 #include "solver/term.h"

@@ -49,7 +49,7 @@ struct sg_terms {
     Z3_ast *argv;          /* scratch for an n-ary application's arguments */
     size_t argv_cap;
     int failed;            /* 0, SG_ENOMEM or SG_ERROR */
-    char msg[160];
+    char msg[SG_ERROR_MSG_MAX];
     bool no_reuse;
 };
 
@@ -663,6 +663,13 @@ Z3_context sg_terms_context(sg_terms *ts)
         return ts->failed == SG_ERROR ? NULL : ts->ctx;
     if (ts->failed) /* a record cut short by a lack of memory cannot be replayed */
         return NULL;
+    {
+        sg_error e = SG_ERROR_INIT;
+        if (sg_z3_load(&e) != 0) { /* libz3, at the first context (z3fns.h) */
+            fail(ts, SG_ERROR, e.msg);
+            return NULL;
+        }
+    }
     if (!(ts->ctx = sg_ctxpool_take(ts->contexts))) {
         /* (Z3_mk_context fails for want of memory: under serve's --worker-memory cap, say) */
         fail(ts, SG_ENOMEM, "out of memory: Z3 could not create a context");

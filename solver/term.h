@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <z3.h>
+#include "solver/z3fns.h"
 
 #include "expr/num.h"
 #include "shapegate/error.h"

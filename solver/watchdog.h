@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include <z3.h>
+#include "solver/z3fns.h"
 
 /* One armed query. Fields are private to watchdog.c. */
 typedef struct sg_watchdog {
