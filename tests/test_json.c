@@ -678,7 +678,7 @@ static void test_doc_nomem(void)
         sg_error err = SG_ERROR_INIT;
 
         before = sg_alloc_count();
-        rc = pass ? sg__json_doc_load_file(&doc, &root, path, "g", &err)
+        rc = pass ? sg__json_doc_load_file(&doc, &root, path, NULL, "g", &err)
                   : sg__json_doc_parse(&doc, &root, text.data, text.len, SG_JSON_MAX_BYTES, 8, "t", &err);
         count = sg_alloc_count() - before;
         CHECK_EQ_INT(rc, 0);
@@ -688,7 +688,7 @@ static void test_doc_nomem(void)
             sg_alloc_fail_after((long)n);
             doc = (sg__json_doc *)&doc;
             root = (const cJSON *)&root;
-            rc = pass ? sg__json_doc_load_file(&doc, &root, path, "g", &err)
+            rc = pass ? sg__json_doc_load_file(&doc, &root, path, NULL, "g", &err)
                       : sg__json_doc_parse(&doc, &root, text.data, text.len, SG_JSON_MAX_BYTES, 8, "t", &err);
             sg_alloc_fail_after(-1);
             CHECK_MSG(rc == SG_ENOMEM, "allocation %lu of %lu failing: status %d", n, count, rc);
@@ -716,7 +716,7 @@ static void test_doc_load_file(void)
         sg__json_doc *doc = NULL;
         const cJSON *b = NULL;
         int r1 = sg__json_load_file(&a, paths[i], NULL, &e1);
-        int r2 = sg__json_doc_load_file(&doc, &b, paths[i], NULL, &e2);
+        int r2 = sg__json_doc_load_file(&doc, &b, paths[i], NULL, NULL, &e2);
         CHECK_EQ_INT(r1, r2);
         if (r1 == 0)
             CHECK(same_tree(a, b, paths[i], "(root)"));

@@ -464,6 +464,7 @@ typedef struct jp {
     bool marked;    /* a string value starts with \x01 (unmark_big may make it a Raw) */
     bool nomem;
     char point;     /* the locale's decimal point, which cJSON hands strtod */
+    const char *const *drop; /* keys whose values are read and dropped (NULL-terminated), or NULL */
 } jp;
 
 static bool read_value(jp *P, cJSON *item);
@@ -827,6 +828,33 @@ static bool read_key(jp *P, cJSON *n)
 
 /* The object at P->pos (a '{'), with cJSON's steps and error offsets; members in text order,
  * duplicate keys kept. */
+static bool dropped(const char *const *drop, const char *key)
+{
+    for (; key && *drop; drop++)
+        if (strcmp(*drop, key) == 0)
+            return true;
+    return false;
+}
+
+/* A dropped key's value: read and checked as any other (the same texts are accepted and refused),
+ * then its nodes and strings given back to the arena (when they fit in the block they started
+ * in), and `item` left a null. */
+static bool read_dropped(jp *P, cJSON *item)
+{
+    sg__json_doc *d = P->doc;
+    doc_block *b = d->blocks;
+    char *cur = d->cur;
+
+    if (!read_value(P, item))
+        return false;
+    if (d->blocks == b) /* (a block begun inside it keeps what it holds until the document goes) */
+        d->cur = cur;
+    item->type = cJSON_NULL;
+    item->child = NULL;
+    item->valuestring = NULL;
+    return true;
+}
+
 static bool read_object(jp *P, cJSON *item)
 {
     cJSON *head = NULL, *last = NULL, *n;
@@ -857,8 +885,12 @@ static bool read_object(jp *P, cJSON *item)
             return false;
         P->pos++;
         skip_ws(P);
-        if (!read_value(P, n))
+        if (P->drop && dropped(P->drop, n->string)) {
+            if (!read_dropped(P, n))
+                return false;
+        } else if (!read_value(P, n)) {
             return false;
+        }
         skip_ws(P);
     } while (P->pos < P->len && P->s[P->pos] == ',');
     if (P->pos >= P->len || P->s[P->pos] != '}')
@@ -961,8 +993,17 @@ static int doc_error(const jp *P, bool ok, const char *text, size_t len, int max
                         bad, line, col);
 }
 
+static int doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
+                     size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err);
+
 int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
                        size_t max_bytes, int max_depth, const char *what, sg_error *err)
+{
+    return doc_parse(doc_out, root_out, text, len, max_bytes, max_depth, NULL, what, err);
+}
+
+static int doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
+                     size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err)
 {
     sg__json_doc *doc = NULL;
     cJSON *root = NULL;
@@ -983,6 +1024,7 @@ int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const cha
     P.s = (const unsigned char *)text;
     P.len = len;
     P.max_depth = max_depth;
+    P.drop = drop;
     P.point = localeconv()->decimal_point[0];
     P.doc = doc = sg__calloc(1, sizeof *doc);
     if (doc) {
@@ -1015,7 +1057,7 @@ cleanup:
 }
 
 int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const char *path,
-                           const char *what, sg_error *err)
+                           const char *const *drop, const char *what, sg_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -1025,8 +1067,8 @@ int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const
     *root_out = NULL;
     rc = sg__read_file(&text, &len, path, SG_JSON_MAX_BYTES, what, err);
     if (rc == 0)
-        rc = sg__json_doc_parse(doc_out, root_out, text, len, SG_JSON_MAX_BYTES, SG_JSON_MAX_DEPTH,
-                                what ? what : path, err);
+        rc = doc_parse(doc_out, root_out, text, len, SG_JSON_MAX_BYTES, SG_JSON_MAX_DEPTH, drop,
+                       what ? what : path, err);
     sg_free(text);
     return rc;
 }

@@ -98,9 +98,15 @@ typedef struct sg__json_doc sg__json_doc;
 int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
                        size_t max_bytes, int max_depth, const char *what, sg_error *err);
 
-/* sg__read_file() then sg__json_doc_parse() with the default limits (as sg__json_load_file()). */
+/*
+ * sg__read_file() then sg__json_doc_parse() with the default limits (as sg__json_load_file()). The
+ * values of the keys listed in `drop` (NULL-terminated; NULL: none), at any depth, are read and
+ * checked as any other but not kept: each becomes a null, its nodes' memory reused (a torch capture's
+ * guards.json is half source locations and summaries no reader looks at; building them cost eq1000
+ * a tenth of its run in first touches of memory).
+ */
 int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const char *path,
-                           const char *what, sg_error *err);
+                           const char *const *drop, const char *what, sg_error *err);
 
 /* Free `doc` and its whole tree. NULL-safe. */
 void sg__json_doc_free(sg__json_doc *doc);

@@ -768,6 +768,13 @@ static void base_name(char *out, size_t cap, const char *dir)
     snprintf(out, cap, "%.*s", (int)(end - start), dir + start);
 }
 
+
+/* Keys of guards.json and case.json no reader of a capture looks at, at any depth (source
+ * locations, torch's own summaries and timings of its solve, the error's other renderings): their
+ * values are read and checked but not kept (util/json.h), half of a model-sized guards.json. */
+static const char *const unread[] = {"produce_guards_calls", "dim_constraints", "summary", "var_to_range_sloc",
+                                     "replacements_slocs", "refined", "cause_chain", "error_msg_attr", NULL};
+
 /* `dir`/`file` into a new string (sg_free), or NULL. */
 static char *join(const char *dir, const char *file)
 {
@@ -804,8 +811,8 @@ int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = sg__json_doc_load_file(&cdoc, &cj, cpath, L.cwhat, err)) != 0
-        || (rc = sg__json_doc_load_file(&gdoc, &gj, gpath, L.gwhat, err)) != 0)
+    if ((rc = sg__json_doc_load_file(&cdoc, &cj, cpath, unread, L.cwhat, err)) != 0
+        || (rc = sg__json_doc_load_file(&gdoc, &gj, gpath, unread, L.gwhat, err)) != 0)
         goto cleanup;
     if ((rc = sg_trace__new(&L.r.t, err)) != 0)
         goto cleanup;
