@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/json.h"
 #include "test.h"
@@ -727,6 +728,55 @@ static void test_doc_load_file(void)
     }
 }
 
+/* Dropped keys: their values are read and checked (a syntax error inside one is the same error,
+ * at the same byte, as without the drop) but become nulls, at any depth; the other members are
+ * kept. */
+static void test_doc_drop(void)
+{
+    static const char *const drop[] = {"slocs", "summary", NULL};
+    static const char *const texts[] = {
+        "{\"a\": 1, \"slocs\": {\"x\": [1, 2, {\"y\": \"z\"}]}, \"b\": [{\"summary\": [3, 4], \"c\": \"d\"}], "
+        "\"summary\": \"s\"}",
+        "{\"a\": 1, \"slocs\": {\"x\": [1, 2, {\"y\": \"z\"}], \"b\": [true]}", /* unclosed inside a dropped value */
+        "{\"slocs\": [1, 2,], \"a\": 2}",                                        /* a trailing comma inside one */
+    };
+    char path[] = "/tmp/sg_test_json_drop_XXXXXX";
+    int fd = mkstemp(path);
+    size_t i;
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    for (i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        FILE *f = fopen(path, "w");
+        sg_error e1 = SG_ERROR_INIT, e2 = SG_ERROR_INIT;
+        sg__json_doc *d1 = NULL, *d2 = NULL;
+        const cJSON *a = NULL, *b = NULL;
+        int r1, r2;
+        CHECK(f != NULL);
+        if (!f)
+            break;
+        fputs(texts[i], f);
+        fclose(f);
+        r1 = sg__json_doc_load_file(&d1, &a, path, NULL, "t", &e1);
+        r2 = sg__json_doc_load_file(&d2, &b, path, drop, "t", &e2);
+        CHECK_EQ_INT(r1, r2);
+        if (r1 != 0) {
+            CHECK_EQ_STR(e1.msg, e2.msg);
+        } else {
+            const cJSON *inner = cJSON_GetArrayItem(sg__json_get(b, "b"), 0);
+            CHECK(cJSON_IsNull(sg__json_get(b, "slocs")) && cJSON_IsNull(sg__json_get(b, "summary")));
+            CHECK(cJSON_IsNull(sg__json_get(inner, "summary")));
+            CHECK(cJSON_IsNumber(sg__json_get(b, "a")) && sg__json_get(b, "a")->valuedouble == 1);
+            CHECK_EQ_STR(sg__json_str(sg__json_get(inner, "c")), "d");
+            CHECK(!cJSON_IsNull(sg__json_get(a, "slocs")));
+        }
+        sg__json_doc_free(d1);
+        sg__json_doc_free(d2);
+    }
+    unlink(path);
+}
+
 /* Runs every test; exit status 1 when one failed. */
 int main(void)
 {
@@ -744,6 +794,7 @@ int main(void)
     RUN(test_doc_reads);
     RUN(test_doc_nomem);
     RUN(test_doc_load_file);
+    RUN(test_doc_drop);
     printf("differential: %lu texts (%lu parsed, %lu rejected alike), %lu differences\n", n_texts,
            n_ok, n_err, n_diff);
     return test_summary();
