@@ -460,13 +460,16 @@ expect_match "serve --help through its executable" 0 "^usage: shapegate serve"
 # libraries a command does not need are not loaded: a check the presolve decides maps neither libz3
 # (bound at the first Z3 context, solver/z3fns.h) nor libzip (at the first archive, archive/zipfns.h),
 # libmicrohttpd or hiredis (shapegate-serve's); one that asks Z3 maps libz3; inspect maps libzip
+# (a sanitizer build loads libz3 and libzip at start, CMakeLists.txt says why: not checked there)
 loaded() { LD_DEBUG=files "$SG" "$@" 2>&1 >/dev/null | grep -oE "file=lib(z3|zip|microhttpd|hiredis)[^ ]*" | sort -u | tr '\n' ' '; }
-LOADED=$(loaded check --json "$SRC/tests/corpus/cases/ok_add_shared_dim")
-if [ -z "$LOADED" ]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "check loads only what it needs" "it loaded $LOADED"; fi
-LOADED=$(loaded check --json "$SRC/tests/corpus/cases/cr_cat_view_1d_unbounded")
-if [[ $LOADED == *libz3* && $LOADED != *libzip* ]]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "a check that asks Z3 loads it" "it loaded: $LOADED"; fi
-LOADED=$(loaded inspect "$SRC/tests/corpus/cases/ok_add_shared_dim/model.pt2")
-if [[ $LOADED == *libzip* ]]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "inspect loads libzip" "it loaded: $LOADED"; fi
+if ! ldd "$SG" | grep -qE "lib(a|t)san"; then
+    LOADED=$(loaded check --json "$SRC/tests/corpus/cases/ok_add_shared_dim")
+    if [ -z "$LOADED" ]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "check loads only what it needs" "it loaded $LOADED"; fi
+    LOADED=$(loaded check --json "$SRC/tests/corpus/cases/cr_cat_view_1d_unbounded")
+    if [[ $LOADED == *libz3* && $LOADED != *libzip* ]]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "a check that asks Z3 loads it" "it loaded: $LOADED"; fi
+    LOADED=$(loaded inspect "$SRC/tests/corpus/cases/ok_add_shared_dim/model.pt2")
+    if [[ $LOADED == *libzip* ]]; then pass; else RC=0 OUT='' ERR=$LOADED; fail "inspect loads libzip" "it loaded: $LOADED"; fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
