@@ -349,6 +349,17 @@ static void test_equalities_without_z3(void)
     sb_free(&b);
 }
 
+/* A trace's start: dims a and b (s0, s1 in [2, 100]) and s2 = s0 + s1, a symbol of no input. */
+#define AB_SUM_TRACE_HEAD \
+        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, " \
+        "\"shape_env\": true, \"symbols\": [" \
+        "{\"name\": \"s0\", \"range\": [2, 100], \"hint\": 6, \"unbacked\": false, \"size_like\": false, " \
+        "\"replacement\": null, \"sources\": [\"L['a'].size()[0]\"]}, " \
+        "{\"name\": \"s1\", \"range\": [2, 100], \"hint\": 7, \"unbacked\": false, \"size_like\": false, " \
+        "\"replacement\": null, \"sources\": [\"L['b'].size()[0]\"]}, " \
+        "{\"name\": \"s2\", \"range\": [2, 1000], \"hint\": 13, \"unbacked\": false, \"size_like\": false, " \
+        "\"replacement\": \"s0 + s1\", \"sources\": []}], "
+
 /*
  * An affine equality with three variables, substituted (presolve.c eliminate): s2 = s0 + s1 (a
  * replacement) over Dims A, B in [2, 100]; the guards s2 <= 200 and Eq(s2 - s1, s0) hold on
@@ -358,14 +369,7 @@ static void test_equalities_without_z3(void)
 static void test_three_variables_without_z3(void)
 {
     static const char json[] =
-        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
-        "\"shape_env\": true, \"symbols\": ["
-        "{\"name\": \"s0\", \"range\": [2, 100], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
-        "\"replacement\": null, \"sources\": [\"L['a'].size()[0]\"]}, "
-        "{\"name\": \"s1\", \"range\": [2, 100], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
-        "\"replacement\": null, \"sources\": [\"L['b'].size()[0]\"]}, "
-        "{\"name\": \"s2\", \"range\": [2, 1000], \"hint\": 13, \"unbacked\": false, \"size_like\": false, "
-        "\"replacement\": \"s0 + s1\", \"sources\": []}], "
+        AB_SUM_TRACE_HEAD
         "\"guards\": [{\"origin\": \"shape\", \"expr\": \"s2 <= 200\", \"user_loc\": \"m.py:1 in forward\"}, "
         "{\"origin\": \"shape\", \"expr\": \"Eq(s2 - s1, s0)\", \"user_loc\": \"m.py:2 in forward\"}], "
         "\"inputs\": ["
@@ -411,14 +415,7 @@ static void test_three_variables_without_z3(void)
 static void test_substituted_root_without_z3(void)
 {
     static const char head[] =
-        "{\"format\": \"shapegate-trace\", \"version\": 1, \"torch_version\": \"2.14.1\", \"strict\": false, "
-        "\"shape_env\": true, \"symbols\": ["
-        "{\"name\": \"s0\", \"range\": [2, 100], \"hint\": 6, \"unbacked\": false, \"size_like\": false, "
-        "\"replacement\": null, \"sources\": [\"L['a'].size()[0]\"]}, "
-        "{\"name\": \"s1\", \"range\": [2, 100], \"hint\": 7, \"unbacked\": false, \"size_like\": false, "
-        "\"replacement\": null, \"sources\": [\"L['b'].size()[0]\"]}, "
-        "{\"name\": \"s2\", \"range\": [4, 1000], \"hint\": 13, \"unbacked\": false, \"size_like\": false, "
-        "\"replacement\": \"s0 + s1\", \"sources\": []}], "
+        AB_SUM_TRACE_HEAD
         "\"guards\": [{\"origin\": \"shape\", \"expr\": \"s2 <= 20\", \"user_loc\": \"m.py:1 in forward\"}, "
         "{\"origin\": \"shape\", \"expr\": \"s1 <= ";
     static const char tail[] =

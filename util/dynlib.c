@@ -38,6 +38,12 @@ static void load_once(void)
 
 int sg_dynlib_load(sg_dynlib *lib, sg_error *err)
 {
+#ifdef SG_BIND_EAGERLY
+    (void)lib;
+    (void)err;
+    (void)load_once;
+    return 0;
+#endif
     loading = lib;
     pthread_once(&lib->once, load_once);
     loading = NULL;

@@ -32,7 +32,29 @@ typedef struct sg_dynlib {
 } sg_dynlib;
 
 /* Open the library and fill its table, once per process. 0, or SG_ERROR with "cannot load
- * SONAME: ..." in err (every later call fails the same way). */
+ * SONAME: ..." in err (every later call fails the same way). In a build with SG_BIND_EAGERLY (the
+ * sanitizer builds: CMakeLists.txt says why) the tables are filled at link time: 0 at once. */
 int sg_dynlib_load(sg_dynlib *lib, sg_error *err);
+
+/*
+ * In a module's .c file: the table `var` (of the struct type `type`, one slot per function) for
+ * the functions the X-macro LIST names, the library `soname` behind it, and `int load(sg_error *)`
+ * that binds it (sg_dynlib_load). With SG_BIND_EAGERLY the table holds the functions' addresses.
+ */
+#define SG_DYNLIB_NAME(f) #f,
+#define SG_DYNLIB_ADDR(f) f,
+#ifdef SG_BIND_EAGERLY
+#define SG_DYNLIB_TABLE(type, var, LIST) type var = {LIST(SG_DYNLIB_ADDR)}
+#else
+#define SG_DYNLIB_TABLE(type, var, LIST) type var
+#endif
+#define SG_DYNLIB_DEFINE(type, var, LIST, soname, load)                                                \
+    static const char *const load##_names[] = {LIST(SG_DYNLIB_NAME)};                                  \
+    _Static_assert(sizeof(type) == sizeof load##_names / sizeof load##_names[0] * sizeof(void *),      \
+                   "every slot is a function pointer the size of an object pointer");                  \
+    SG_DYNLIB_TABLE(type, var, LIST);                                                                  \
+    static sg_dynlib load##_lib = {soname, load##_names, sizeof load##_names / sizeof load##_names[0], \
+                                   &var, PTHREAD_ONCE_INIT, 0, ""};                                     \
+    int load(sg_error *err) { return sg_dynlib_load(&load##_lib, err); }
 
 #endif
