@@ -275,20 +275,19 @@ static bool wform_value(const wform *w, const sg_int *at, sg_int *out)
  * value in its domain, which its definition over the other roots does not say); the roots they
  * read into *roots (sorted, *nr of them) and the forms over their indices. A node whose root is
  * not substituted reads one root with coefficient +-1. false when a node has no value slot, a form
- * cannot be read, the forms read more than `max_roots` roots (at most ENUM_ROOTS, or SIZE_MAX: no
- * limit; found as they are read, so a large component is given up at once), or out of memory (*w
- * and *roots are then NULL).
+ * cannot be read, `few` and the forms read more than ENUM_ROOTS roots (found as they are read, so a
+ * large component is given up at once), or out of memory (*w and *roots are then NULL).
  */
-static bool walk_forms(sg_presolve *ps, const size_t *nodes, size_t nn, size_t max_roots, wform **w, size_t *nw,
+static bool walk_forms(sg_presolve *ps, const size_t *nodes, size_t nn, bool few, wform **w, size_t *nw,
                        size_t **roots, size_t *nr)
 {
-    size_t i, j, n = 0, nu = 0, cap = nn + ps->ntouched + 1, seen[ENUM_ROOTS], nseen = 0;
+    size_t i, j, n = 0, nu = 0, seen[ENUM_ROOTS], nseen = 0;
     int t;
     *roots = NULL;
     *nw = *nr = 0;
-    if (!(*w = sg__calloc(cap, sizeof **w)))
+    if (!(*w = sg__calloc(nn + ps->ntouched + 1, sizeof **w)))
         return false;
-    for (i = 0; i < nn + ps->ntouched && n < cap; i++) {
+    for (i = 0; i < nn + ps->ntouched; i++) {
         size_t x = i < nn ? nodes[i] : ps->touched[i - nn];
         if (i < nn && !node_has_slot(ps, x))
             goto fail;
@@ -299,10 +298,10 @@ static bool walk_forms(sg_presolve *ps, const size_t *nodes, size_t nn, size_t m
         ps->work = 0;
         if (!sg_presolve__lin_node(ps, x, &(*w)[n].f))
             goto fail;
-        for (t = 0; max_roots != SIZE_MAX && t < (*w)[n].f.n; t++) { /* (few roots: a scan) */
+        for (t = 0; few && t < (*w)[n].f.n; t++) { /* (few roots: a scan) */
             for (j = 0; j < nseen && seen[j] != (*w)[n].f.v[t]; j++)
                 ;
-            if (j == nseen && (nseen == max_roots || nseen == ENUM_ROOTS))
+            if (j == nseen && nseen == ENUM_ROOTS)
                 goto fail;
             if (j == nseen)
                 seen[nseen++] = (*w)[n].f.v[t];
@@ -372,7 +371,7 @@ int sg_presolve_enumerate(sg_presolve *ps, const size_t *nodes, size_t nn, const
     memset(order, 0, sizeof order);
     if (!models_are_walkable(ps) || nn == 0)
         return -1;
-    if (!walk_forms(ps, nodes, nn, ENUM_ROOTS, &w, &nw, &roots, &nr))
+    if (!walk_forms(ps, nodes, nn, true, &w, &nw, &roots, &nr))
         goto done;
     /* the roots in the order the forms first read them (the odometer's, the first fastest) */
     for (i = 0; i < nw; i++)
@@ -622,7 +621,7 @@ int sg_presolve_violate(sg_presolve *ps, const size_t *nodes, size_t nn, const s
         goto done;
     memcpy(sorted, nodes, nn * sizeof *sorted);
     qsort(sorted, nn, sizeof *sorted, cmp_size);
-    if (!walk_forms(ps, sorted, nn, SIZE_MAX, &w, &nw, &roots, &nr) ||
+    if (!walk_forms(ps, sorted, nn, false, &w, &nw, &roots, &nr) ||
         !SG_CALLOC_ALL(SG_SLOT(ulist, nw * SG_LIN_MAX + 1), SG_SLOT(ustart, nr + 2), SG_SLOT(upos, nr + 1),
                        SG_SLOT(at, nr + 1), SG_SLOT(fstart, nr + 2)))
         goto done;

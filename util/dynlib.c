@@ -38,14 +38,15 @@ static void load_once(void)
 
 int sg_dynlib_load(sg_dynlib *lib, sg_error *err)
 {
-#ifdef SG_BIND_EAGERLY
+#ifdef SG_BIND_EAGERLY /* (the tables were filled at link time) */
     (void)lib;
     (void)err;
     (void)load_once;
     return 0;
-#endif
+#else
     loading = lib;
     pthread_once(&lib->once, load_once);
     loading = NULL;
     return lib->rc ? sg_error_set(err, lib->rc, "cannot load %s: %s", lib->soname, lib->why) : 0;
+#endif
 }

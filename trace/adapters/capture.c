@@ -769,12 +769,6 @@ static void base_name(char *out, size_t cap, const char *dir)
 }
 
 
-/* Keys of guards.json and case.json no reader of a capture looks at, at any depth (source
- * locations, torch's own summaries and timings of its solve, the error's other renderings): their
- * values are read and checked but not kept (util/json.h), half of a model-sized guards.json. */
-static const char *const unread[] = {"produce_guards_calls", "dim_constraints", "summary", "var_to_range_sloc",
-                                     "replacements_slocs", "refined", "cause_chain", "error_msg_attr", NULL};
-
 /* `dir`/`file` into a new string (sg_free), or NULL. */
 static char *join(const char *dir, const char *file)
 {
@@ -784,6 +778,12 @@ static char *join(const char *dir, const char *file)
         snprintf(p, n, "%s/%s", dir, file);
     return p;
 }
+
+/* Keys of guards.json and case.json no reader of a capture looks at, at any depth (source
+ * locations, torch's own summaries and timings of its solve, the error's other renderings): their
+ * values are read and checked but not kept (util/json.h), half of a model-sized guards.json. */
+static const char *const unread[] = {"produce_guards_calls", "dim_constraints", "summary", "var_to_range_sloc",
+                                     "replacements_slocs", "refined", "cause_chain", "error_msg_attr", NULL};
 
 int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
 {
