@@ -536,11 +536,35 @@ cleanup:
     return rc;
 }
 
-/* phase_relations over the inputs, owner[] from symbol_owners. */
+/* A violation of phase 1 waiting for its explanation. */
+typedef struct {
+    long comp;      /* its dim's component */
+    size_t root;    /* the dim it is related to, SIZE_MAX for a constant */
+    size_t input;   /* its dim */
+    size_t viol;    /* index into the report's violations */
+    const sg_term *rel;
+} unexplained;
+
+/* Component, then root, then dim: one proof forest per component, one path tree per root. */
+static int cmp_unexplained(const void *a, const void *b)
+{
+    const unexplained *x = a, *y = b;
+    if (x->comp != y->comp)
+        return x->comp < y->comp ? -1 : 1;
+    if (x->root != y->root)
+        return x->root < y->root ? -1 : 1;
+    return x->input < y->input ? -1 : x->input > y->input;
+}
+
+/* phase_relations over the inputs, owner[] from symbol_owners. The violations are found in the
+ * inputs' order and explained afterwards by component and root: the presolve keeps one proof forest
+ * (a component's) and one path tree (a root's) at a time, and the dims of interleaved components
+ * (a model's K and V caches) would rebuild them at every dim. */
 static int relations_of_inputs(checker *c, const size_t *owner)
 {
     sg_problem *p = c->p;
-    size_t i;
+    unexplained *todo = NULL;
+    size_t i, ntodo = 0, cap = 0;
     int rc = 0;
 
     for (i = 0; i < p->ninputs && !rc && !sg_check__stop(c); i++) {
@@ -590,8 +614,10 @@ static int relations_of_inputs(checker *c, const size_t *owner)
             continue;
         }
         v = sg_check__new_violation(c, i, constant ? SG_VIOL_SPECIALIZED : SG_VIOL_RELATED);
-        if (!v)
-            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
+        if (!v) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            break;
+        }
         v->relation = d->value;
         v->root = root;
         txt = constant ? sg_check__print_py(c, d->value) : sg_check__print_named(c, d->value);
@@ -628,15 +654,22 @@ static int relations_of_inputs(checker *c, const size_t *owner)
                          d->source, sg_check__dim_name(rd), rd->source, v->dim, txt ? txt : "?");
         }
         sg_free(txt);
-        if (!v->message)
-            return sg_error_set(c->err, SG_ENOMEM, "out of memory");
-        rc = explain_relation(c, v, i, constant ? SIZE_MAX : root, rel);
+        if (!v->message || sg__grow((void **)&todo, &cap, ntodo + 1, sizeof *todo)) {
+            rc = sg_error_set(c->err, SG_ENOMEM, "out of memory");
+            break;
+        }
+        todo[ntodo++] = (unexplained){p->input_comp[i], constant ? SIZE_MAX : root, i, (size_t)(v - c->r->violations), rel};
         c->fixed[i] = rel; /* adopt the relation for phase 2 */
         c->fixed_kind[i] = FIX_RELATION;
         c->rel_root[i] = constant ? SIZE_MAX : root;
         c->decided[i] = true;
         c->r->dims[i].status = SG_DIM_REFUTED;
     }
+    if (ntodo > 1)
+        qsort(todo, ntodo, sizeof *todo, cmp_unexplained);
+    for (i = 0; i < ntodo && !rc; i++)
+        rc = explain_relation(c, &c->r->violations[todo[i].viol], todo[i].input, todo[i].root, todo[i].rel);
+    sg_free(todo);
     return rc;
 }
 
