@@ -43,17 +43,20 @@ int sg_fixes_suggest_rt(sg_fixes **out, const sg_trace *t, const sg_report *r, c
 int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
                         sg_error *err);
 int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
-                            size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err);
+                            size_t n, const sg_check_options *opts, const sg_runtime *rt, const sg_trace *ok,
+                            sg_error *err);
 
 /* The fixes of a job whose budget was spent before they could start: none, not verified, and the
  * note "time budget spent before the first check" (`*out` new; SG_ENOMEM). */
 int sg_fixes__budget_spent(sg_fixes **out, sg_error *err);
 
 /* torch's own suggested fixes of `t` (sg_trace_torch_fixes_json) applied as torch's refine step
- * reads them and re-checked into `*out` (NULL when the trace has none). Returns 0, SG_ENOMEM,
- * SG_ERROR (Z3), SG_EINVALID (bad options). */
+ * reads them and re-checked into `*out` (NULL when the trace has none). `ok`, when not NULL, is a
+ * copy of `t` a check found OK (the verified fixes' sg_fixes.checked): lines that make a trace of
+ * the same content (sg_trace__same_content) are OK without a check (sg_fixes_check_lines_rt too).
+ * Returns 0, SG_ENOMEM, SG_ERROR (Z3), SG_EINVALID (bad options). */
 int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_check_options *opts,
-                        const sg_runtime *rt, sg_error *err);
+                        const sg_runtime *rt, const sg_trace *ok, sg_error *err);
 
 /* Does `e` multiply two factors that mention symbols, or divide by (or raise to) one? What Z3's
  * non-linear arithmetic has to decide (a walk of at most 4,096 nodes; past that: true). */

@@ -1082,6 +1082,10 @@ again:
             rc = sg_error_set(err, SG_ENOMEM, "out of memory");
             goto cleanup;
         }
+        if (res->verified && !res->untraced) { /* torch's lines that make this very trace need no re-check */
+            res->checked = cur;
+            cur = NULL;
+        }
     } else if (res->rounds) {
         sg_fixes__strs_pushf(&notes, "no verified fix: after %u round(s) the re-check still says %s", res->rounds,
                    sg_verdict_name(res->recheck));

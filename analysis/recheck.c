@@ -2,7 +2,9 @@
  * recheck.c - torch's own suggested fixes re-checked: its lines read as its
  * refine step reads them (torch/fixlines.c), applied to a structured copy of
  * the trace and checked; the verdict, and the first violation with its
- * counterexample or why a line could not be read.
+ * counterexample or why a line could not be read. Lines that make the very
+ * trace our verified fixes made (sg_trace__same_content) are OK without a
+ * check: that trace's check found it OK, a proof that holds for its copy.
  */
 #include <string.h>
 
@@ -18,7 +20,7 @@
 int sg_fixes_check_lines(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines, size_t n,
                          const sg_check_options *opts, sg_error *err)
 {
-    return sg_fixes_check_lines_rt(verdict, why, t, lines, n, opts, NULL, err);
+    return sg_fixes_check_lines_rt(verdict, why, t, lines, n, opts, NULL, NULL, err);
 }
 
 /* A guard violation of a derived dim of `t` (the trace with torch's lines applied). */
@@ -43,7 +45,8 @@ static const sg_violation *shown_violation(const sg_report *rep, const sg_trace 
 }
 
 int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, const char *const *lines,
-                            size_t n, const sg_check_options *opts, const sg_runtime *rt, sg_error *err)
+                            size_t n, const sg_check_options *opts, const sg_runtime *rt, const sg_trace *ok,
+                            sg_error *err)
 {
     sg_check_options o = SG_CHECK_OPTIONS_INIT;
     sg_trace *copy = NULL;
@@ -72,6 +75,10 @@ int sg_fixes_check_lines_rt(sg_verdict *verdict, char **why, const sg_trace *t, 
         *verdict = SG_VERDICT_INVALID_SPEC;
         *why = sg__strndup(err->msg, strlen(err->msg));
         rc = 0;
+        goto cleanup;
+    }
+    if (sg_trace__same_content(copy, ok)) { /* the spec our fixes make, checked OK already: a proof */
+        *verdict = SG_VERDICT_OK;
         goto cleanup;
     }
     if ((rc = sg_check__first_rt(&rep, copy, &o, rt, err)) != 0) /* the verdict and the first violation */
@@ -106,7 +113,7 @@ cleanup:
 /* ---- torch's own lines of a trace ------------------------------------------------------- */
 
 int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_check_options *opts,
-                        const sg_runtime *rt, sg_error *err)
+                        const sg_runtime *rt, const sg_trace *ok, sg_error *err)
 {
     const char *js = sg_trace_torch_fixes_json(t);
     sg_torch_recheck *k = NULL;
@@ -136,7 +143,7 @@ int sg_torch_recheck_rt(sg_torch_recheck **out, const sg_trace *t, const sg_chec
     if (k->nlines == 0)
         goto cleanup; /* no lines: nothing to re-check */
     if ((rc = sg_fixes_check_lines_rt(&k->verdict, &k->why, t, (const char *const *)k->lines, k->nlines, opts, rt,
-                                      err)) != 0)
+                                      ok, err)) != 0)
         goto cleanup;
     *out = k;
     k = NULL;

@@ -281,7 +281,7 @@ static int attach_torch(sg_report *r, const sg_trace *t, const sg_check_options 
             return rc;
     }
     /* torch's lines next to ours: only where there are ours (fixes after a refutation, a spec) */
-    if (o->torch_fixes && (r->fixes || r->kind == SG_REPORT_SPEC) && (rc = sg_torch_recheck_rt(&r->torch, t, o, rt, err)) != 0)
+    if (o->torch_fixes && (r->fixes || r->kind == SG_REPORT_SPEC) && (rc = sg_torch_recheck_rt(&r->torch, t, o, rt, r->fixes ? r->fixes->checked : NULL, err)) != 0)
         return rc;
     return 0;
 }
@@ -356,6 +356,7 @@ static int run_trace_job(sg_engine *e, sg_report_kind kind, const sg_trace *t, c
         o.torch_fixes = false; /* torch's lines are not re-checked: no budget left */
     if ((rc = attach_torch(r, t, &o, &rt, err)) != 0)
         goto fail;
+    sg_fixes__release_checked(r->fixes);
     if (sg_cancel_requested(o.cancel))
         atomic_fetch_add(&e->canceled, 1);
     else if (keyed && decided(r))

@@ -45,7 +45,16 @@ void sg_fixes_free(sg_fixes *f)
     sg__free_array(f->notes, f->nnotes);
     sg_free(f->spec_json);
     sg_free(f->python);
+    sg_trace_free(f->checked);
     sg_free(f);
+}
+
+void sg_fixes__release_checked(sg_fixes *f)
+{
+    if (f) {
+        sg_trace_free(f->checked);
+        f->checked = NULL;
+    }
 }
 
 void sg_torch_recheck_free(sg_torch_recheck *k)

@@ -101,6 +101,8 @@ typedef struct sg_fixes {
                            *  recorded any input): paste-ready Python of the repair (`repaired_Dim`), else NULL */
     char **notes;         /*< one line each: holes avoided, choices made, why no fix was found */
     size_t nnotes;
+    sg_trace *checked;    /* verified (not untraced): the fixed trace the re-check found OK, referenced until the
+                           * engine has compared torch's lines with it (sg_fixes__release_checked), else NULL */
 } sg_fixes;
 
 /* torch's own suggested fixes (sg_trace_torch_fixes_json), applied as torch's refine step reads them and re-checked. */
@@ -163,6 +165,8 @@ void sg_fix__dispose(sg_fix *f);
 
 /* Free fixes. NULL-safe. */
 void sg_fixes_free(sg_fixes *f);
+/* Drop f->checked (a report kept in the engine's cache keeps no trace copy). NULL-safe. */
+void sg_fixes__release_checked(sg_fixes *f);
 
 /* Free a re-check of torch's lines. NULL-safe. */
 void sg_torch_recheck_free(sg_torch_recheck *k);

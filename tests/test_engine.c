@@ -18,7 +18,9 @@
  *   - cancellation from another thread: a check Z3 would take seconds on stops
  *     promptly, its dims unknown with the reason "canceled";
  *   - versioned options: version 1 structs are read as version 1, unknown
- *     versions refused; the counters.
+ *     versions refused; the counters;
+ *   - torch's lines that make the very spec our verified fixes make are OK without a
+ *     check of their own (the same verdict as their check); other lines are checked.
  *
  * Budgets are Z3 resource limits, never wall-clock ones, so that every run
  * gives the same answers (and a sanitizer's slowness changes nothing).
@@ -32,6 +34,7 @@
 #include <time.h>
 
 #include "corpus_walk.h"
+#include "analysis/fixes.h"
 #include "report/report.h"
 #include "shapegate/shapegate.h"
 #include "test.h"
@@ -594,6 +597,70 @@ static void test_accessors(void)
     sg_engine_free(e);
 }
 
+static const sg_trace *loaded_case(const char *name)
+{
+    size_t i;
+    for (i = 0; i < ncases; i++)
+        if (strcmp(cases[i].name, name) == 0)
+            return cases[i].trace;
+    return NULL;
+}
+
+/* The checks one sg_engine_check of `t` runs, with torch's lines re-checked or not; its report. */
+static uint64_t checks_run(const sg_trace *t, bool torch_fixes, sg_report **out)
+{
+    sg_engine *e = NULL;
+    sg_error err = SG_ERROR_INIT;
+    sg_check_options o = options();
+    sg_engine_stats st;
+    *out = NULL;
+    o.torch_fixes = torch_fixes;
+    if (sg_engine_new(&e, NULL, &err) != 0)
+        return 0;
+    CHECK_EQ_INT(sg_engine_check(e, t, &o, out, &err), 0);
+    sg_engine_stats_get(e, &st);
+    sg_engine_free(e);
+    return st.checks;
+}
+
+static void test_torch_lines_of_our_spec(void)
+{
+    static const struct {
+        const char *name;
+        bool same; /* torch's lines make the spec of our verified fixes, byte for byte */
+    } cs[] = {{"cases/err_check_ge", true}, {"cases/err_eq_add", false}};
+    size_t k;
+    for (k = 0; k < sizeof cs / sizeof *cs; k++) {
+        const sg_trace *t = loaded_case(cs[k].name);
+        sg_report *without = NULL, *with = NULL;
+        sg_verdict full = SG_VERDICT_UNKNOWN;
+        sg_error err = SG_ERROR_INIT;
+        char *why = NULL;
+        uint64_t c0, c1;
+        CHECK_MSG(t != NULL, "%s not in the corpus", cs[k].name);
+        if (!t)
+            continue;
+        c0 = checks_run(t, false, &without);
+        c1 = checks_run(t, true, &with);
+        CHECK_MSG(with && with->fixes && with->fixes->verified && with->torch, "%s: verified fixes and torch's lines",
+                  cs[k].name);
+        if (with && with->torch) {
+            /* what a check of torch's lines says on its own (sg_fixes_check_lines compares with nothing) */
+            CHECK_EQ_INT(sg_fixes_check_lines(&full, &why, t, (const char *const *)with->torch->lines,
+                                              with->torch->nlines, NULL, &err), 0);
+            CHECK_EQ_INT(with->torch->verdict, full);
+            CHECK_MSG(c1 == c0 + (cs[k].same ? 0 : 1), "%s: %llu checks with torch's lines, %llu without", cs[k].name,
+                      (unsigned long long)c1, (unsigned long long)c0);
+            if (cs[k].same)
+                CHECK(with->torch->verdict == SG_VERDICT_OK && with->torch->why == NULL);
+        }
+        CHECK(!with || !with->fixes || with->fixes->checked == NULL); /* released by the engine */
+        sg_free(why);
+        sg_report_free(without);
+        sg_report_free(with);
+    }
+}
+
 int main(void)
 {
     size_t i;
@@ -605,6 +672,7 @@ int main(void)
     RUN(test_cancel);
     RUN(test_options);
     RUN(test_accessors);
+    RUN(test_torch_lines_of_our_spec);
     for (i = 0; i < ncases; i++) {
         sg_trace_free(cases[i].trace);
         sg_free(cases[i].before);

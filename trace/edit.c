@@ -556,6 +556,72 @@ cleanup:
     return rc;
 }
 
+/* ---- two copies alike ---------------------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static bool same_bound(sg_bound a, sg_bound b) { return a.inf == b.inf && (a.inf || a.v == b.v); }
+
+/* The same expression, or two that print alike (a copy's derived dims live in its own overlay);
+ * false when one cannot be printed. */
+static bool same_expr(const sg_expr *a, const sg_expr *b)
+{
+    char *x = NULL, *y = NULL;
+    bool same;
+    if (a == b)
+        return true;
+    if (!a || !b)
+        return false;
+    same = sg_expr_print(&x, a, SG_SYNTAX_SYMPY, NULL, NULL, NULL) == 0 &&
+           sg_expr_print(&y, b, SG_SYNTAX_SYMPY, NULL, NULL, NULL) == 0 && strcmp(x, y) == 0;
+    sg_free(x);
+    sg_free(y);
+    return same;
+}
+
+static bool same_dim(const sg_input_dim *a, const sg_input_dim *b)
+{
+    return same_str(a->path, b->path) && a->dim == b->dim && same_str(a->source, b->source) && a->size == b->size &&
+           a->kind == b->kind && same_str(a->name, b->name) && a->has_bounds == b->has_bounds &&
+           same_bound(a->min, b->min) && same_bound(a->max, b->max) &&
+           same_str(a->min_unavailable, b->min_unavailable) && same_str(a->max_unavailable, b->max_unavailable) &&
+           same_expr(a->derived, b->derived) && same_str(a->root_name, b->root_name) &&
+           same_bound(a->root_min, b->root_min) && same_bound(a->root_max, b->root_max) &&
+           a->has_static_size == b->has_static_size && (!a->has_static_size || a->static_size == b->static_size) &&
+           same_expr(a->value, b->value) && same_str(a->traced_source, b->traced_source);
+}
+
+static const sg_trace *first_origin(const sg_trace *t)
+{
+    while (t->origin)
+        t = t->origin;
+    return t;
+}
+
+bool sg_trace__same_content(const sg_trace *a, const sg_trace *b)
+{
+    size_t i;
+    if (!a || !b || first_origin(a) != first_origin(b))
+        return false;
+    if (a->strict != b->strict || a->has_shape_env != b->has_shape_env || a->has_flat_spec != b->has_flat_spec ||
+        a->spec_overridden != b->spec_overridden || a->sizes_from_min != b->sizes_from_min ||
+        !same_str(a->torch_version, b->torch_version) || !same_str(a->torch_error, b->torch_error) ||
+        !same_str(a->torch_error_message, b->torch_error_message) || !same_str(a->torch_fixes_json, b->torch_fixes_json) ||
+        !same_str(a->dynamic_shapes_json, b->dynamic_shapes_json) || !same_str(a->inputs_json, b->inputs_json))
+        return false;
+    /* the tables a copy shares in substance: byte for byte (stricter than field by field) */
+    if (a->nsymbols != b->nsymbols || a->nguards != b->nguards || a->nsym_map != b->nsym_map ||
+        a->ninputs != b->ninputs ||
+        (a->nsymbols && memcmp(a->symbols, b->symbols, a->nsymbols * sizeof *a->symbols) != 0) ||
+        (a->nguards && memcmp(a->guards, b->guards, a->nguards * sizeof *a->guards) != 0) ||
+        (a->nsym_map && memcmp(a->sym_map, b->sym_map, a->nsym_map * sizeof *a->sym_map) != 0))
+        return false;
+    for (i = 0; i < a->ninputs; i++)
+        if (!same_dim(&a->inputs[i], &b->inputs[i]))
+            return false;
+    return true;
+}
+
 int sg_trace_edit(sg_trace **out, const sg_trace *t, const sg_spec_edits *e, sg_error *err)
 {
     sg_trace *c = NULL;

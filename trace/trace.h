@@ -86,6 +86,12 @@ const sg_symbol_info *sg_trace_symbol_info(const sg_trace *t, const sg_expr *sym
 /* The derived expression of a DERIVED dim `d` as a*root + b (a >= 1); false when it has none. */
 bool sg_trace__derived_affine(const sg_input_dim *d, sg_int *a, sg_int *b);
 
+/* a and b, copies of one loaded trace (sg_trace_clone, sg_trace_edit, at any depth), hold the same
+ * content: every flag, JSON text, symbol, guard and input dim, its spec included. A check of one
+ * is a check of the other. False when not sure (different origins, an expression that does not
+ * print). */
+bool sg_trace__same_content(const sg_trace *a, const sg_trace *b);
+
 /* The least size a Dim (or a derived dim's root) with declared min `lo` is analysed from: at
  * least 2 on a trace of an export (torch specialises 0 and 1), `lo` itself (or 0) on a trace
  * built from an archive, whose loaded module checks its guards at every size. */
