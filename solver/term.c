@@ -27,7 +27,6 @@ struct sg_term {
     const char *text; /* numeral text, constant name, fresh prefix; NULL otherwise */
     Z3_ast z;         /* the ast of the term's last making, once there is a context */
     sg_int ival;      /* an Int numeral's value, when has_ival */
-    uint64_t hash;    /* its key's hash (hash_key), kept for growing the table */
     uint32_t id;      /* index + 1 */
     uint32_t nargs;
     uint8_t op, sort;
@@ -41,7 +40,8 @@ struct sg_terms {
     sg_term **blocks;      /* blocks of BLOCK terms */
     size_t nblocks, blocks_cap;
     size_t n;              /* terms made */
-    uint32_t *slot;        /* hash table of term ids (0: empty) */
+    uint64_t *slot;        /* hash table: a term's hash's high 32 bits, then its id (0: empty), so
+                            * that a probe and a rehash read no term but the one they match */
     size_t slot_cap, nslot;
     uint32_t *rec;         /* the record, until the context exists */
     size_t nrec, rec_cap;
@@ -127,24 +127,30 @@ static bool same_key(const sg_term *t, sg_top op, sg_tsort sort, size_t n, const
     return text ? t->text && strcmp(t->text, text) == 0 : !t->text;
 }
 
+/* A table entry: the hash's high half, then the id. */
+static uint64_t slot_entry(uint64_t h, uint32_t id) { return (h & 0xffffffff00000000u) | id; }
+
+/* Where the probe for an entry (or a hash: its high half) starts in a table of `cap` slots: the
+ * top bits of the hash, so that the entries keep the bits that place them. */
+static size_t slot_start(uint64_t e, size_t cap) { return (size_t)(e >> 32) & (cap - 1); }
+
 /* Grow the table to keep it at most half full; false when out of memory. */
 static bool table_room(sg_terms *ts)
 {
     size_t cap, i, j;
-    uint32_t *slot;
+    uint64_t *slot;
     if (2 * (ts->nslot + 1) <= ts->slot_cap)
         return true;
     cap = ts->slot_cap ? 2 * ts->slot_cap : 1024;
     if (!(slot = sg__calloc(cap, sizeof *slot)))
         return false;
     for (i = 0; i < ts->slot_cap; i++) {
-        const sg_term *t;
-        if (!ts->slot[i])
+        uint64_t e = ts->slot[i];
+        if (!e)
             continue;
-        t = term_at(ts, ts->slot[i] - 1);
-        for (j = t->hash & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+        for (j = slot_start(e, cap); slot[j]; j = (j + 1) & (cap - 1))
             ;
-        slot[j] = t->id;
+        slot[j] = e;
     }
     sg_free(ts->slot);
     ts->slot = slot;
@@ -230,8 +236,10 @@ static const sg_term *intern(sg_terms *ts, sg_top op, sg_tsort sort, size_t n, c
             fail(ts, SG_ENOMEM, "out of memory indexing the solver's terms");
             return NULL;
         }
-        for (j = h & (ts->slot_cap - 1); ts->slot[j]; j = (j + 1) & (ts->slot_cap - 1)) {
-            t = term_at(ts, ts->slot[j] - 1);
+        for (j = slot_start(h, ts->slot_cap); ts->slot[j]; j = (j + 1) & (ts->slot_cap - 1)) {
+            if ((ts->slot[j] ^ h) >> 32)
+                continue; /* another hash */
+            t = term_at(ts, (uint32_t)ts->slot[j] - 1);
             if (same_key(t, op, sort, n, args, text))
                 return made(ts, t);
         }
@@ -251,8 +259,7 @@ static const sg_term *intern(sg_terms *ts, sg_top op, sg_tsort sort, size_t n, c
     if (op == SG_T_NUM && sort == SG_TS_INT && text)
         t->has_ival = sg_int_parse(&t->ival, text, strlen(text)) == 0;
     if (cons) {
-        t->hash = h;
-        ts->slot[j] = t->id;
+        ts->slot[j] = slot_entry(h, t->id);
         ts->nslot++;
     }
     return made(ts, t);
