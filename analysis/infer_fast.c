@@ -1334,6 +1334,133 @@ static size_t distinct_facts(enumer *E, const joint *J, const size_t *syms, size
 }
 
 /*
+ * A fact of a joint enumeration read as one affine form over the roots compared with 0 (a guard
+ * between linear sides, a traced range, shape or replacement): at a point, a few products of
+ * exact integers instead of a walk of its expression, with the same answer (a linear expression
+ * over integers has an integer value, never an undefined one). op < 0: not such a fact.
+ */
+typedef struct jfact {
+    int op;                    /* SG_EQ, SG_NE, SG_LT, SG_LE (lhs - rhs against 0), SG_GE for a range */
+    int n;
+    size_t pos[JOINT_ROOTS];   /* the term's root, as an index into joint.roots */
+    sg_int c[JOINT_ROOTS], k;
+    sg_bound lo, hi;           /* SG_GE: lo <= form <= hi */
+} jfact;
+
+/* The symbol callback of sg_expr_linear: a component symbol's form over the roots. */
+typedef struct jsyms {
+    const joint *J;
+    const size_t *form; /* by symbol index: 1 + the form, 0: not the component's */
+    size_t n;
+} jsyms;
+
+static bool jsym_form(void *ctx, const sg_expr *sym, sg_lin *f, int depth)
+{
+    const jsyms *js = ctx;
+    size_t x = sg_expr_symbol_index(sym);
+    (void)depth;
+    if (x >= js->n || !js->form[x])
+        return false;
+    *f = js->J->forms[js->form[x] - 1].f;
+    return true;
+}
+
+/* a - b of two linear expressions over the component's symbols (b may be NULL) into *out. */
+static bool jdiff(const jsyms *js, const sg_expr *a, const sg_expr *b, sg_lin *out)
+{
+    sg_lin fb;
+    unsigned work = 0;
+    if (!sg_expr_linear(a, jsym_form, (void *)js, &work, FAST_WALK_MAX, out, 0))
+        return false;
+    if (!b)
+        return true;
+    return sg_expr_linear(b, jsym_form, (void *)js, &work, FAST_WALK_MAX, &fb, 0) && sg_lin_axpy(out, -1, &fb);
+}
+
+/* Fact `ef` compiled into *jf (jf->op < 0 when it is not one form against 0). */
+static void compile_fact(const sg_problem *p, const joint *J, const jsyms *js, const efact *ef, const size_t *ins,
+                         size_t ni, jfact *jf)
+{
+    sg_lin f;
+    int op = -1, t;
+    bool ok = false;
+    jf->op = -1;
+    if (ef->is_def) {
+        const sg_symbol_info *si = &p->syms[ef->idx];
+        ok = jdiff(js, si->sym, si->replacement, &f);
+        op = SG_EQ;
+    } else {
+        const sg_constraint *c = &p->cons[ef->idx];
+        const sg_expr *e = c->expr;
+        size_t i;
+        switch (c->kind) {
+        case SG_CORE_GUARD:
+            if (!e || sg_expr_nargs(e) != 2)
+                return;
+            op = sg_expr_kind(e);
+            if (op == SG_GT || op == SG_GE) { /* a > b: b - a < 0 */
+                ok = jdiff(js, sg_expr_arg(e, 1), sg_expr_arg(e, 0), &f);
+                op = op == SG_GT ? SG_LT : SG_LE;
+            } else if (op == SG_EQ || op == SG_NE || op == SG_LT || op == SG_LE) {
+                ok = jdiff(js, sg_expr_arg(e, 0), sg_expr_arg(e, 1), &f);
+            }
+            break;
+        case SG_CORE_REPLACEMENT:
+            ok = jdiff(js, p->syms[c->index].sym, p->syms[c->index].replacement, &f);
+            op = SG_EQ;
+            break;
+        case SG_CORE_INPUT:
+            for (i = 0; i < ni && ins[i] != c->index; i++)
+                ;
+            if (i == ni || !p->inputs[c->index].value || !jdiff(js, p->inputs[c->index].value, NULL, &f))
+                return;
+            ok = sg_lin_axpy(&f, -1, &J->forms[J->iform[i]].f); /* value - D */
+            op = SG_EQ;
+            break;
+        case SG_CORE_RANGE:
+            ok = jdiff(js, p->syms[c->index].sym, NULL, &f);
+            jf->lo = p->syms[c->index].lo;
+            jf->hi = p->syms[c->index].hi;
+            op = SG_GE;
+            break;
+        default:
+            return;
+        }
+    }
+    if (!ok || f.n > JOINT_ROOTS)
+        return;
+    for (t = 0; t < f.n; t++) {
+        size_t r;
+        for (r = 0; r < J->nr && J->roots[r] != f.v[t]; r++)
+            ;
+        if (r == J->nr)
+            return;
+        jf->pos[t] = r;
+        jf->c[t] = f.c[t];
+    }
+    jf->n = f.n;
+    jf->k = f.k;
+    jf->op = op;
+}
+
+/* Compiled fact `jf` at point `cur`: 1, 0, or -1 on overflow. */
+static int jfact_holds(const jfact *jf, const sg_int *cur)
+{
+    sg_int v = jf->k, t;
+    int q;
+    for (q = 0; q < jf->n; q++)
+        if (!sg__mul(jf->c[q], cur[jf->pos[q]], &t) || !sg__add(v, t, &v))
+            return -1;
+    switch (jf->op) {
+    case SG_EQ: return v == 0;
+    case SG_NE: return v != 0;
+    case SG_LT: return v < 0;
+    case SG_LE: return v <= 0;
+    default: return (jf->lo.inf || v >= jf->lo.v) && (jf->hi.inf || v <= jf->hi.v);
+    }
+}
+
+/*
  * Component `comp` whose symbols and input dims are affine forms over at most JOINT_ROOTS class
  * roots left by the presolve (its substitutions read through: M = l + T), with finite domains
  * of at most JOINT_POINTS points together. Every model of F restricted to the component has its
@@ -1353,8 +1480,10 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
     sg_problem *p = E->p;
     joint J;
     sg_int npoints = 0, cur[JOINT_ROOTS], B[(JOINT_ROOTS + 1) * (JOINT_ROOTS + 1)], n;
-    size_t nvalid = 0, nb, i, j, nodes = ns + ni, nkept = 0;
+    size_t nvalid = 0, nb, i, j, nodes = ns + ni, nkept = 0, *symform = NULL;
     bool *keep = NULL;
+    jfact *jf = NULL;
+    jsyms js;
     sg_inferred *outs = NULL;
     int rc = 0;
     bool bad = false;
@@ -1377,6 +1506,30 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
             keep[j] = true;
     if (E->evals + (double)npoints * (double)((nkept ? nkept : nf) + J.nsub + 1) > eval_budget(E))
         goto done;
+    /* the kept facts that are one form against 0 are evaluated as such; a point writes only the
+     * values the others read */
+    if (!SG_CALLOC_ALL(SG_SLOT(jf, nf + 1), SG_SLOT(symform, E->nvals + 1))) {
+        rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
+        goto done;
+    }
+    for (j = 0; j < ns; j++) {
+        size_t x = sg_expr_symbol_index(p->syms[syms[j]].sym);
+        if (x < E->nvals)
+            symform[x] = J.sform[j] + 1;
+    }
+    js.J = &J;
+    js.form = symform;
+    js.n = E->nvals;
+    memset(J.sneed, 0, ns * sizeof *J.sneed);
+    memset(J.ineed, 0, ni * sizeof *J.ineed);
+    for (j = 0; j < nf; j++) {
+        jf[j].op = -1;
+        if (!keep[j])
+            continue;
+        compile_fact(p, &J, &js, &facts[j], ins, ni, &jf[j]);
+        if (jf[j].op < 0 && !fact_needs(p, &facts[j], syms, ns, ins, ni, &J))
+            goto done; /* (never: joint_setup read every fact so) */
+    }
     if (!joint_compact(E, &J, syms, ns, ins, ni)) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory while inferring");
         goto done;
@@ -1399,10 +1552,10 @@ static int enumerate_joint(enumer *E, long comp, const size_t *syms, size_t ns, 
             int h;
             if (!keep[j])
                 continue; /* a fact of the same key was evaluated */
-            h = fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
+            h = jf[j].op >= 0 ? jfact_holds(&jf[j], cur) : fact_holds(p, &facts[j], E->vals, E->nvals, E->dval);
             E->evals++;
             if (h < 0)
-                goto done; /* undefined somewhere: Z3's encoding decides what that means */
+                goto done; /* undefined somewhere (or past 128 bits): Z3's encoding decides what that means */
             ok = h == 1;
         }
         if (bad)
@@ -1456,7 +1609,7 @@ done:
     for (i = 0; J.forms && i < J.nforms; i++)
         sg_free(J.forms[i].hit);
     SG_FREE_ALL(J.forms, J.sform, J.iform, J.subf, J.subdom, J.subroot, J.sneed, J.ineed, J.fdom, J.wslot, J.wform, outs,
-                keep);
+                keep, jf, symform);
     return rc;
 }
 
