@@ -836,16 +836,138 @@ static bool dropped(const char *const *drop, const char *key)
     return false;
 }
 
-/* A dropped key's value: read and checked as any other (the same texts are accepted and refused),
- * then its nodes and strings given back to the arena (when they fit in the block they started
- * in), and `item` left a null. */
+/*
+ * Skipping a value: read_value's steps without its nodes, for the values of dropped keys. Each
+ * function is its read_* twin with every node and string left out; where a twin must make one to
+ * decide (a string with escapes, a number, a key that is a big integer literal) it is called on a
+ * scratch node, its copies going to the arena read_dropped rewinds. So a text is accepted, refused
+ * and stopped at exactly where read_value does.
+ */
+static bool skip_value(jp *P);
+
+static bool skip_string(jp *P)
+{
+    const unsigned char *s = P->s, *q;
+    size_t p = P->pos + 1;
+    if (P->pos < P->len && s[P->pos] == '"' && (q = memchr(s + p, '"', P->len - p)) != NULL &&
+        !memchr(s + p, '\\', (size_t)(q - (s + p)))) {
+        P->pos = (size_t)(q - s) + 1; /* no escapes: the common case, as read_string finds it */
+        return true;
+    }
+    return read_string(P) != NULL;
+}
+
+static bool skip_array(jp *P)
+{
+    if (!enter(P))
+        return false;
+    P->pos++;
+    skip_ws(P);
+    if (P->pos < P->len && P->s[P->pos] == ']') {
+        P->depth--;
+        P->pos++;
+        return true;
+    }
+    if (P->pos >= P->len) {
+        P->pos--;
+        return false;
+    }
+    P->pos--;
+    do {
+        P->pos++;
+        skip_ws(P);
+        if (!skip_value(P))
+            return false;
+        skip_ws(P);
+    } while (P->pos < P->len && P->s[P->pos] == ',');
+    if (P->pos >= P->len || P->s[P->pos] != ']')
+        return false;
+    P->depth--;
+    P->pos++;
+    return true;
+}
+
+static bool skip_object(jp *P)
+{
+    if (!enter(P))
+        return false;
+    P->pos++;
+    skip_ws(P);
+    if (P->pos < P->len && P->s[P->pos] == '}') {
+        P->depth--;
+        P->pos++;
+        return true;
+    }
+    if (P->pos >= P->len) {
+        P->pos--;
+        return false;
+    }
+    P->pos--;
+    do {
+        if (P->pos + 1 >= P->len)
+            return false;
+        P->pos++;
+        skip_ws(P);
+        if (P->pos < P->len && (P->s[P->pos] == '-' || is_digit(P->s[P->pos]))) {
+            cJSON key;
+            memset(&key, 0, sizeof key);
+            if (!read_key(P, &key))
+                return false;
+        } else if (!skip_string(P)) {
+            return false;
+        }
+        skip_ws(P);
+        if (P->pos >= P->len || P->s[P->pos] != ':')
+            return false;
+        P->pos++;
+        skip_ws(P);
+        if (!skip_value(P))
+            return false;
+        skip_ws(P);
+    } while (P->pos < P->len && P->s[P->pos] == ',');
+    if (P->pos >= P->len || P->s[P->pos] != '}')
+        return false;
+    P->depth--;
+    P->pos++;
+    return true;
+}
+
+static bool skip_value(jp *P)
+{
+    size_t left = P->len - P->pos;
+    cJSON scratch;
+
+    if (left == 0)
+        return false;
+    switch (P->s[P->pos]) {
+    case '"':
+        return skip_string(P);
+    case '[':
+        return skip_array(P);
+    case '{':
+        return skip_object(P);
+    case 'n':
+    case 'f':
+    case 't':
+        break;
+    default:
+        if (P->s[P->pos] != '-' && !is_digit(P->s[P->pos]))
+            return false;
+    }
+    memset(&scratch, 0, sizeof scratch); /* a literal or a number: read_value's own steps */
+    return read_value(P, &scratch);
+}
+
+/* A dropped key's value: read and checked as any other (the same texts are accepted and refused,
+ * skip_value), what it made given back to the arena (when it fits in the block it started in),
+ * and `item` left a null. */
 static bool read_dropped(jp *P, cJSON *item)
 {
     sg__json_doc *d = P->doc;
     doc_block *b = d->blocks;
     char *cur = d->cur;
 
-    if (!read_value(P, item))
+    if (!skip_value(P))
         return false;
     if (d->blocks == b) /* (a block begun inside it keeps what it holds until the document goes) */
         d->cur = cur;
@@ -1000,6 +1122,12 @@ int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const cha
                        size_t max_bytes, int max_depth, const char *what, sg_error *err)
 {
     return doc_parse(doc_out, root_out, text, len, max_bytes, max_depth, NULL, what, err);
+}
+
+int sg__json_doc_parse_drop(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
+                            size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err)
+{
+    return doc_parse(doc_out, root_out, text, len, max_bytes, max_depth, drop, what, err);
 }
 
 static int doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,

@@ -97,6 +97,10 @@ typedef struct sg__json_doc sg__json_doc;
  */
 int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
                        size_t max_bytes, int max_depth, const char *what, sg_error *err);
+/* sg__json_doc_parse() with the values of the keys in `drop` read and not kept (as
+ * sg__json_doc_load_file() below). */
+int sg__json_doc_parse_drop(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
+                            size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err);
 
 /*
  * sg__read_file() then sg__json_doc_parse() with the default limits (as sg__json_load_file()). The
