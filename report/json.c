@@ -8,29 +8,172 @@
  * else decimal strings; an infinite bound is null, as in torch's
  * range_constraints.
  */
+#include <float.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "report/report.h"
 #include "torch/pyspec.h"
 #include "util/json.h"
 #include "util/util.h"
 
-/* An integer as its exact decimal: a raw JSON number (cJSON would print it through a double and
- * read it back, 15x slower on a large report), a string past 2**53. */
-static cJSON *num(sg_int v)
+/*
+ * The writer: members straight into one buffer, in the text cJSON_PrintUnformatted gave for the
+ * tree this file built before (same keys, order, escapes and numbers; a NULL string leaves its
+ * member out, as cJSON_AddStringToObject did), without a node per value (eq1000's report: 1 MB,
+ * a seventh of its in-process time as a tree and its printing).
+ */
+typedef struct jw {
+    sg_buf *b;
+    int depth;
+    bool first[16]; /* per open object or array: nothing written in it yet */
+} jw;
+
+/* `s` as a JSON string, escaped as cJSON's printer escapes it. */
+static void put_cstr(sg_buf *b, const char *s)
 {
-    char buf[SG_INT_STRLEN];
-    if (v <= ((sg_int)1 << 53) && v >= -((sg_int)1 << 53))
-        return cJSON_CreateRaw(sg_int_format(buf, v));
-    return cJSON_CreateString(sg_int_format(buf, v));
+    static const char hex[] = "0123456789abcdef";
+    const char *run = s;
+    sg_buf_putc(b, '"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char e[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        switch (c) {
+        case '"': e[1] = '"'; break;
+        case '\\': e[1] = '\\'; break;
+        case '\b': e[1] = 'b'; break;
+        case '\f': e[1] = 'f'; break;
+        case '\n': e[1] = 'n'; break;
+        case '\r': e[1] = 'r'; break;
+        case '\t': e[1] = 't'; break;
+        default:
+            if (c >= 0x20)
+                continue;
+            memcpy(e + 1, "u00", 3);
+            e[4] = hex[c >> 4];
+            e[5] = hex[c & 15];
+        }
+        sg_buf_append(b, run, (size_t)(s - run));
+        sg_buf_puts(b, e);
+        run = s + 1;
+    }
+    sg_buf_append(b, run, (size_t)(s - run));
+    sg_buf_putc(b, '"');
 }
 
-static cJSON *bound(sg_bound b) { return b.inf ? cJSON_CreateNull() : num(b.v); }
+/* A double as cJSON 1.7's print_number writes it: an int when it is one, else 15 significant
+ * digits when they read back as the same double (within its epsilon), else 17. */
+static void put_double(sg_buf *b, double d)
+{
+    char buf[32], point = localeconv()->decimal_point[0], *c;
+    int vi = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+    if (isnan(d) || isinf(d)) {
+        sg_buf_puts(b, "null");
+        return;
+    }
+    if (d == (double)vi) {
+        snprintf(buf, sizeof buf, "%d", vi);
+    } else {
+        double back, big;
+        snprintf(buf, sizeof buf, "%1.15g", d);
+        back = strtod(buf, NULL);
+        big = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+        if (fabs(back - d) > big * DBL_EPSILON)
+            snprintf(buf, sizeof buf, "%1.17g", d);
+    }
+    for (c = buf; *c; c++)
+        if (*c == point)
+            *c = '.';
+    sg_buf_puts(b, buf);
+}
 
-/* The keys of shapes(): key[i] is input i's path as a JSON string ("\"['x']\"", escaped by
- * cJSON's own printer) when input i starts a run of one path, NULL inside a run; and piece[i],
+static void jw_open(jw *w, char c)
+{
+    sg_buf_putc(w->b, c);
+    if (w->depth + 1 < (int)(sizeof w->first / sizeof *w->first))
+        w->first[++w->depth] = true;
+}
+
+static void jw_close(jw *w, char c)
+{
+    sg_buf_putc(w->b, c);
+    w->depth--;
+}
+
+/* The comma before a value, and its key when inside an object (`key` NULL in an array). */
+static void jw_key(jw *w, const char *key)
+{
+    if (!w->first[w->depth])
+        sg_buf_putc(w->b, ',');
+    w->first[w->depth] = false;
+    if (key) {
+        put_cstr(w->b, key);
+        sg_buf_putc(w->b, ':');
+    }
+}
+
+static void jw_str(jw *w, const char *key, const char *s)
+{
+    if (!s)
+        return; /* (cJSON made no node of a NULL string) */
+    jw_key(w, key);
+    put_cstr(w->b, s);
+}
+
+static void jw_str_or_null(jw *w, const char *key, const char *s)
+{
+    jw_key(w, key);
+    if (s)
+        put_cstr(w->b, s);
+    else
+        sg_buf_puts(w->b, "null");
+}
+
+static void jw_raw(jw *w, const char *key, const char *raw)
+{
+    jw_key(w, key);
+    sg_buf_puts(w->b, raw);
+}
+
+static void jw_bool(jw *w, const char *key, bool v) { jw_raw(w, key, v ? "true" : "false"); }
+
+static void jw_double(jw *w, const char *key, double d)
+{
+    jw_key(w, key);
+    put_double(w->b, d);
+}
+
+/* An integer as its exact decimal: a JSON number when a double holds it exactly, a string past 2**53. */
+static void jw_int(jw *w, const char *key, sg_int v)
+{
+    char buf[SG_INT_STRLEN];
+    jw_key(w, key);
+    sg_int_format(buf, v);
+    if (v <= ((sg_int)1 << 53) && v >= -((sg_int)1 << 53))
+        sg_buf_puts(w->b, buf);
+    else
+        put_cstr(w->b, buf);
+}
+
+static void jw_bound(jw *w, const char *key, sg_bound x)
+{
+    if (x.inf)
+        jw_raw(w, key, "null");
+    else
+        jw_int(w, key, x.v);
+}
+
+static void jw_open_member(jw *w, const char *key, char c)
+{
+    jw_key(w, key);
+    jw_open(w, c);
+}
+
+/* The keys of shapes(): key[i] is input i's path as a JSON string ("\"['x']\"", put_cstr) when input i starts a run of one path, NULL inside a run; and piece[i],
  * what shapes() writes for input i at its example size (most of a counterexample's entries: a
  * 1,000-input trace's counterexample moves a few). Made once per report: every counterexample has
  * the same keys. */
@@ -46,7 +189,7 @@ static void shape_keys_free(shape_keys *k)
 {
     size_t i;
     for (i = 0; k->key && i < k->n; i++)
-        cJSON_free(k->key[i]);
+        sg_free(k->key[i]);
     for (i = 0; k->piece && i < k->n; i++)
         sg_free(k->piece[i]);
     SG_FREE_ALL(k->key, k->piece, k->plen, k->example);
@@ -84,15 +227,16 @@ static int shape_keys_make(shape_keys *k, const sg_trace *t)
                        SG_SLOT(k->example, n + 1)))
         return SG_ENOMEM;
     for (i = 0; i < n; i++) {
-        cJSON *str;
+        sg_buf b;
         if (path && strcmp(path, in[i].path) == 0)
             continue;
         path = in[i].path;
-        str = cJSON_CreateString(path);
-        k->key[i] = str ? cJSON_PrintUnformatted(str) : NULL;
-        cJSON_Delete(str);
-        if (!k->key[i])
+        sg_buf_init(&b, (size_t)1 << 20);
+        put_cstr(&b, path);
+        if (b.failed || !(k->key[i] = sg_buf_take(&b))) {
+            sg_buf_dispose(&b);
             return SG_ENOMEM;
+        }
     }
     for (i = 0; i < n; i++) {
         sg_buf b;
@@ -110,29 +254,19 @@ static int shape_keys_make(shape_keys *k, const sg_trace *t)
     return 0;
 }
 
-/* {"['x']": [2, 3], ...}: the sizes of every input, grouped by tensor path, as the raw JSON text
- * cJSON would print for that object (a counterexample of a 1,000-input trace has 1,000 numbers:
- * as cJSON nodes that was four allocations each, most of a large report's rendering). */
-static cJSON *shapes(const shape_keys *k, const sg_int *sizes)
+/* {"['x']":[2,3],...}: the sizes of every input, grouped by tensor path (a counterexample of a
+ * 1,000-input trace has 1,000 numbers, most of them the example's: written from k's pieces). */
+static void jw_shapes(jw *w, const char *key, const shape_keys *k, const sg_int *sizes)
 {
-    sg_buf b;
     size_t i;
-    cJSON *raw;
-    sg_buf_init(&b, (size_t)1 << 30);
-    sg_buf_putc(&b, '{');
+    jw_key(w, key);
+    sg_buf_putc(w->b, '{');
     for (i = 0; i < k->n; i++)
         if (sizes[i] == k->example[i])
-            sg_buf_append(&b, k->piece[i], k->plen[i]);
+            sg_buf_append(w->b, k->piece[i], k->plen[i]);
         else
-            shape_entry(&b, k, i, sizes[i]);
-    sg_buf_puts(&b, k->n ? "]}" : "}");
-    if (b.failed) {
-        sg_buf_dispose(&b);
-        return NULL;
-    }
-    raw = cJSON_CreateRaw(b.data);
-    sg_buf_dispose(&b);
-    return raw;
+            shape_entry(w->b, k, i, sizes[i]);
+    sg_buf_puts(w->b, k->n ? "]}" : "}");
 }
 
 /* A symbol as the source of the first input whose traced shape it is (else its own first
@@ -158,252 +292,215 @@ static char *print_expr(const sg_expr *e, const sg_trace *t)
     return s;
 }
 
-static void add_expr(cJSON *o, const char *key, const sg_expr *e, const sg_trace *t)
+static void jw_expr(jw *w, const char *key, const sg_expr *e, const sg_trace *t)
 {
     char *s = print_expr(e, t);
-    if (s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
+    jw_str_or_null(w, key, s);
     sg_free(s);
 }
 
 /* The fixes object: {"verified", "untraced", "repaired", "recheck", "rounds", "lines", "spec", "python", "notes",
  * "torch_message"} and "torch" {"lines", "verdict", "why"} when torch's lines were re-checked. */
-static cJSON *fixes_object(const sg_report *r, sg_error *err, int *rc)
+static int fixes_object(jw *w, const char *key, const sg_report *r, sg_error *err)
 {
     const sg_fixes *f = r->fixes;
-    cJSON *root = cJSON_CreateObject(), *arr, *tobj;
     char *py = NULL;
     size_t i;
+    int rc;
 
-    *rc = 0;
-    if (!root) {
-        *rc = sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
-        return NULL;
-    }
-    cJSON_AddBoolToObject(root, "verified", f->verified);
-    cJSON_AddBoolToObject(root, "untraced", f->untraced);
-    cJSON_AddBoolToObject(root, "repaired", f->repaired);
-    cJSON_AddStringToObject(root, "recheck", sg_verdict_name(f->recheck));
-    cJSON_AddNumberToObject(root, "rounds", f->rounds);
-    arr = cJSON_AddArrayToObject(root, "lines");
-    for (i = 0; arr && i < f->nfixes; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(f->fixes[i].line));
+    jw_open_member(w, key, '{');
+    jw_bool(w, "verified", f->verified);
+    jw_bool(w, "untraced", f->untraced);
+    jw_bool(w, "repaired", f->repaired);
+    jw_str(w, "recheck", sg_verdict_name(f->recheck));
+    jw_double(w, "rounds", f->rounds);
+    jw_open_member(w, "lines", '[');
+    for (i = 0; i < f->nfixes; i++)
+        jw_str(w, NULL, f->fixes[i].line);
+    jw_close(w, ']');
     if (f->spec_json) {
-        cJSON_AddItemToObject(root, "spec", cJSON_CreateRaw(f->spec_json));
-        if ((*rc = sg_spec_to_python(&py, r->trace, f->spec_json, err)) != 0) {
-            cJSON_Delete(root);
-            return NULL;
-        }
-        cJSON_AddStringToObject(root, "python", py);
+        jw_raw(w, "spec", f->spec_json);
+        if ((rc = sg_spec_to_python(&py, r->trace, f->spec_json, err)) != 0)
+            return rc;
+        jw_str(w, "python", py);
         sg_free(py);
     } else {
-        cJSON_AddNullToObject(root, "spec");
-        if (f->python)
-            cJSON_AddStringToObject(root, "python", f->python);
-        else
-            cJSON_AddNullToObject(root, "python");
+        jw_raw(w, "spec", "null");
+        jw_str_or_null(w, "python", f->python);
     }
-    arr = cJSON_AddArrayToObject(root, "notes");
-    for (i = 0; arr && i < f->nnotes; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(f->notes[i]));
-    if (r->torch_message)
-        cJSON_AddStringToObject(root, "torch_message", r->torch_message);
-    else
-        cJSON_AddNullToObject(root, "torch_message");
-    if (r->torch && (tobj = cJSON_AddObjectToObject(root, "torch")) != NULL) {
-        arr = cJSON_AddArrayToObject(tobj, "lines");
-        for (i = 0; arr && i < r->torch->nlines; i++)
-            cJSON_AddItemToArray(arr, cJSON_CreateString(r->torch->lines[i]));
-        cJSON_AddStringToObject(tobj, "verdict", sg_verdict_name(r->torch->verdict));
-        if (r->torch->why)
-            cJSON_AddStringToObject(tobj, "why", r->torch->why);
-        else
-            cJSON_AddNullToObject(tobj, "why");
+    jw_open_member(w, "notes", '[');
+    for (i = 0; i < f->nnotes; i++)
+        jw_str(w, NULL, f->notes[i]);
+    jw_close(w, ']');
+    jw_str_or_null(w, "torch_message", r->torch_message);
+    if (r->torch) {
+        jw_open_member(w, "torch", '{');
+        jw_open_member(w, "lines", '[');
+        for (i = 0; i < r->torch->nlines; i++)
+            jw_str(w, NULL, r->torch->lines[i]);
+        jw_close(w, ']');
+        jw_str(w, "verdict", sg_verdict_name(r->torch->verdict));
+        jw_str_or_null(w, "why", r->torch->why);
+        jw_close(w, '}');
     }
-    return root;
+    jw_close(w, '}');
+    return 0;
 }
 
-/* The check object (with "fixes" when the report has them). */
-static cJSON *check_object(const sg_report *r, unsigned flags, sg_error *err, int *rc)
+/* The check object (with "fixes" when the report has them) into w. */
+static int check_object(jw *w, const sg_report *r, unsigned flags, sg_error *err)
 {
     const sg_trace *t = r->trace;
-    cJSON *root = cJSON_CreateObject(), *arr, *o, *x;
     size_t n = 0, i, k;
     const sg_input_dim *in = sg_trace_inputs(t, &n);
     shape_keys keys;
+    int rc = 0;
 
     memset(&keys, 0, sizeof keys);
-    *rc = 0;
-    if (!root || shape_keys_make(&keys, t) != 0)
-        goto oom;
-    cJSON_AddStringToObject(root, "verdict", sg_verdict_name(r->verdict));
-    if (r->no_spec)
-        cJSON_AddStringToObject(root, "reason", "the trace carries no per-dim spec (torch failed before building it)");
-    else if (r->torch_failed)
-        cJSON_AddStringToObject(root, "reason", r->torch_failed);
-    arr = cJSON_AddArrayToObject(root, "violations");
-    for (i = 0; arr && i < r->nviolations; i++) {
-        const sg_violation *v = &r->violations[i];
-        o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(arr, o))
-            goto oom;
-        cJSON_AddStringToObject(o, "dim", v->dim);
-        cJSON_AddStringToObject(o, "source", v->input < n ? in[v->input].source : "");
-        cJSON_AddStringToObject(o, "kind", sg_violation_kind_name(v->kind));
-        cJSON_AddStringToObject(o, "message", v->message ? v->message : "");
-        if (v->relation)
-            add_expr(o, "forced_value", v->relation, t);
-        if (v->root < n)
-            cJSON_AddStringToObject(o, "related_to", in[v->root].source);
-        if (v->has_counterexample)
-            cJSON_AddItemToObject(o, "counterexample", shapes(&keys, v->counterexample));
-        else
-            cJSON_AddNullToObject(o, "counterexample");
-        x = cJSON_AddArrayToObject(o, "core");
-        for (k = 0; x && k < v->ncore; k++) {
-            cJSON *c = cJSON_CreateObject();
-            if (!c || !cJSON_AddItemToArray(x, c))
-                goto oom;
-            cJSON_AddStringToObject(c, "kind", sg_core_kind_name(v->core[k].kind));
-            cJSON_AddNumberToObject(c, "index", (double)v->core[k].index);
-            cJSON_AddStringToObject(c, "text", v->core[k].text);
-            if (v->core[k].loc)
-                cJSON_AddStringToObject(c, "loc", v->core[k].loc);
-            else
-                cJSON_AddNullToObject(c, "loc");
-        }
+    if (shape_keys_make(&keys, t) != 0) {
+        shape_keys_free(&keys);
+        return sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
     }
-    arr = cJSON_AddArrayToObject(root, "dims");
-    for (i = 0; arr && i < r->ndims; i++) {
+    jw_open(w, '{');
+    jw_str(w, "verdict", sg_verdict_name(r->verdict));
+    if (r->no_spec)
+        jw_str(w, "reason", "the trace carries no per-dim spec (torch failed before building it)");
+    else if (r->torch_failed)
+        jw_str(w, "reason", r->torch_failed);
+    jw_open_member(w, "violations", '[');
+    for (i = 0; i < r->nviolations; i++) {
+        const sg_violation *v = &r->violations[i];
+        jw_open_member(w, NULL, '{');
+        jw_str(w, "dim", v->dim);
+        jw_str(w, "source", v->input < n ? in[v->input].source : "");
+        jw_str(w, "kind", sg_violation_kind_name(v->kind));
+        jw_str(w, "message", v->message ? v->message : "");
+        if (v->relation)
+            jw_expr(w, "forced_value", v->relation, t);
+        if (v->root < n)
+            jw_str(w, "related_to", in[v->root].source);
+        if (v->has_counterexample)
+            jw_shapes(w, "counterexample", &keys, v->counterexample);
+        else
+            jw_raw(w, "counterexample", "null");
+        jw_open_member(w, "core", '[');
+        for (k = 0; k < v->ncore; k++) {
+            jw_open_member(w, NULL, '{');
+            jw_str(w, "kind", sg_core_kind_name(v->core[k].kind));
+            jw_double(w, "index", (double)v->core[k].index);
+            jw_str(w, "text", v->core[k].text);
+            jw_str_or_null(w, "loc", v->core[k].loc);
+            jw_close(w, '}');
+        }
+        jw_close(w, ']');
+        jw_close(w, '}');
+    }
+    jw_close(w, ']');
+    jw_open_member(w, "dims", '[');
+    for (i = 0; i < r->ndims; i++) {
         const sg_dim_result *d = &r->dims[i];
         const sg_input_dim *id = &in[d->input];
         if (d->status == SG_DIM_STATIC)
             continue;
-        o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(arr, o))
-            goto oom;
-        cJSON_AddStringToObject(o, "source", id->source);
-        if (id->name)
-            cJSON_AddStringToObject(o, "name", id->name);
-        else
-            cJSON_AddNullToObject(o, "name");
-        cJSON_AddStringToObject(o, "status", sg_dim_status_name(d->status));
+        jw_open_member(w, NULL, '{');
+        jw_str(w, "source", id->source);
+        jw_str_or_null(w, "name", id->name);
+        jw_str(w, "status", sg_dim_status_name(d->status));
         if (d->reason[0])
-            cJSON_AddStringToObject(o, "reason", d->reason);
+            jw_str(w, "reason", d->reason);
+        jw_close(w, '}');
     }
-    o = cJSON_AddObjectToObject(root, "inferred");
-    for (i = 0; o && i < r->ninferred; i++) {
+    jw_close(w, ']');
+    jw_open_member(w, "inferred", '{');
+    for (i = 0; i < r->ninferred; i++) {
         const sg_inferred *f = &r->inferred[i];
-        cJSON *s = cJSON_AddObjectToObject(o, sg_expr_symbol_name(f->sym));
-        if (!s)
-            goto oom;
+        jw_open_member(w, sg_expr_symbol_name(f->sym), '{');
         if (f->input < n)
-            cJSON_AddStringToObject(s, "source", in[f->input].source);
-        x = cJSON_AddArrayToObject(s, "range");
-        if (x) {
-            cJSON_AddItemToArray(x, bound(f->lo));
-            cJSON_AddItemToArray(x, bound(f->hi));
-        }
-        cJSON_AddBoolToObject(s, "range_exact", f->range_exact);
+            jw_str(w, "source", in[f->input].source);
+        jw_open_member(w, "range", '[');
+        jw_bound(w, NULL, f->lo);
+        jw_bound(w, NULL, f->hi);
+        jw_close(w, ']');
+        jw_bool(w, "range_exact", f->range_exact);
         if (f->is_constant)
-            cJSON_AddItemToObject(s, "constant", num(f->constant));
+            jw_int(w, "constant", f->constant);
         if (f->modulus > 1) {
-            cJSON *c = cJSON_AddObjectToObject(s, "congruence");
-            if (c) {
-                cJSON_AddItemToObject(c, "modulus", num(f->modulus));
-                cJSON_AddItemToObject(c, "residue", num(f->residue));
-            }
+            jw_open_member(w, "congruence", '{');
+            jw_int(w, "modulus", f->modulus);
+            jw_int(w, "residue", f->residue);
+            jw_close(w, '}');
         }
-        x = cJSON_AddArrayToObject(s, "holes");
-        for (k = 0; x && k < f->nholes; k++)
-            cJSON_AddItemToArray(x, num(f->holes[k]));
-        cJSON_AddBoolToObject(s, "holes_complete", f->holes_complete);
+        jw_open_member(w, "holes", '[');
+        for (k = 0; k < f->nholes; k++)
+            jw_int(w, NULL, f->holes[k]);
+        jw_close(w, ']');
+        jw_bool(w, "holes_complete", f->holes_complete);
         if (f->equals)
-            add_expr(s, "equals", f->equals, t);
+            jw_expr(w, "equals", f->equals, t);
+        jw_close(w, '}');
     }
-    arr = cJSON_AddArrayToObject(root, "suggested_fixes");
-    for (i = 0; arr && r->fixes && r->fixes->verified && i < r->fixes->nfixes; i++)
-        cJSON_AddItemToArray(arr, cJSON_CreateString(r->fixes->fixes[i].line));
-    o = cJSON_AddObjectToObject(root, "stats");
-    if (o) {
-        cJSON_AddNumberToObject(o, "queries", r->stats.queries);
-        cJSON_AddNumberToObject(o, "decided_cheaply", r->stats.decided_cheaply);
-        if (!(flags & SG_JSON_NO_TIMES))
-            cJSON_AddNumberToObject(o, "seconds", r->stats.seconds);
-    }
-    if (r->fixes) {
-        cJSON *fx = fixes_object(r, err, rc);
-        if (!fx) {
-            shape_keys_free(&keys);
-            cJSON_Delete(root);
-            return NULL;
-        }
-        cJSON_AddItemToObject(root, "fixes", fx);
-    }
+    jw_close(w, '}');
+    jw_open_member(w, "suggested_fixes", '[');
+    for (i = 0; r->fixes && r->fixes->verified && i < r->fixes->nfixes; i++)
+        jw_str(w, NULL, r->fixes->fixes[i].line);
+    jw_close(w, ']');
+    jw_open_member(w, "stats", '{');
+    jw_double(w, "queries", (double)r->stats.queries);
+    jw_double(w, "decided_cheaply", (double)r->stats.decided_cheaply);
+    if (!(flags & SG_JSON_NO_TIMES))
+        jw_double(w, "seconds", r->stats.seconds);
+    jw_close(w, '}');
+    if (r->fixes)
+        rc = fixes_object(w, "fixes", r, err);
+    jw_close(w, '}');
     shape_keys_free(&keys);
-    return root;
-oom:
-    shape_keys_free(&keys);
-    cJSON_Delete(root);
-    *rc = sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
-    return NULL;
-}
-
-/* cJSON's compact text of `j` (deleted) into a string of ours. */
-static int print_object(char **out, cJSON *j, sg_error *err)
-{
-    char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
-    *out = txt ? sg__strndup(txt, strlen(txt)) : NULL;
-    cJSON_free(txt);
-    cJSON_Delete(j);
-    return *out ? 0 : sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
+    return rc;
 }
 
 /* {"archive": ..., "against": ..., "verdict": ..., "runtime_asserts": {...}, "guards_code": {...} | null,
  *  "report": {...}} */
-static int verify_json(char **out, const sg_report *r, unsigned flags, sg_error *err)
+static int verify_json(jw *w, const sg_report *r, unsigned flags, sg_error *err)
 {
     const sg_verify_info *v = r->verify;
-    char *inner = NULL;
-    sg_buf b;
-    int rc;
+    sg_buf *b = w->b;
 
-    *out = NULL;
-    if ((rc = print_object(&inner, check_object(r, flags, err, &rc), err)) != 0)
-        return rc;
-    sg_buf_init(&b, (size_t)1 << 30);
-    sg__json_put_field(&b, "{\"archive\": ", v->name);
-    sg_buf_printf(&b, ", \"against\": \"%s\", \"verdict\": \"%s\", \"runtime_asserts\": {\"count\": %zu, "
-                      "\"checked\": %zu, \"data_dependent\": %zu, \"unrecovered\": %zu}%s",
+    sg__json_put_field(b, "{\"archive\": ", v->name);
+    sg_buf_printf(b, ", \"against\": \"%s\", \"verdict\": \"%s\", \"runtime_asserts\": {\"count\": %zu, "
+                     "\"checked\": %zu, \"data_dependent\": %zu, \"unrecovered\": %zu}%s",
                   v->against_spec ? "spec" : "range_constraints", sg_verdict_name(r->verdict), v->asserts,
                   v->checked - v->data_dependent, v->data_dependent, v->asserts - v->checked, "");
     if (v->has_guards_code)
-        sg_buf_printf(&b, ", \"guards_code\": {\"count\": %zu, \"checked\": %zu, \"unrecovered\": %zu}",
+        sg_buf_printf(b, ", \"guards_code\": {\"count\": %zu, \"checked\": %zu, \"unrecovered\": %zu}",
                       v->guards, v->guards_read, v->guards - v->guards_read);
     else
-        sg_buf_puts(&b, ", \"guards_code\": null");
-    sg_buf_printf(&b, ", \"kernel_checks\": {\"count\": %zu, \"checked\": %zu, \"data_dependent\": %zu}",
+        sg_buf_puts(b, ", \"guards_code\": null");
+    sg_buf_printf(b, ", \"kernel_checks\": {\"count\": %zu, \"checked\": %zu, \"data_dependent\": %zu}",
                   v->kernels_all, v->kernels, v->kernels_all - v->kernels);
-    sg_buf_printf(&b, ", \"report\": %s}", inner);
-    sg_free(inner);
-    return sg_buf_finish(&b, out, "the report", err);
+    sg_buf_puts(b, ", \"report\": ");
+    w->first[0] = true;
+    return check_object(w, r, flags, err) ? err->code : (sg_buf_putc(b, '}'), 0);
 }
 
 int sg_report_to_json(char **out, const sg_report *r, unsigned flags, sg_error *err)
 {
-    int rc = 0;
-    cJSON *j;
+    sg_buf b;
+    jw w;
+    int rc;
 
     SG_ENTRY_CHECK("sg_report_to_json", out, r, "sg_report_to_json: no report", err);
+    memset(&w, 0, sizeof w);
+    w.b = &b;
+    w.first[0] = true;
+    sg_buf_init(&b, (size_t)1 << 30);
     if (r->kind == SG_REPORT_VERIFY && r->verify)
-        return verify_json(out, r, flags, err);
-    if (r->kind == SG_REPORT_SPEC && r->fixes)
-        j = fixes_object(r, err, &rc);
+        rc = verify_json(&w, r, flags, err);
+    else if (r->kind == SG_REPORT_SPEC && r->fixes)
+        rc = fixes_object(&w, NULL, r, err);
     else
-        j = check_object(r, flags, err, &rc);
-    if (!j)
-        return rc ? rc : sg_error_set(err, SG_ENOMEM, "out of memory writing the report");
-    return print_object(out, j, err);
+        rc = check_object(&w, r, flags, err);
+    if (rc) {
+        sg_buf_dispose(&b);
+        return rc;
+    }
+    return sg_buf_finish(&b, out, "the report", err);
 }

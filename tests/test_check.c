@@ -421,6 +421,64 @@ cleanup:
     sg_trace_free(t);
 }
 
+/* The report's JSON writer (report/json.c) against cJSON's printer: numbers as cJSON prints them
+ * (the seconds, odd doubles included), strings escaped as it escapes them and read back intact. */
+static void test_json_writer(void)
+{
+    static const double secs[] = {0, 1, 0.5, 0.1, 1e-7, 123456.789, 3.0000000000000004, 2147483648.0, -2.5,
+                                  1e300, 5e-324, 0.30000000000000004, 12345678901234567.0};
+    char dir[1024], text[160];
+    sg_trace *t = NULL;
+    sg_report *r = NULL;
+    sg_check_options o = SG_CHECK_OPTIONS_INIT;
+    sg_error err = SG_ERROR_INIT;
+    char *saved, *json = NULL;
+    size_t i, n = 0;
+
+    snprintf(dir, sizeof dir, "%s/cases/err_div_view_8", SG_CORPUS);
+    if (sg_trace_load_dir(&t, dir, &err) != 0 || sg_check(&r, t, &o, &err) != 0 || r->nviolations == 0) {
+        CHECK_MSG(0, "%s: %s", dir, err.msg);
+        goto cleanup;
+    }
+    for (i = 0; i < sizeof secs / sizeof *secs; i++) {
+        cJSON *num = cJSON_CreateNumber(secs[i]), *back = NULL;
+        char *want = num ? cJSON_PrintUnformatted(num) : NULL, *at;
+        r->stats.seconds = secs[i];
+        CHECK(sg_report_to_json(&json, r, 0, &err) == 0);
+        at = json ? strstr(json, "\"seconds\":") : NULL;
+        CHECK_MSG(at && want && strncmp(at + 10, want, strlen(want)) == 0 && at[10 + strlen(want)] == '}',
+                  "seconds %.17g: %.30s, cJSON %s", secs[i], at ? at + 10 : "-", want ? want : "-");
+        CHECK((back = cJSON_Parse(json)) != NULL);
+        cJSON_Delete(back);
+        cJSON_free(want);
+        cJSON_Delete(num);
+        sg_free(json);
+        json = NULL;
+    }
+    for (i = 1; i < 128; i++) /* every ASCII byte, and UTF-8 */
+        text[n++] = (char)i;
+    memcpy(text + n, "\xc3\xa9\xe2\x82\xac", 6);
+    saved = r->violations[0].message;
+    r->violations[0].message = text;
+    CHECK(sg_report_to_json(&json, r, 0, &err) == 0);
+    r->violations[0].message = saved;
+    {
+        cJSON *j = json ? cJSON_Parse(json) : NULL, *str = cJSON_CreateString(text);
+        const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "violations"), 0);
+        const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "message"));
+        char *want = str ? cJSON_PrintUnformatted(str) : NULL;
+        CHECK(m && strcmp(m, text) == 0);
+        CHECK(want && json && strstr(json, want) != NULL); /* escaped as cJSON escapes it */
+        cJSON_free(want);
+        cJSON_Delete(str);
+        cJSON_Delete(j);
+    }
+cleanup:
+    sg_free(json);
+    sg_report_free(r);
+    sg_trace_free(t);
+}
+
 static void test_torch_2_14(void) { walk("cases"); }
 static void test_torch_2_6(void) { walk("cases-2.6"); }
 
@@ -430,6 +488,7 @@ int main(void)
     RUN(test_unencodable_guard);
     RUN(test_torch_internal_error);
     RUN(test_derived_dims_charge_root);
+    RUN(test_json_writer);
     RUN(test_torch_2_14);
     RUN(test_torch_2_6);
     printf("test_check: %d cases, %d verdicts as expected, %d counterexamples verified\n", ncases, nagree, ncex);
