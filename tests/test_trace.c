@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "trace/trace.h"
+#include "trace/trace_impl.h"
 #include "corpus_walk.h"
 #include "test.h"
 #include "util/json.h"
@@ -1612,6 +1613,51 @@ static void test_override_alloc_failures(void)
     sg_trace_free(t);
 }
 
+/* Typed edits in random sets (a dim set twice, one name given two ranges, or none of that): the
+ * one-pass check of sg_trace_edit reports the conflict sg_trace__edit_conflict(i), i = 0, 1, ...,
+ * finds first, with its message, and accepts the sets it accepts. */
+static void test_edit_conflicts(void)
+{
+    static const char *const names[] = {"a", "b", "c"};
+    sg_error err = SG_ERROR_INIT;
+    sg_trace *t = load_case("cases", "large_60_list_separate_err", &err);
+    uint64_t rng = 0x2545F4914F6CDD1DULL;
+    size_t nin = 0, round, nconf = 0;
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    sg_trace_inputs(t, &nin);
+    for (round = 0; round < 2000 && nin > 0; round++) {
+        sg_spec_edits *e = NULL;
+        sg_trace *out = NULL;
+        sg_error want = SG_ERROR_INIT, got = SG_ERROR_INIT;
+        size_t n = 1 + round % 12, i;
+        int rw = 0, rg;
+        CHECK_EQ_INT(sg_spec_edits_new(&e, &err), 0);
+        for (i = 0; e && i < n; i++) {
+            size_t in;
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            in = (size_t)(rng % (round % 3 ? nin : 4)); /* often the same few dims */
+            if ((rng >> 20) % 3 == 0)
+                sg_spec_edits_set_dim(e, in, names[(rng >> 24) % 3], &err);
+            else
+                sg_spec_edits_set_dim_range(e, in, names[(rng >> 24) % 3], 2, 8 + (int64_t)((rng >> 28) % 2), &err);
+        }
+        for (i = 0; e && i < e->n && !rw; i++)
+            rw = sg_trace__edit_conflict(t, e, i, &want);
+        rg = sg_trace_edit(&out, t, e, &got);
+        CHECK_EQ_INT(rg, rw);
+        if (rw && rg) {
+            nconf++;
+            CHECK_EQ_STR(got.msg, want.msg);
+        }
+        sg_trace_free(out);
+        sg_spec_edits_free(e);
+    }
+    CHECK(nconf > 100 && nconf < 1900); /* both kinds of sets were made */
+    sg_trace_free(t);
+}
+
 int main(void)
 {
     RUN(test_json_helpers);
@@ -1636,5 +1682,6 @@ int main(void)
     RUN(test_override_errors);
     RUN(test_set_spec);
     RUN(test_override_alloc_failures);
+    RUN(test_edit_conflicts);
     return test_summary();
 }
