@@ -483,30 +483,42 @@ static bool untraced(const sg_trace *t) { return sg_trace_torch_error(t) && sg_t
  */
 static size_t auto_candidates(const sg_trace *t, const sg_report *r, size_t *out, size_t cap)
 {
-    size_t n = 0, nin = 0, i, k, pass;
+    size_t n = 0, nin = 0, i, k, pass, nx = 0;
     const sg_input_dim *in = sg_trace_inputs(t, &nin);
+    const sg_expr **dep_sym = NULL; /* by symbol index: the symbol when an inferred fact of it is such an equality */
+    for (k = 0; k < r->ninferred; k++)
+        if (sg_expr_symbol_index(r->inferred[k].sym) + 1 > nx)
+            nx = sg_expr_symbol_index(r->inferred[k].sym) + 1;
+    if (nx && !(dep_sym = sg__calloc(nx, sizeof *dep_sym)))
+        return 0; /* (out of memory: no candidates, so no Dim.AUTO attempt) */
+    for (k = 0; k < r->ninferred; k++) {
+        const sg_expr *s2;
+        sg_int a, b;
+        if (r->inferred[k].equals && !sg_expr_affine(r->inferred[k].equals, &s2, &a, &b))
+            dep_sym[sg_expr_symbol_index(r->inferred[k].sym)] = r->inferred[k].sym;
+    }
     for (pass = 0; pass < 2; pass++)
         for (i = nin; i-- > 0;) {
-            bool dep = false, seen = false;
-            const sg_expr *s2;
-            sg_int a, b;
+            bool dep, seen = false;
+            size_t x;
             if (i >= r->ndims || r->dims[i].status != SG_DIM_REFUTED
                 || (in[i].kind != SG_SPEC_DIM && in[i].kind != SG_SPEC_DERIVED) || !in[i].value)
                 continue;
-            for (k = 0; k < r->ninferred; k++)
-                if (r->inferred[k].sym == in[i].value && r->inferred[k].equals
-                    && !sg_expr_affine(r->inferred[k].equals, &s2, &a, &b))
-                    dep = true;
+            x = sg_expr_kind(in[i].value) == SG_SYM ? sg_expr_symbol_index(in[i].value) : SIZE_MAX;
+            dep = x < nx && dep_sym[x] == in[i].value;
             if (dep != (pass == 0))
                 continue;
             for (k = 0; k < n; k++)
                 seen |= out[k] == i;
             if (seen)
                 continue;
-            if (n == cap)
+            if (n == cap) {
+                sg_free(dep_sym);
                 return cap;
+            }
             out[n++] = i;
         }
+    sg_free(dep_sym);
     return n;
 }
 
