@@ -104,17 +104,21 @@ static bool same_tree(const cJSON *a, const cJSON *b, const char *label, const c
     return true;
 }
 
-/*
- * Parse `len` bytes of `text` with both parsers (limits `max_bytes`, `max_depth`) and compare.
- * Returns true when they agree; prints the first differences.
- */
-/* cJSON's tree `a` with the value of every member keyed "k" or "a" made a null, as a parse
- * dropping them gives it. */
-static void null_dropped(cJSON *a)
+/* What the differential drops: "k" in the objects at odd depths up to 7, "a" at depths 1 and 2. */
+static const sg__json_drop drop_test[] = {{1, "k"}, {3, "k"}, {5, "k"}, {7, "k"}, {1, "a"}, {2, "a"}, {0, NULL}};
+
+static bool drops(int depth, const char *key)
+{
+    return (strcmp(key, "k") == 0 && depth % 2 == 1 && depth <= 7) || (strcmp(key, "a") == 0 && depth <= 2);
+}
+
+/* cJSON's tree `a` (an object or array at nesting depth `depth`) with the values drop_test drops
+ * made nulls, as a parse dropping them gives it. */
+static void null_dropped(cJSON *a, int depth)
 {
     cJSON *c;
     for (c = a ? a->child : NULL; c; c = c->next) {
-        if (cJSON_IsObject(a) && c->string && (strcmp(c->string, "k") == 0 || strcmp(c->string, "a") == 0)) {
+        if (cJSON_IsObject(a) && c->string && drops(depth, c->string)) {
             cJSON *n = cJSON_CreateNull();
             if (n && !(n->string = strdup(c->string))) {
                 cJSON_Delete(n);
@@ -126,27 +130,26 @@ static void null_dropped(cJSON *a)
                 cJSON_Delete(n);
             continue;
         }
-        null_dropped(c);
+        null_dropped(c, depth + 1);
     }
 }
 
-/* `text` parsed dropping the keys "k" and "a" (their values skipped without nodes, util/json.c
+/* `text` parsed dropping drop_test's members (their values skipped without nodes, util/json.c
  * skip_value): the status and message cJSON's parse gives, and cJSON's tree with those values null. */
 static bool drop_alike(const char *text, size_t len, size_t max_bytes, int max_depth, const char *label)
 {
-    static const char *const drop[] = {"k", "a", NULL};
     sg_error e = SG_ERROR_INIT, e1 = SG_ERROR_INIT;
     sg__json_doc *doc = NULL;
     const cJSON *b = NULL;
     cJSON *want = NULL;
     bool same = true;
     int r1 = sg__json_parse(&want, text, len, max_bytes, max_depth, "t", &e1);
-    int r = sg__json_doc_parse_drop(&doc, &b, text, len, max_bytes, max_depth, drop, "t", &e);
+    int r = sg__json_doc_parse_drop(&doc, &b, text, len, max_bytes, max_depth, drop_test, "t", &e);
     if (r != r1 || (r && strcmp(e1.msg, e.msg) != 0)) {
         fprintf(stderr, "%s: dropping: status %d (%s) vs %d (%s)\n", label, r1, r1 ? e1.msg : "", r, r ? e.msg : "");
         same = false;
     } else if (r == 0) {
-        null_dropped(want);
+        null_dropped(want, 1);
         same = same_tree(want, b, label, "(root, dropping)");
     }
     cJSON_Delete(want);
@@ -169,6 +172,10 @@ static bool drop_both(const char *text, size_t len, size_t max_bytes, int max_de
     return same;
 }
 
+/*
+ * Parse `len` bytes of `text` with both parsers (limits `max_bytes`, `max_depth`) and compare.
+ * Returns true when they agree; prints the first differences.
+ */
 static bool diff_text(const char *text, size_t len, size_t max_bytes, int max_depth, const char *label)
 {
     sg_error e1 = SG_ERROR_INIT, e2 = SG_ERROR_INIT;
@@ -796,10 +803,10 @@ static void test_doc_load_file(void)
  * kept. */
 static void test_doc_drop(void)
 {
-    static const char *const drop[] = {"slocs", "summary", NULL};
+    static const sg__json_drop drop[] = {{1, "slocs"}, {1, "summary"}, {3, "summary"}, {0, NULL}};
     static const char *const texts[] = {
         "{\"a\": 1, \"slocs\": {\"x\": [1, 2, {\"y\": \"z\"}]}, \"b\": [{\"summary\": [3, 4], \"c\": \"d\"}], "
-        "\"summary\": \"s\"}",
+        "\"summary\": \"s\", \"e\": {\"summary\": 5}}",
         "{\"a\": 1, \"slocs\": {\"x\": [1, 2, {\"y\": \"z\"}], \"b\": [true]}", /* unclosed inside a dropped value */
         "{\"slocs\": [1, 2,], \"a\": 2}",                                        /* a trailing comma inside one */
     };
@@ -832,6 +839,7 @@ static void test_doc_drop(void)
             CHECK(cJSON_IsNull(sg__json_get(inner, "summary")));
             CHECK(cJSON_IsNumber(sg__json_get(b, "a")) && sg__json_get(b, "a")->valuedouble == 1);
             CHECK_EQ_STR(sg__json_str(sg__json_get(inner, "c")), "d");
+            CHECK(cJSON_IsNumber(sg__json_get(sg__json_get(b, "e"), "summary"))); /* depth 2: not listed, kept */
             CHECK(!cJSON_IsNull(sg__json_get(a, "slocs")));
         }
         sg__json_doc_free(d1);

@@ -1658,6 +1658,59 @@ static void test_edit_conflicts(void)
     sg_trace_free(t);
 }
 
+/* `in` with every `from` replaced by `to`, into the new file `out`; false on an I/O error. */
+static bool copy_replacing(const char *in, const char *out, const char *from, const char *to)
+{
+    FILE *f = fopen(in, "rb"), *g = NULL;
+    char *text = NULL, *at, *p;
+    long n;
+    bool ok = false;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(text = calloc((size_t)n + 1, 1)) || fread(text, 1, (size_t)n, f) != (size_t)n || !(g = fopen(out, "wb")))
+        goto done;
+    for (p = text; (at = strstr(p, from)) != NULL; p = at + strlen(from)) {
+        fwrite(p, 1, (size_t)(at - p), g);
+        fputs(to, g);
+    }
+    fputs(p, g);
+    ok = true;
+done:
+    if (f)
+        fclose(f);
+    if (g && fclose(g) != 0)
+        ok = false;
+    free(text);
+    return ok;
+}
+
+/* A capture whose argument is called like a member the loader skips at the top level
+ * ("summary"): its spec and inputs are kept, the skipped names apply at their own depth only. */
+static void test_argument_named_like_skipped(void)
+{
+    char dir[] = "/tmp/sg_test_trace_XXXXXX", src[600], dst[600];
+    static const char *const files[] = {"case.json", "guards.json"};
+    sg_trace *t = NULL;
+    sg_error err = SG_ERROR_INIT;
+    const char *js;
+    size_t i;
+    CHECK(mkdtemp(dir) != NULL);
+    for (i = 0; i < 2; i++) {
+        snprintf(src, sizeof src, "%s/cases/err_check_ge/%s", SG_CORPUS, files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, files[i]);
+        CHECK(copy_replacing(src, dst, "'x'", "'summary'"));
+        CHECK(copy_replacing(dst, dst, "\"x\"", "\"summary\"")); /* (read whole before rewriting) */
+    }
+    CHECK_EQ_INT(sg_trace_load_dir(&t, dir, &err), 0);
+    js = t ? sg_trace_dynamic_shapes_json(t) : NULL;
+    CHECK_MSG(js && strstr(js, "\"summary\":{") != NULL, "dynamic_shapes: %s", js ? js : "-");
+    sg_trace_free(t);
+    for (i = 0; i < 2; i++) {
+        snprintf(dst, sizeof dst, "%s/%s", dir, files[i]);
+        unlink(dst);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     RUN(test_json_helpers);
@@ -1683,5 +1736,6 @@ int main(void)
     RUN(test_set_spec);
     RUN(test_override_alloc_failures);
     RUN(test_edit_conflicts);
+    RUN(test_argument_named_like_skipped);
     return test_summary();
 }

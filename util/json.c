@@ -464,7 +464,7 @@ typedef struct jp {
     bool marked;    /* a string value starts with \x01 (unmark_big may make it a Raw) */
     bool nomem;
     char point;     /* the locale's decimal point, which cJSON hands strtod */
-    const char *const *drop; /* keys whose values are read and dropped (NULL-terminated), or NULL */
+    const sg__json_drop *drop; /* members whose values are read and dropped ({0, NULL}-terminated), or NULL */
 } jp;
 
 static bool read_value(jp *P, cJSON *item);
@@ -828,10 +828,10 @@ static bool read_key(jp *P, cJSON *n)
 
 /* The object at P->pos (a '{'), with cJSON's steps and error offsets; members in text order,
  * duplicate keys kept. */
-static bool dropped(const char *const *drop, const char *key)
+static bool dropped(const sg__json_drop *drop, int depth, const char *key)
 {
-    for (; key && *drop; drop++)
-        if (**drop == *key && strcmp(*drop, key) == 0) /* (the first byte inline: most keys differ there) */
+    for (; key && drop->key; drop++)
+        if (drop->depth == depth && *drop->key == *key && strcmp(drop->key, key) == 0)
             return true;
     return false;
 }
@@ -1007,7 +1007,7 @@ static bool read_object(jp *P, cJSON *item)
             return false;
         P->pos++;
         skip_ws(P);
-        if (P->drop && dropped(P->drop, n->string)) {
+        if (P->drop && dropped(P->drop, P->depth, n->string)) { /* (P->depth: this object's) */
             if (!read_dropped(P, n))
                 return false;
         } else if (!read_value(P, n)) {
@@ -1116,7 +1116,7 @@ static int doc_error(const jp *P, bool ok, const char *text, size_t len, int max
 }
 
 static int doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
-                     size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err);
+                     size_t max_bytes, int max_depth, const sg__json_drop *drop, const char *what, sg_error *err);
 
 int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
                        size_t max_bytes, int max_depth, const char *what, sg_error *err)
@@ -1125,13 +1125,14 @@ int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const cha
 }
 
 int sg__json_doc_parse_drop(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
-                            size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err)
+                            size_t max_bytes, int max_depth, const sg__json_drop *drop, const char *what,
+                            sg_error *err)
 {
     return doc_parse(doc_out, root_out, text, len, max_bytes, max_depth, drop, what, err);
 }
 
 static int doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
-                     size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err)
+                     size_t max_bytes, int max_depth, const sg__json_drop *drop, const char *what, sg_error *err)
 {
     sg__json_doc *doc = NULL;
     cJSON *root = NULL;
@@ -1185,7 +1186,7 @@ cleanup:
 }
 
 int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const char *path,
-                           const char *const *drop, const char *what, sg_error *err)
+                           const sg__json_drop *drop, const char *what, sg_error *err)
 {
     char *text = NULL;
     size_t len = 0;

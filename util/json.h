@@ -97,20 +97,29 @@ typedef struct sg__json_doc sg__json_doc;
  */
 int sg__json_doc_parse(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
                        size_t max_bytes, int max_depth, const char *what, sg_error *err);
-/* sg__json_doc_parse() with the values of the keys in `drop` read and not kept (as
+
+/* A member whose value a reader never looks at: key `key` of the objects at nesting depth `depth`
+ * (1: the top-level object; 2: an object inside it or inside a top-level array; ...). Only there:
+ * a user's argument named "summary", deeper in a capture, is kept. Lists end with {0, NULL}. */
+typedef struct sg__json_drop {
+    int depth;
+    const char *key;
+} sg__json_drop;
+
+/* sg__json_doc_parse() with the values of the members in `drop` read and not kept (as
  * sg__json_doc_load_file() below). */
 int sg__json_doc_parse_drop(sg__json_doc **doc_out, const cJSON **root_out, const char *text, size_t len,
-                            size_t max_bytes, int max_depth, const char *const *drop, const char *what, sg_error *err);
+                            size_t max_bytes, int max_depth, const sg__json_drop *drop, const char *what,
+                            sg_error *err);
 
 /*
  * sg__read_file() then sg__json_doc_parse() with the default limits (as sg__json_load_file()). The
- * values of the keys listed in `drop` (NULL-terminated; NULL: none), at any depth, are read and
- * checked as any other but not kept: each becomes a null, its nodes' memory reused (a torch capture's
+ * values of the members listed in `drop` (NULL: none) are read and checked as any other but not kept: each becomes a null, its nodes' memory reused (a torch capture's
  * guards.json is half source locations and summaries no reader looks at; building them cost eq1000
  * a tenth of its run in first touches of memory).
  */
 int sg__json_doc_load_file(sg__json_doc **doc_out, const cJSON **root_out, const char *path,
-                           const char *const *drop, const char *what, sg_error *err);
+                           const sg__json_drop *drop, const char *what, sg_error *err);
 
 /* Free `doc` and its whole tree. NULL-safe. */
 void sg__json_doc_free(sg__json_doc *doc);

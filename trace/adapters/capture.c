@@ -779,11 +779,16 @@ static char *join(const char *dir, const char *file)
     return p;
 }
 
-/* Keys of guards.json and case.json no reader of a capture looks at, at any depth (source
- * locations, torch's own summaries and timings of its solve, the error's other renderings): their
- * values are read and checked but not kept (util/json.h), half of a model-sized guards.json. */
-static const char *const unread[] = {"produce_guards_calls", "dim_constraints", "summary", "var_to_range_sloc",
-                                     "replacements_slocs", "refined", "cause_chain", "error_msg_attr", NULL};
+/* Members of guards.json and case.json no reader of a capture looks at (source locations, torch's
+ * own summaries and timings of its solve, the error's other renderings, the ShapeEnv's reverse
+ * maps and counters): their values are read and checked but not kept (util/json.h), two thirds of
+ * a model-sized capture. Each at its own depth only: case.json's and guards.json's top level (1),
+ * a shape_envs[] entry (3); a user's argument of the same name, deeper, is kept. */
+static const sg__json_drop unread[] = {
+    {1, "produce_guards_calls"}, {1, "dim_constraints"}, {1, "summary"}, {1, "refined"}, {1, "cause_chain"},
+    {1, "error_msg_attr"}, {1, "dynamic_shapes_repr"}, {1, "timing"}, {3, "var_to_range_sloc"},
+    {3, "replacements_slocs"}, {3, "source_to_var"}, {3, "source_name_to_debug_name"}, {3, "symbol_guard_counter"},
+    {3, "backed_symbols"}, {3, "axioms"}, {0, NULL}};
 
 int sg_trace_load_dir(sg_trace **out, const char *dir, sg_error *err)
 {
