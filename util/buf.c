@@ -24,7 +24,7 @@ int sg_buf_append(sg_buf *b, const char *s, size_t n)
         return b->failed;
     if (n > b->max || b->len > b->max - n)
         return b->failed = SG_ELIMIT;
-    if (sg__grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
+    if (b->len + n + 1 > b->cap && sg__grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
         return b->failed = SG_ENOMEM;
     memcpy(b->data + b->len, s, n);
     b->len += n;
