@@ -836,6 +836,18 @@ static bool dropped(const sg__json_drop *drop, int depth, const char *key)
     return false;
 }
 
+/* The colon after a member's key, with the white space around it; false (at cJSON's offset) when
+ * there is none. */
+static bool colon(jp *P)
+{
+    skip_ws(P);
+    if (P->pos >= P->len || P->s[P->pos] != ':')
+        return false;
+    P->pos++;
+    skip_ws(P);
+    return true;
+}
+
 /*
  * Skipping a value: read_value's steps without its nodes, for the values of dropped keys. Each
  * function is its read_* twin with every node and string left out; where a twin must make one to
@@ -857,13 +869,14 @@ static bool skip_string(jp *P)
     return read_string(P) != NULL;
 }
 
-static bool skip_array(jp *P)
+/* An array (`close` ']') or an object ('}') at P->pos, as read_array and read_object step. */
+static bool skip_container(jp *P, char close)
 {
     if (!enter(P))
         return false;
     P->pos++;
     skip_ws(P);
-    if (P->pos < P->len && P->s[P->pos] == ']') {
+    if (P->pos < P->len && P->s[P->pos] == close) {
         P->depth--;
         P->pos++;
         return true;
@@ -874,58 +887,27 @@ static bool skip_array(jp *P)
     }
     P->pos--;
     do {
+        if (close == '}' && P->pos + 1 >= P->len)
+            return false; /* (read_object: nothing after the comma) */
         P->pos++;
         skip_ws(P);
-        if (!skip_value(P))
-            return false;
-        skip_ws(P);
-    } while (P->pos < P->len && P->s[P->pos] == ',');
-    if (P->pos >= P->len || P->s[P->pos] != ']')
-        return false;
-    P->depth--;
-    P->pos++;
-    return true;
-}
-
-static bool skip_object(jp *P)
-{
-    if (!enter(P))
-        return false;
-    P->pos++;
-    skip_ws(P);
-    if (P->pos < P->len && P->s[P->pos] == '}') {
-        P->depth--;
-        P->pos++;
-        return true;
-    }
-    if (P->pos >= P->len) {
-        P->pos--;
-        return false;
-    }
-    P->pos--;
-    do {
-        if (P->pos + 1 >= P->len)
-            return false;
-        P->pos++;
-        skip_ws(P);
-        if (P->pos < P->len && (P->s[P->pos] == '-' || is_digit(P->s[P->pos]))) {
-            cJSON key;
-            memset(&key, 0, sizeof key);
-            if (!read_key(P, &key))
+        if (close == '}') { /* the key and its colon */
+            if (P->pos < P->len && (P->s[P->pos] == '-' || is_digit(P->s[P->pos]))) {
+                cJSON key;
+                memset(&key, 0, sizeof key);
+                if (!read_key(P, &key))
+                    return false;
+            } else if (!skip_string(P)) {
                 return false;
-        } else if (!skip_string(P)) {
-            return false;
+            }
+            if (!colon(P))
+                return false;
         }
-        skip_ws(P);
-        if (P->pos >= P->len || P->s[P->pos] != ':')
-            return false;
-        P->pos++;
-        skip_ws(P);
         if (!skip_value(P))
             return false;
         skip_ws(P);
     } while (P->pos < P->len && P->s[P->pos] == ',');
-    if (P->pos >= P->len || P->s[P->pos] != '}')
+    if (P->pos >= P->len || P->s[P->pos] != close)
         return false;
     P->depth--;
     P->pos++;
@@ -943,9 +925,9 @@ static bool skip_value(jp *P)
     case '"':
         return skip_string(P);
     case '[':
-        return skip_array(P);
+        return skip_container(P, ']');
     case '{':
-        return skip_object(P);
+        return skip_container(P, '}');
     case 'n':
     case 'f':
     case 't':
@@ -1000,13 +982,8 @@ static bool read_object(jp *P, cJSON *item)
             return false; /* nothing after the comma */
         P->pos++;
         skip_ws(P);
-        if (!read_key(P, n))
+        if (!read_key(P, n) || !colon(P))
             return false;
-        skip_ws(P);
-        if (P->pos >= P->len || P->s[P->pos] != ':')
-            return false;
-        P->pos++;
-        skip_ws(P);
         if (P->drop && dropped(P->drop, P->depth, n->string)) { /* (P->depth: this object's) */
             if (!read_dropped(P, n))
                 return false;
