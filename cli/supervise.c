@@ -11,7 +11,7 @@
  * the hard limit passes. No partial output reaches stdout either way.
  *
  * The memory file costs the child no wait: through a pipe, a megabyte of report
- * went in 64 KiB turns between the two processes (eq1000: 7 ms of its 60). The
+ * went in 64 KiB turns between the two processes (eq1000: about 5 ms of its 60). The
  * child holds the write end of a pipe it never writes; the parent polls it, and
  * its end of file is the child's exit.
  */
