@@ -399,101 +399,78 @@ int sg_trace__edit_conflict(const sg_trace *t, const sg_spec_edits *e, size_t i,
 }
 
 /*
- * sg_trace__edit_conflict(i) for i = 0, 1, ... in one pass (a fix of 1,000 lines compared every
- * pair): the edits seen so far by input and, per ranged Dim name, its first edit. Up to the first
- * conflict every ranged name has one range, its first edit's, so that edit is the earliest one
- * whose range an edit can contradict; only an edit that conflicts walks the earlier ones, for the
- * message the loop gives.
+ * One set of edits indexed once (a fix of 1,000 lines compared every pair of edits, and looked
+ * each Dim name up in every edit and input): the first edit of each input and the first ranged
+ * edit of each Dim name, filled as the edits are checked in order (edit_index_next), and the
+ * first input naming a Dim, as a Dim or as a derived dim's root.
  */
-typedef struct conflicts {
-    sg_strmap ranged; /* Dim name -> its first ranged edit */
-    size_t *by_input; /* [ninputs] the first edit of each input, SIZE_MAX: none */
+typedef struct edit_index {
+    sg_strmap ranged;    /* Dim name -> its first ranged edit */
+    sg_strmap dim, root; /* name -> the first input of kind DIM so named, of kind DERIVED over it */
+    size_t *by_input;    /* [ninputs] the first edit of each input, SIZE_MAX: none */
     size_t nin;
-} conflicts;
+} edit_index;
 
-static int conflicts_init(conflicts *k, const sg_trace *t, sg_error *err)
+static void edit_index_dispose(edit_index *k)
+{
+    sg_strmap_dispose(&k->ranged);
+    sg_strmap_dispose(&k->dim);
+    sg_strmap_dispose(&k->root);
+    sg_free(k->by_input);
+}
+
+/* The slot of `key` in `m`, set to `i` when new; NULL when out of memory. */
+static size_t *first_index(sg_strmap *m, const char *key, size_t i)
+{
+    size_t *slot = sg_strmap_slot(m, key);
+    if (slot && *slot == SIZE_MAX)
+        *slot = i;
+    return slot;
+}
+
+/* `t`'s inputs indexed, no edit seen yet; 0 or SG_ENOMEM. */
+static int edit_index_init(edit_index *k, const sg_trace *t, sg_error *err)
 {
     size_t i;
+    bool ok = true;
     memset(k, 0, sizeof *k);
     k->nin = t->ninputs;
     if (!(k->by_input = sg__malloc((k->nin + 1) * sizeof *k->by_input)))
         return sg_error_set(err, SG_ENOMEM, "out of memory");
     for (i = 0; i <= k->nin; i++)
         k->by_input[i] = SIZE_MAX;
-    return 0;
+    for (i = 0; i < t->ninputs && ok; i++)
+        if (t->inputs[i].kind == SG_SPEC_DIM && t->inputs[i].name)
+            ok = first_index(&k->dim, t->inputs[i].name, i) != NULL;
+        else if (t->inputs[i].kind == SG_SPEC_DERIVED && t->inputs[i].root_name)
+            ok = first_index(&k->root, t->inputs[i].root_name, i) != NULL;
+    return ok ? 0 : sg_error_set(err, SG_ENOMEM, "out of memory");
 }
 
-static void conflicts_dispose(conflicts *k)
-{
-    sg_strmap_dispose(&k->ranged);
-    sg_free(k->by_input);
-}
-
-/* Edit i against edits 0 .. i-1 (all seen here before), as sg_trace__edit_conflict. */
-static int conflicts_next(conflicts *k, const sg_trace *t, const sg_spec_edits *e, size_t i, sg_error *err)
+/* Edit i against edits 0 .. i-1 (all seen here before), as sg_trace__edit_conflict(i): up to the
+ * first conflict every ranged name has one range, its first edit's, so that edit is the earliest
+ * whose range edit i can contradict; only an edit that conflicts walks the earlier ones, for the
+ * message the pairwise loop gives. */
+static int edit_index_next(edit_index *k, const sg_trace *t, const sg_spec_edits *e, size_t i, sg_error *err)
 {
     const sg_spec_edit *x = &e->v[i];
-    size_t *slot = NULL;
+    size_t *slot;
     bool hit = false;
     if (x->input != SIZE_MAX)
         hit = x->input >= k->nin || k->by_input[x->input] != SIZE_MAX; /* (past the inputs: the full walk) */
     if (x->kind == SG_SPEC_DIM && x->has_range) {
-        if (!(slot = sg_strmap_slot(&k->ranged, x->name)))
+        if (!(slot = first_index(&k->ranged, x->name, i)))
             return sg_error_set(err, SG_ENOMEM, "out of memory");
-        if (*slot == SIZE_MAX)
-            *slot = i;
-        else
-            hit |= !same_bounds(e->v[*slot].min, x->min) || !same_bounds(e->v[*slot].max, x->max);
+        hit |= !same_bounds(e->v[*slot].min, x->min) || !same_bounds(e->v[*slot].max, x->max);
     }
     if (x->input < k->nin && k->by_input[x->input] == SIZE_MAX)
         k->by_input[x->input] = i;
     return hit ? sg_trace__edit_conflict(t, e, i, err) : 0;
 }
 
-/* ---- applying -------------------------------------------------------------------------- */
-
-/* Where the bounds of a Dim name come from, found once per set of edits (a fix of 1,000 lines
- * looked each name up in every edit and input): the first edit giving it a range, else the first
- * input naming it as a Dim, else the first derived input over it as a root. */
-typedef struct dim_index {
-    sg_strmap ranged, dim, root; /* name -> edit index, input index, input index */
-} dim_index;
-
-static void dim_index_dispose(dim_index *x)
-{
-    sg_strmap_dispose(&x->ranged);
-    sg_strmap_dispose(&x->dim);
-    sg_strmap_dispose(&x->root);
-}
-
-/* Each map keeps the first index per name; false when out of memory. */
-static bool first_index(sg_strmap *m, const char *key, size_t i)
-{
-    size_t *slot = sg_strmap_slot(m, key);
-    if (slot && *slot == SIZE_MAX)
-        *slot = i;
-    return slot != NULL;
-}
-
-static bool dim_index_make(dim_index *x, const sg_trace *t, const sg_spec_edits *e)
-{
-    size_t i;
-    bool ok = true;
-    memset(x, 0, sizeof *x);
-    for (i = 0; i < e->n && ok; i++)
-        if (e->v[i].kind == SG_SPEC_DIM && e->v[i].has_range)
-            ok = first_index(&x->ranged, e->v[i].name, i);
-    for (i = 0; i < t->ninputs && ok; i++)
-        if (t->inputs[i].kind == SG_SPEC_DIM && t->inputs[i].name)
-            ok = first_index(&x->dim, t->inputs[i].name, i);
-        else if (t->inputs[i].kind == SG_SPEC_DERIVED && t->inputs[i].root_name)
-            ok = first_index(&x->root, t->inputs[i].root_name, i);
-    return ok;
-}
-
 /* The bounds of the Dim called `name`: an edit's range, else the trace's (original)
  * definition as a Dim or as a derived dim's root, else the defaults 0 .. int_oo. */
-static void resolve_dim(const sg_trace *t, const sg_spec_edits *e, const dim_index *x, const char *name, sg_bound *lo,
+static void resolve_dim(const sg_trace *t, const sg_spec_edits *e, const edit_index *x, const char *name, sg_bound *lo,
                         sg_bound *hi)
 {
     size_t i;
@@ -514,7 +491,7 @@ static void resolve_dim(const sg_trace *t, const sg_spec_edits *e, const dim_ind
 }
 
 /* The new spec fields of edit `x` in `c` (strings in c's arena, expressions in its pool). */
-static int edit_spec(sg_trace *c, const sg_spec_edits *e, const dim_index *dx, const sg_spec_edit *x, sg_input_dim *s,
+static int edit_spec(sg_trace *c, const sg_spec_edits *e, const edit_index *dx, const sg_spec_edit *x, sg_input_dim *s,
                      sg_error *err)
 {
     const sg_expr *root, *ex;
@@ -585,27 +562,23 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
     unsigned char *mark = NULL; /* per input: 1 set by an edit, 2 its root or name redefined */
     const char *js = NULL;
     char text[512];
-    dim_index dx;
+    edit_index dx; /* (after the checks: every ranged name's first edit, the one resolve_dim reads) */
     size_t i, j;
-    int rc = 0;
+    int rc;
 
-    conflicts k;
-
-    memset(&dx, 0, sizeof dx);
-    if ((rc = conflicts_init(&k, c, err)) != 0)
-        return rc;
+    if ((rc = edit_index_init(&dx, c, err)) != 0)
+        goto cleanup;
     for (i = 0; i < e->n && !rc; i++) {
         if (!e->v[i].checked) {
             edit_text(text, sizeof text, c, &e->v[i]);
             rc = check_typed(c, &e->v[i], text, err);
         }
         if (!rc)
-            rc = conflicts_next(&k, c, e, i, err);
+            rc = edit_index_next(&dx, c, e, i, err);
     }
-    conflicts_dispose(&k);
     if (rc)
-        return rc;
-    if (!SG_CALLOC_ALL(SG_SLOT(in, c->ninputs + 1), SG_SLOT(mark, c->ninputs + 1)) || !dim_index_make(&dx, c, e)) {
+        goto cleanup;
+    if (!SG_CALLOC_ALL(SG_SLOT(in, c->ninputs + 1), SG_SLOT(mark, c->ninputs + 1))) {
         rc = sg_error_set(err, SG_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -648,7 +621,7 @@ static int apply(sg_trace *c, const sg_spec_edits *e, sg_error *err)
     if ((rc = sg_trace__rebuild_spec_json(c, in, c->ninputs, &js, err)) == 0)
         sg_trace__install_spec(c, in, true, js);
 cleanup:
-    dim_index_dispose(&dx);
+    edit_index_dispose(&dx);
     SG_FREE_ALL(in, mark);
     return rc;
 }
@@ -656,8 +629,6 @@ cleanup:
 /* ---- two copies alike ---------------------------------------------------------------- */
 
 static bool same_str(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
-
-static bool same_bound(sg_bound a, sg_bound b) { return a.inf == b.inf && (a.inf || a.v == b.v); }
 
 /* The same expression, or two that print alike (a copy's derived dims live in its own overlay);
  * false when one cannot be printed. */
@@ -680,10 +651,10 @@ static bool same_dim(const sg_input_dim *a, const sg_input_dim *b)
 {
     return same_str(a->path, b->path) && a->dim == b->dim && same_str(a->source, b->source) && a->size == b->size &&
            a->kind == b->kind && same_str(a->name, b->name) && a->has_bounds == b->has_bounds &&
-           same_bound(a->min, b->min) && same_bound(a->max, b->max) &&
+           same_bounds(a->min, b->min) && same_bounds(a->max, b->max) &&
            same_str(a->min_unavailable, b->min_unavailable) && same_str(a->max_unavailable, b->max_unavailable) &&
            same_expr(a->derived, b->derived) && same_str(a->root_name, b->root_name) &&
-           same_bound(a->root_min, b->root_min) && same_bound(a->root_max, b->root_max) &&
+           same_bounds(a->root_min, b->root_min) && same_bounds(a->root_max, b->root_max) &&
            a->has_static_size == b->has_static_size && (!a->has_static_size || a->static_size == b->static_size) &&
            same_expr(a->value, b->value) && same_str(a->traced_source, b->traced_source);
 }
