@@ -1164,7 +1164,10 @@ int sg_fixes__budget_spent(sg_fixes **out, sg_error *err)
 int sg_fixes_suggest(sg_fixes **out, const sg_trace *t, const sg_report *r, const sg_check_options *opts,
                      sg_error *err)
 {
-    return sg_fixes_suggest_rt(out, t, r, opts, NULL, err);
+    int rc = sg_fixes_suggest_rt(out, t, r, opts, NULL, err);
+    if (rc == 0)
+        sg_fixes__release_checked(*out); /* (only the engine compares torch's lines with it) */
+    return rc;
 }
 
 int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, const sg_runtime *rt,
@@ -1177,5 +1180,8 @@ int sg_spec_generate_rt(sg_fixes **out, const sg_trace *t, const sg_check_option
 
 int sg_spec_generate(sg_fixes **out, const sg_trace *t, const sg_check_options *opts, sg_error *err)
 {
-    return sg_spec_generate_rt(out, t, opts, NULL, err);
+    int rc = sg_spec_generate_rt(out, t, opts, NULL, err);
+    if (rc == 0)
+        sg_fixes__release_checked(*out);
+    return rc;
 }

@@ -30,40 +30,8 @@
 typedef struct jw {
     sg_buf *b;
     int depth;
-    bool first[16]; /* per open object or array: nothing written in it yet */
+    bool first[8];  /* per open object or array: nothing written in it yet (the report nests 5 deep) */
 } jw;
-
-/* `s` as a JSON string, escaped as cJSON's printer escapes it. */
-static void put_cstr(sg_buf *b, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    const char *run = s;
-    sg_buf_putc(b, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        char e[7] = {'\\', 0, 0, 0, 0, 0, 0};
-        switch (c) {
-        case '"': e[1] = '"'; break;
-        case '\\': e[1] = '\\'; break;
-        case '\b': e[1] = 'b'; break;
-        case '\f': e[1] = 'f'; break;
-        case '\n': e[1] = 'n'; break;
-        case '\r': e[1] = 'r'; break;
-        case '\t': e[1] = 't'; break;
-        default:
-            if (c >= 0x20)
-                continue;
-            memcpy(e + 1, "u00", 3);
-            e[4] = hex[c >> 4];
-            e[5] = hex[c & 15];
-        }
-        sg_buf_append(b, run, (size_t)(s - run));
-        sg_buf_puts(b, e);
-        run = s + 1;
-    }
-    sg_buf_append(b, run, (size_t)(s - run));
-    sg_buf_putc(b, '"');
-}
 
 /* A double as cJSON 1.7's print_number writes it: an int when it is one, else 15 significant
  * digits when they read back as the same double (within its epsilon), else 17. */
@@ -94,8 +62,7 @@ static void put_double(sg_buf *b, double d)
 static void jw_open(jw *w, char c)
 {
     sg_buf_putc(w->b, c);
-    if (w->depth + 1 < (int)(sizeof w->first / sizeof *w->first))
-        w->first[++w->depth] = true;
+    w->first[++w->depth] = true;
 }
 
 static void jw_close(jw *w, char c)
@@ -111,7 +78,7 @@ static void jw_key(jw *w, const char *key)
         sg_buf_putc(w->b, ',');
     w->first[w->depth] = false;
     if (key) {
-        put_cstr(w->b, key);
+        sg__json_put_str(w->b, key);
         sg_buf_putc(w->b, ':');
     }
 }
@@ -121,14 +88,14 @@ static void jw_str(jw *w, const char *key, const char *s)
     if (!s)
         return; /* (cJSON made no node of a NULL string) */
     jw_key(w, key);
-    put_cstr(w->b, s);
+    sg__json_put_str(w->b, s);
 }
 
 static void jw_str_or_null(jw *w, const char *key, const char *s)
 {
     jw_key(w, key);
     if (s)
-        put_cstr(w->b, s);
+        sg__json_put_str(w->b, s);
     else
         sg_buf_puts(w->b, "null");
 }
@@ -156,7 +123,7 @@ static void jw_int(jw *w, const char *key, sg_int v)
     if (v <= ((sg_int)1 << 53) && v >= -((sg_int)1 << 53))
         sg_buf_puts(w->b, buf);
     else
-        put_cstr(w->b, buf);
+        sg__json_put_str(w->b, buf);
 }
 
 static void jw_bound(jw *w, const char *key, sg_bound x)
@@ -173,8 +140,8 @@ static void jw_open_member(jw *w, const char *key, char c)
     jw_open(w, c);
 }
 
-/* The keys of shapes(): key[i] is input i's path as a JSON string ("\"['x']\"", put_cstr) when input i starts a run of one path, NULL inside a run; and piece[i],
- * what shapes() writes for input i at its example size (most of a counterexample's entries: a
+/* The keys of shapes(): key[i] is input i's path as a JSON string ("\"['x']\"", sg__json_put_str)
+ * when input i starts a run of one path, NULL inside a run; and piece[i], what shapes() writes for input i at its example size (most of a counterexample's entries: a
  * 1,000-input trace's counterexample moves a few). Made once per report: every counterexample has
  * the same keys. */
 typedef struct shape_keys {
@@ -232,7 +199,7 @@ static int shape_keys_make(shape_keys *k, const sg_trace *t)
             continue;
         path = in[i].path;
         sg_buf_init(&b, (size_t)1 << 20);
-        put_cstr(&b, path);
+        sg__json_put_str(&b, path);
         if (b.failed || !(k->key[i] = sg_buf_take(&b))) {
             sg_buf_dispose(&b);
             return SG_ENOMEM;

@@ -564,6 +564,14 @@ static size_t utf16_escape(const unsigned char *s, size_t p, size_t e, unsigned 
     return took;
 }
 
+/* The closing quote of a string literal whose text starts at `p` when it has no escape (the
+ * common case: the text is the value), else NULL. */
+static const unsigned char *plain_end(const jp *P, size_t p)
+{
+    const unsigned char *q = memchr(P->s + p, '"', P->len - p);
+    return q && !memchr(P->s + p, '\\', (size_t)(q - (P->s + p))) ? q : NULL;
+}
+
 /*
  * The string literal at P->pos, unescaped into the arena as cJSON unescapes it: the string ends
  * at its first unescaped quote; then escapes are read left to right (a \u takes 6 or 12 bytes
@@ -583,8 +591,7 @@ static char *read_string(jp *P)
         return NULL;
     }
     p = open + 1;
-    q = memchr(s + p, '"', P->len - p);
-    if (q && !memchr(s + p, '\\', (size_t)(q - (s + p)))) { /* no escapes: the common case */
+    if ((q = plain_end(P, p)) != NULL) { /* no escapes: the common case */
         e = (size_t)(q - s);
     } else {
         e = close_quote((const char *)s, P->len, p);
@@ -859,11 +866,9 @@ static bool skip_value(jp *P);
 
 static bool skip_string(jp *P)
 {
-    const unsigned char *s = P->s, *q;
-    size_t p = P->pos + 1;
-    if (P->pos < P->len && s[P->pos] == '"' && (q = memchr(s + p, '"', P->len - p)) != NULL &&
-        !memchr(s + p, '\\', (size_t)(q - (s + p)))) {
-        P->pos = (size_t)(q - s) + 1; /* no escapes: the common case, as read_string finds it */
+    const unsigned char *q;
+    if (P->pos < P->len && P->s[P->pos] == '"' && (q = plain_end(P, P->pos + 1)) != NULL) {
+        P->pos = (size_t)(q - P->s) + 1;
         return true;
     }
     return read_string(P) != NULL;
@@ -1245,6 +1250,10 @@ int sg__json_put_str(sg_buf *b, const char *s)
             esc = "\\\"";
         else if (c == '\\')
             esc = "\\\\";
+        else if (c == '\b')
+            esc = "\\b";
+        else if (c == '\f')
+            esc = "\\f";
         else if (c == '\n')
             esc = "\\n";
         else if (c == '\t')

@@ -150,7 +150,8 @@ bool sg__json_index_key(const char *s);
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* Append `s` as a JSON string literal (quotes and escapes added). */
+/* Append `s` as a JSON string literal (quotes and escapes added, as cJSON's printer escapes: \" \\
+ * \b \f \n \r \t, other bytes below 0x20 as \u00XX, the rest as they are). */
 int sg__json_put_str(sg_buf *b, const char *s);
 
 /* Append `s` as a JSON string literal, or `null` when `s` is NULL. */
